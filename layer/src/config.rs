@@ -1,0 +1,269 @@
+//! The environment contract (README, "Environment"), read once per process.
+//!
+//! Parsing is pure: [`Config::from_lookup`] takes a variable look-up so that every rule is
+//! unit-tested without touching the process environment. Problems with a value never stop
+//! the application: they become [`Config::problems`], printed once when the layer loads.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Where the trace goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    /// A path template: `%p` becomes the pid, `%i` the device index.
+    File(String),
+}
+
+/// Output format of the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Txt,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Whether the layer traces at all. When false it passes every call through and creates
+    /// nothing on the device.
+    pub enabled: bool,
+    pub destination: Destination,
+    pub format: Format,
+    pub log_level: log::LevelFilter,
+    /// `UTRACE_FORCE_FENCE=1`: learn of batch completion through fences even where timeline
+    /// semaphores exist (the fallback path, so that it can be tested on any driver).
+    pub force_fence: bool,
+    /// Messages about malformed variables, each printed once.
+    pub problems: Vec<String>,
+}
+
+/// How a boolean-ish variable was understood.
+#[derive(Debug, PartialEq, Eq)]
+enum Switch {
+    On,
+    Off,
+    /// Not a recognised spelling: reported, and treated as on, because a user who sets the
+    /// variable at all wants a trace (Mesa's `debug_get_bool_option` does the same).
+    Unrecognised,
+}
+
+fn parse_switch(value: &str) -> Switch {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" | "y" => Switch::On,
+        "" | "0" | "false" | "no" | "off" | "n" => Switch::Off,
+        _ => Switch::Unrecognised,
+    }
+}
+
+impl Config {
+    /// The process's configuration, parsed on first use.
+    pub fn get() -> &'static Config {
+        static CONFIG: OnceLock<Config> = OnceLock::new();
+        CONFIG.get_or_init(|| {
+            let privileged = is_setid_process();
+            let config = Config::from_lookup(|name| std::env::var(name).ok(), privileged);
+            crate::logger::init(config.log_level);
+            for problem in &config.problems {
+                log::warn!("{problem}");
+            }
+            config
+        })
+    }
+
+    /// Parses the contract from `lookup`. `privileged` is true in a setuid/setgid process,
+    /// which ignores `GPU_TRACEFILE` as Mesa does.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, privileged: bool) -> Config {
+        let mut problems = Vec::new();
+
+        let log_level = match lookup("UTRACE_LOG") {
+            None => log::LevelFilter::Warn,
+            Some(v) => match v.trim().parse::<log::LevelFilter>() {
+                Ok(level) => level,
+                Err(_) => {
+                    problems.push(format!(
+                        "UTRACE_LOG={v:?} is not one of off, error, warn, info, debug, trace; using warn"
+                    ));
+                    log::LevelFilter::Warn
+                }
+            },
+        };
+
+        let mut enabled = false;
+        if let Some(v) = lookup("GPU_TRACE") {
+            match parse_switch(&v) {
+                Switch::On => enabled = true,
+                Switch::Off => {}
+                Switch::Unrecognised => {
+                    problems.push(format!(
+                        "GPU_TRACE={v:?} is not a recognised value (use 1 or 0); tracing is on"
+                    ));
+                    enabled = true;
+                }
+            }
+        }
+
+        let mut destination = Destination::Stdout;
+        match lookup("GPU_TRACEFILE") {
+            Some(path) if !path.is_empty() => {
+                if privileged {
+                    problems.push(
+                        "GPU_TRACEFILE is ignored in a setuid/setgid process; tracing to stdout"
+                            .to_string(),
+                    );
+                } else {
+                    destination = Destination::File(path);
+                }
+                enabled = true;
+            }
+            _ => {}
+        }
+
+        let format = match lookup("GPU_TRACE_FORMAT") {
+            None => Format::Txt,
+            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "" | "txt" => Format::Txt,
+                _ => {
+                    problems.push(format!(
+                        "GPU_TRACE_FORMAT={v:?} is not a supported format (txt); writing txt"
+                    ));
+                    Format::Txt
+                }
+            },
+        };
+
+        let force_fence =
+            lookup("UTRACE_FORCE_FENCE").is_some_and(|v| parse_switch(&v) == Switch::On);
+
+        Config {
+            enabled,
+            destination,
+            format,
+            log_level,
+            force_fence,
+            problems,
+        }
+    }
+}
+
+/// Expands `%p` (pid) and `%i` (device index) in a `GPU_TRACEFILE` template; `%%` is `%`.
+pub fn expand_path(template: &str, pid: u32, device_index: u32) -> PathBuf {
+    let mut out = String::with_capacity(template.len() + 8);
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('p') => out.push_str(&pid.to_string()),
+            Some('i') => out.push_str(&device_index.to_string()),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    PathBuf::from(out)
+}
+
+/// True when real and effective user or group ids differ (setuid/setgid), read from
+/// `/proc/self/status` so that no libc binding is needed.
+fn is_setid_process() -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    let differs = |key: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|ids| {
+                let ids: Vec<&str> = ids.split_whitespace().collect();
+                ids.len() >= 2 && ids[0] != ids[1]
+            })
+            .unwrap_or(false)
+    };
+    differs("Uid:") || differs("Gid:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(vars: &[(&str, &str)]) -> Config {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(
+            |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+            false,
+        )
+    }
+
+    #[test]
+    fn nothing_set_means_off() {
+        let c = parse(&[]);
+        assert!(!c.enabled);
+        assert!(c.problems.is_empty());
+    }
+
+    #[test]
+    fn gpu_trace_spellings() {
+        for on in ["1", "true", "YES", "on"] {
+            assert!(parse(&[("GPU_TRACE", on)]).enabled, "{on}");
+        }
+        for off in ["0", "false", "no", "off", ""] {
+            let c = parse(&[("GPU_TRACE", off)]);
+            assert!(!c.enabled, "{off}");
+            assert!(c.problems.is_empty());
+        }
+    }
+
+    #[test]
+    fn unrecognised_gpu_trace_is_reported_and_on() {
+        let c = parse(&[("GPU_TRACE", "banana")]);
+        assert!(c.enabled);
+        assert_eq!(c.problems.len(), 1);
+        assert!(c.problems[0].contains("GPU_TRACE") && c.problems[0].contains("banana"));
+    }
+
+    #[test]
+    fn tracefile_enables_and_redirects() {
+        let c = parse(&[("GPU_TRACEFILE", "/tmp/t-%p.txt")]);
+        assert!(c.enabled);
+        assert_eq!(c.destination, Destination::File("/tmp/t-%p.txt".into()));
+    }
+
+    #[test]
+    fn setid_process_ignores_tracefile() {
+        let c = Config::from_lookup(
+            |n| (n == "GPU_TRACEFILE").then(|| "/tmp/x".to_string()),
+            true,
+        );
+        assert!(c.enabled);
+        assert_eq!(c.destination, Destination::Stdout);
+        assert_eq!(c.problems.len(), 1);
+    }
+
+    #[test]
+    fn bad_format_and_log_level_are_reported() {
+        let c = parse(&[
+            ("GPU_TRACE", "1"),
+            ("GPU_TRACE_FORMAT", "xml"),
+            ("UTRACE_LOG", "loud"),
+        ]);
+        assert_eq!(c.format, Format::Txt);
+        assert_eq!(c.log_level, log::LevelFilter::Warn);
+        assert_eq!(c.problems.len(), 2);
+    }
+
+    #[test]
+    fn path_expansion() {
+        assert_eq!(
+            expand_path("/t/%p-%i-%%-%x.txt", 42, 3),
+            PathBuf::from("/t/42-3-%-%x.txt")
+        );
+        assert_eq!(expand_path("trace%", 1, 0), PathBuf::from("trace%"));
+    }
+}

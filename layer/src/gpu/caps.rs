@@ -1,0 +1,133 @@
+//! What a device can time, read once at `vkCreateDevice`.
+
+use ash::vk;
+
+use crate::loader::dispatch::InstanceDispatch;
+
+#[derive(Clone, Debug)]
+pub struct FamilyCaps {
+    pub flags: vk::QueueFlags,
+    pub timestamp_valid_bits: u32,
+}
+
+#[derive(Clone)]
+pub struct DeviceCaps {
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+    pub families: Vec<FamilyCaps>,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    pub api_version: u32,
+    pub device_name: String,
+}
+
+impl DeviceCaps {
+    /// # Safety
+    /// `physical_device` must belong to `instance`.
+    pub unsafe fn query(instance: &InstanceDispatch, physical_device: vk::PhysicalDevice) -> Self {
+        let fp = &instance.fp_v1_0;
+        let mut props = vk::PhysicalDeviceProperties::default();
+        let mut memory = vk::PhysicalDeviceMemoryProperties::default();
+        let mut count = 0u32;
+        // SAFETY: core 1.0 queries on a live physical device, with the two-call idiom.
+        let families = unsafe {
+            (fp.get_physical_device_properties)(physical_device, &mut props);
+            (fp.get_physical_device_memory_properties)(physical_device, &mut memory);
+            (fp.get_physical_device_queue_family_properties)(
+                physical_device,
+                &mut count,
+                std::ptr::null_mut(),
+            );
+            let mut families = vec![vk::QueueFamilyProperties::default(); count as usize];
+            (fp.get_physical_device_queue_family_properties)(
+                physical_device,
+                &mut count,
+                families.as_mut_ptr(),
+            );
+            families.truncate(count as usize);
+            families
+        };
+        DeviceCaps {
+            timestamp_period: props.limits.timestamp_period,
+            families: families
+                .iter()
+                .map(|f| FamilyCaps {
+                    flags: f.queue_flags,
+                    timestamp_valid_bits: f.timestamp_valid_bits,
+                })
+                .collect(),
+            memory,
+            api_version: props.api_version,
+            device_name: props
+                .device_name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Whether command buffers of `family` get tracepoints.
+    pub fn family_traceable(&self, family: u32) -> bool {
+        self.families
+            .get(family as usize)
+            .is_some_and(|f| family_traceable(f.flags, f.timestamp_valid_bits))
+    }
+
+    pub fn timestamp_mask(&self, family: u32) -> u64 {
+        self.families
+            .get(family as usize)
+            .map_or(0, |f| timestamp_mask(f.timestamp_valid_bits))
+    }
+}
+
+/// A family is traced when it has timestamps at all and can run the layer's own
+/// `vkCmdResetQueryPool`/`vkCmdCopyQueryPoolResults` (graphics or compute queues).
+pub fn family_traceable(flags: vk::QueueFlags, timestamp_valid_bits: u32) -> bool {
+    timestamp_valid_bits > 0 && flags.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+}
+
+/// The bits of a raw timestamp that hold time (`1 << 64` would overflow, hence the shift).
+pub fn timestamp_mask(valid_bits: u32) -> u64 {
+    match valid_bits {
+        0 => 0,
+        64.. => u64::MAX,
+        bits => u64::MAX >> (64 - bits),
+    }
+}
+
+/// Converts ticks to nanoseconds with `timestampPeriod`, in 32.32 fixed point so that large
+/// tick counts keep nanosecond precision (an `f64` product would not past 2^53).
+pub fn ticks_to_ns(ticks: u64, period: f32) -> u64 {
+    if period == 1.0 {
+        return ticks;
+    }
+    let fixed = (f64::from(period) * 4_294_967_296.0).round() as u128;
+    ((u128::from(ticks) * fixed) >> 32).min(u128::from(u64::MAX)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_without_timestamps_get_no_tracepoints() {
+        assert!(!family_traceable(vk::QueueFlags::GRAPHICS, 0));
+        assert!(family_traceable(vk::QueueFlags::COMPUTE, 36));
+        assert!(!family_traceable(vk::QueueFlags::TRANSFER, 64));
+        assert!(!family_traceable(vk::QueueFlags::SPARSE_BINDING, 64));
+    }
+
+    #[test]
+    fn masks() {
+        assert_eq!(timestamp_mask(0), 0);
+        assert_eq!(timestamp_mask(36), (1u64 << 36) - 1);
+        assert_eq!(timestamp_mask(64), u64::MAX);
+    }
+
+    #[test]
+    fn tick_conversion_keeps_precision() {
+        assert_eq!(ticks_to_ns(123_456_789_012_345, 1.0), 123_456_789_012_345);
+        assert_eq!(ticks_to_ns(1_000, 52.083332), 52_083);
+        assert_eq!(ticks_to_ns(3, 0.5), 1);
+        // 2^62 ticks of 10 ns each do not fit in u64 ns: saturate rather than wrap.
+        assert_eq!(ticks_to_ns(1 << 62, 10.0), u64::MAX);
+    }
+}

@@ -1,0 +1,29 @@
+//! The Vulkan resources the trace core needs, behind a short interface:
+//! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
+//! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`;
+//! - [`query_pool`]: timestamp query pools, the chunks' storage;
+//! - [`readback`]: host-visible buffers the GPU copies a batch's timestamps into;
+//! - [`queue_context`]: per-queue resources: the layer's command buffers that re-arm and copy
+//!   queries around each submission, and its completion semaphore;
+//! - [`completion`]: waiting for a batch with a bounded timeout;
+//! - [`submit`]: the application's submission wrapped with the layer's batches.
+//!
+//! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
+
+pub mod caps;
+pub mod completion;
+pub mod features;
+pub mod query_pool;
+pub mod queue_context;
+pub mod readback;
+pub mod submit;
+
+use ash::vk;
+
+/// `Ok` for `VK_SUCCESS`, the error otherwise.
+pub fn check(result: vk::Result) -> Result<(), vk::Result> {
+    match result {
+        vk::Result::SUCCESS => Ok(()),
+        error => Err(error),
+    }
+}

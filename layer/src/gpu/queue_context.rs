@@ -1,0 +1,322 @@
+//! Per-queue resources of the layer: a command pool for its own command buffers, the sets of
+//! [`BatchResources`] that wrap each traced submission, and the queue's timeline semaphore.
+//!
+//! Around every traced submission the layer runs two command buffers of its own:
+//! - *re-arm*, before the application's batches: resets every query the submitted command
+//!   buffers write, after an execution barrier that orders it after the previous batch's copy
+//!   (so a reusable command buffer can be submitted again);
+//! - *copy*, after them: copies those timestamps into the batch's readback buffer (waiting
+//!   for availability) and makes the copy visible to the host.
+//!
+//! Queries are never reset inside a render pass this way, and a batch owns its results as
+//! soon as its copy has run.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ash::vk;
+use parking_lot::Mutex;
+
+use super::check;
+use super::completion::{Completion, CompletionMode};
+use super::readback::Readback;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// A contiguous run of written queries at the start of one query pool.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryRange {
+    pub pool: vk::QueryPool,
+    pub count: u32,
+}
+
+/// What one traced submission needs on top of the application's work.
+pub struct BatchResources {
+    pub rearm: vk::CommandBuffer,
+    pub copy: vk::CommandBuffer,
+    pub readback: Option<Readback>,
+    /// Only in fence mode.
+    pub fence: vk::Fence,
+}
+
+pub struct QueueContext {
+    pub queue: vk::Queue,
+    pub family: u32,
+    /// Timeline semaphore signalled by each batch's copy; null in fence mode.
+    timeline: vk::Semaphore,
+    last_value: AtomicU64,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    pool: vk::CommandPool,
+    free: Vec<BatchResources>,
+    /// Resources of batches given up before completing (device lost, timed out at exit):
+    /// never reused, destroyed with the device.
+    abandoned: Vec<BatchResources>,
+}
+
+pub type SetLoaderData = ash_layer::PFN_vkSetDeviceLoaderData;
+
+impl QueueContext {
+    pub fn new(
+        d: &DeviceDispatch,
+        queue: vk::Queue,
+        family: u32,
+        mode: CompletionMode,
+    ) -> Result<QueueContext, vk::Result> {
+        let fp = &d.fp_v1_0;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(family)
+            .flags(
+                vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER
+                    | vk::CommandPoolCreateFlags::TRANSIENT,
+            );
+        let mut pool = vk::CommandPool::null();
+        // SAFETY: valid create info on a live device.
+        check(unsafe {
+            (fp.create_command_pool)(d.handle, &pool_info, std::ptr::null(), &mut pool)
+        })?;
+        let mut timeline = vk::Semaphore::null();
+        if mode == CompletionMode::Timeline {
+            let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(0);
+            let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
+            // SAFETY: valid create info; timeline semaphores were enabled at device creation.
+            let r =
+                unsafe { (fp.create_semaphore)(d.handle, &info, std::ptr::null(), &mut timeline) };
+            if let Err(e) = check(r) {
+                // SAFETY: the pool is unused.
+                unsafe { (fp.destroy_command_pool)(d.handle, pool, std::ptr::null()) };
+                return Err(e);
+            }
+        }
+        Ok(QueueContext {
+            queue,
+            family,
+            timeline,
+            last_value: AtomicU64::new(0),
+            inner: Mutex::new(Inner {
+                pool,
+                free: Vec::new(),
+                abandoned: Vec::new(),
+            }),
+        })
+    }
+
+    /// Records the re-arm and copy command buffers for `ranges` (in readback order) and
+    /// returns them with the batch's completion. The caller submits them around the
+    /// application's batches, then hands them back with [`Self::recycle`] once completed.
+    pub fn prepare(
+        &self,
+        d: &DeviceDispatch,
+        set_loader_data: Option<SetLoaderData>,
+        memory: &vk::PhysicalDeviceMemoryProperties,
+        ranges: &[QueryRange],
+    ) -> Result<(BatchResources, Completion), vk::Result> {
+        let total: u32 = ranges.iter().map(|r| r.count).sum();
+        // The pool is externally synchronised: recording happens under this lock.
+        let mut inner = self.inner.lock();
+        let mut res = match inner.free.pop() {
+            Some(res) => res,
+            None => self.allocate(d, set_loader_data, inner.pool)?,
+        };
+        let outcome = self.record(d, memory, &mut res, ranges, total);
+        if let Err(e) = outcome {
+            inner.free.push(res);
+            return Err(e);
+        }
+        drop(inner);
+        let completion = if self.timeline != vk::Semaphore::null() {
+            Completion::Timeline {
+                semaphore: self.timeline,
+                value: self.last_value.fetch_add(1, Ordering::Relaxed) + 1,
+            }
+        } else {
+            Completion::Fence(res.fence)
+        };
+        Ok((res, completion))
+    }
+
+    fn allocate(
+        &self,
+        d: &DeviceDispatch,
+        set_loader_data: Option<SetLoaderData>,
+        pool: vk::CommandPool,
+    ) -> Result<BatchResources, vk::Result> {
+        let fp = &d.fp_v1_0;
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(2);
+        let mut cbs = [vk::CommandBuffer::null(); 2];
+        // SAFETY: the pool belongs to this queue's family and is locked by the caller.
+        check(unsafe { (fp.allocate_command_buffers)(d.handle, &info, cbs.as_mut_ptr()) })?;
+        for cb in cbs {
+            // A command buffer the layer makes is a dispatchable object the loader has not
+            // seen: it must get the loader's dispatch pointer before any use.
+            if let Some(set) = set_loader_data {
+                // SAFETY: the loader's callback for a dispatchable object of this device.
+                check(unsafe { set(d.handle, loader_object(cb)) })?;
+            }
+        }
+        let mut fence = vk::Fence::null();
+        if self.timeline == vk::Semaphore::null() {
+            let info = vk::FenceCreateInfo::default();
+            // SAFETY: valid create info on a live device.
+            check(unsafe { (fp.create_fence)(d.handle, &info, std::ptr::null(), &mut fence) })?;
+        }
+        Ok(BatchResources {
+            rearm: cbs[0],
+            copy: cbs[1],
+            readback: None,
+            fence,
+        })
+    }
+
+    fn record(
+        &self,
+        d: &DeviceDispatch,
+        memory: &vk::PhysicalDeviceMemoryProperties,
+        res: &mut BatchResources,
+        ranges: &[QueryRange],
+        total: u32,
+    ) -> Result<(), vk::Result> {
+        if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
+            if let Some(old) = res.readback.take() {
+                old.destroy(d);
+            }
+            res.readback = Some(Readback::create(
+                d,
+                memory,
+                total.next_power_of_two().max(64),
+            )?);
+        }
+        let Some(readback) = res.readback.as_ref() else {
+            return Err(vk::Result::ERROR_UNKNOWN);
+        };
+        let fp = &d.fp_v1_0;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: both command buffers are idle (fresh, or recycled after their batch
+        // completed), their pool is locked by the caller, and every handle is live.
+        unsafe {
+            check((fp.begin_command_buffer)(res.rearm, &begin))?;
+            // Orders the resets after earlier copies of the same queries on this queue.
+            (fp.cmd_pipeline_barrier)(
+                res.rearm,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+            for r in ranges {
+                (fp.cmd_reset_query_pool)(res.rearm, r.pool, 0, r.count);
+            }
+            check((fp.end_command_buffer)(res.rearm))?;
+
+            check((fp.begin_command_buffer)(res.copy, &begin))?;
+            // The readback buffer was written by an earlier batch's copy (and read by the
+            // host since); order this copy's writes after those.
+            let after_last_copy = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+            (fp.cmd_pipeline_barrier)(
+                res.copy,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                1,
+                &after_last_copy,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+            let mut offset = 0u64;
+            for r in ranges {
+                (fp.cmd_copy_query_pool_results)(
+                    res.copy,
+                    r.pool,
+                    0,
+                    r.count,
+                    readback.buffer,
+                    offset * 8,
+                    8,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                );
+                offset += u64::from(r.count);
+            }
+            let to_host = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            (fp.cmd_pipeline_barrier)(
+                res.copy,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                1,
+                &to_host,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+            check((fp.end_command_buffer)(res.copy))?;
+        }
+        Ok(())
+    }
+
+    /// Returns the resources of a completed batch for reuse.
+    pub fn recycle(&self, d: &DeviceDispatch, res: BatchResources) {
+        if res.fence != vk::Fence::null() {
+            // SAFETY: the fence is signalled and owned by the caller until pushed below.
+            let _ = unsafe { (d.fp_v1_0.reset_fences)(d.handle, 1, &res.fence) };
+        }
+        self.inner.lock().free.push(res);
+    }
+
+    /// Keeps the resources of a batch that may still be pending until the device goes.
+    pub fn abandon(&self, res: BatchResources) {
+        self.inner.lock().abandoned.push(res);
+    }
+
+    /// Destroys everything. Only when the device is idle and the traceq thread has stopped.
+    pub fn destroy(&self, d: &DeviceDispatch) {
+        let mut inner = self.inner.lock();
+        let Inner {
+            pool,
+            free,
+            abandoned,
+        } = &mut *inner;
+        let fp = &d.fp_v1_0;
+        for res in free.drain(..).chain(abandoned.drain(..)) {
+            if let Some(r) = res.readback {
+                r.destroy(d);
+            }
+            if res.fence != vk::Fence::null() {
+                // SAFETY: the device is idle; nothing waits on the fence.
+                unsafe { (fp.destroy_fence)(d.handle, res.fence, std::ptr::null()) };
+            }
+        }
+        // SAFETY: the device is idle; destroying the pool frees its command buffers.
+        unsafe {
+            (fp.destroy_command_pool)(d.handle, *pool, std::ptr::null());
+            if self.timeline != vk::Semaphore::null() {
+                (fp.destroy_semaphore)(d.handle, self.timeline, std::ptr::null());
+            }
+        }
+        *pool = vk::CommandPool::null();
+    }
+}
+
+/// A dispatchable handle as the pointer the loader's `vkSetDeviceLoaderData` takes.
+fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
+    use ash::vk::Handle;
+    cb.as_raw() as usize as *mut c_void
+}

@@ -1,0 +1,241 @@
+//! `vkCreateInstance`, `vkDestroyInstance` and `vkCreateDevice`: building the chain.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::guarded;
+use crate::config::Config;
+use crate::gpu::caps::DeviceCaps;
+use crate::gpu::features::{self, DevicePlan};
+use crate::loader::chain;
+use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
+use crate::loader::registry::{self, dispatch_key, Device, Instance};
+use crate::trace::DeviceTracer;
+
+/// Devices created in this process, for `%i` and the trace's `device=`.
+static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
+
+/// # Safety
+/// Vulkan's rules for `vkCreateInstance`, called by the loader with its chain info.
+pub unsafe extern "system" fn create_instance(
+    p_create_info: *const vk::InstanceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_instance: *mut vk::Instance,
+) -> vk::Result {
+    // Reading the configuration here prints any complaint about it once, early.
+    let _ = guarded("vkCreateInstance", Config::get);
+    // SAFETY: the loader passes a valid create info with its chain.
+    let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: as above.
+    let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the next layer's GIPA with a null instance resolves global commands.
+    let Some(create) = (unsafe {
+        (next.get_instance_proc_addr)(vk::Instance::null(), c"vkCreateInstance".as_ptr())
+    }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the pointer is the next layer's vkCreateInstance.
+    let create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(create) };
+    // SAFETY: the application's arguments, with the chain advanced for the next layer.
+    let result = unsafe { create(p_create_info, p_allocator, p_instance) };
+    if result != vk::Result::SUCCESS {
+        return result;
+    }
+    // SAFETY: on success the instance is written and live.
+    let instance = unsafe { *p_instance };
+    // SAFETY: reading the application's optional VkApplicationInfo.
+    let api_version = unsafe { create_info.p_application_info.as_ref() }
+        .map(|app| app.api_version)
+        .filter(|&v| v != 0)
+        .unwrap_or(vk::API_VERSION_1_0);
+    guarded("vkCreateInstance", || {
+        // SAFETY: the application's extension names are valid NUL-terminated strings.
+        let has_properties2_ext = unsafe {
+            enabled(
+                create_info.pp_enabled_extension_names,
+                create_info.enabled_extension_count,
+                c"VK_KHR_get_physical_device_properties2",
+            )
+        };
+        // SAFETY: a live instance created through the loader; GIPA is the next layer's.
+        let (key, dispatch) = unsafe {
+            (
+                dispatch_key(instance),
+                InstanceDispatch::load(
+                    next.get_instance_proc_addr,
+                    instance,
+                    api_version,
+                    has_properties2_ext,
+                ),
+            )
+        };
+        registry::insert_instance(
+            key,
+            Instance {
+                dispatch,
+                api_version,
+            },
+        );
+    });
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkDestroyInstance`.
+pub unsafe extern "system" fn destroy_instance(
+    instance: vk::Instance,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    if instance == vk::Instance::null() {
+        return;
+    }
+    // SAFETY: a live instance of this chain.
+    let key = unsafe { dispatch_key(instance) };
+    let Some(record) = guarded("vkDestroyInstance", || registry::remove_instance(key)).flatten()
+    else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    unsafe { (record.dispatch.fp_v1_0.destroy_instance)(instance, p_allocator) };
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCreateDevice`, called by the loader with its chain info.
+pub unsafe extern "system" fn create_device(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_device: *mut vk::Device,
+) -> vk::Result {
+    // SAFETY: a live physical device of an instance of this chain.
+    let Some(instance) = (unsafe { registry::instance_of(physical_device) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the loader passes a valid create info with its chain.
+    let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: as above.
+    let Some(next) = (unsafe { chain::take_device_link(create_info) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // The next vkCreateDevice comes from the instance, never from GIPA(NULL, ...).
+    // SAFETY: the next layer's GIPA with a live instance.
+    let Some(create) = (unsafe {
+        (next.get_instance_proc_addr)(instance.dispatch.handle, c"vkCreateDevice".as_ptr())
+    }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the pointer is the next layer's vkCreateDevice.
+    let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
+
+    let config = guarded("vkCreateDevice", Config::get);
+    let tracing = config.is_some_and(|c| c.enabled);
+    let force_fence = config.is_some_and(|c| c.force_fence);
+    let caps = tracing
+        .then(|| {
+            // SAFETY: the physical device belongs to this instance.
+            guarded("vkCreateDevice", || unsafe {
+                DeviceCaps::query(&instance.dispatch, physical_device)
+            })
+        })
+        .flatten();
+    let mut plan = caps.as_ref().and_then(|caps| {
+        guarded("vkCreateDevice", || {
+            // SAFETY: the application's create info is valid during this call.
+            unsafe {
+                features::plan(
+                    &instance.dispatch,
+                    instance.api_version,
+                    physical_device,
+                    caps.api_version,
+                    create_info,
+                    force_fence,
+                )
+            }
+        })
+    });
+
+    let patched = plan.as_ref().is_some_and(DevicePlan::is_patched);
+    let info = plan
+        .as_mut()
+        .map_or(p_create_info.cast(), |p| p.create_info(p_create_info));
+    // SAFETY: the application's create info, or the layer's copy of it with one structure
+    // prepended and maybe one extension added; both valid for this call.
+    let mut result = unsafe { create(physical_device, info, p_allocator, p_device) };
+    if result != vk::Result::SUCCESS && patched {
+        // The layer's addition must never cost the application its device.
+        log::warn!("vkCreateDevice failed with timeline semaphores enabled ({result}); retrying as the application asked, tracing with fences");
+        plan = Some(DevicePlan::fence_only());
+        // SAFETY: the application's own arguments.
+        result = unsafe { create(physical_device, p_create_info, p_allocator, p_device) };
+    }
+    if result != vk::Result::SUCCESS {
+        return result;
+    }
+    // SAFETY: on success the device is written and live.
+    let device = unsafe { *p_device };
+    guarded("vkCreateDevice", || {
+        // SAFETY: a live device created through the loader; GDPA is the next layer's.
+        let (key, dispatch) = unsafe {
+            (
+                dispatch_key(device),
+                Arc::new(DeviceDispatch::load(next.get_device_proc_addr, device)),
+            )
+        };
+        let tracer = match (caps, plan, config) {
+            (Some(caps), Some(plan), Some(config)) => {
+                let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
+                match DeviceTracer::new(
+                    index,
+                    Arc::clone(&dispatch),
+                    caps,
+                    plan.mode,
+                    next.set_device_loader_data,
+                    config,
+                ) {
+                    Ok(tracer) => Some(tracer),
+                    Err(e) => {
+                        log::error!("device {index} is not traced: {e}");
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        registry::insert_device(
+            key,
+            Arc::new(Device {
+                dispatch,
+                set_loader_data: next.set_device_loader_data,
+                tracer,
+            }),
+        );
+    });
+    result
+}
+
+/// Whether `name` is among an application's `count` enabled names.
+///
+/// # Safety
+/// `names` must hold `count` NUL-terminated strings (or be null with `count == 0`).
+unsafe fn enabled(
+    names: *const *const std::ffi::c_char,
+    count: u32,
+    name: &std::ffi::CStr,
+) -> bool {
+    if names.is_null() {
+        return false;
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { std::slice::from_raw_parts(names, count as usize) }
+        .iter()
+        // SAFETY: each entry is a NUL-terminated string.
+        .any(|&n| !n.is_null() && unsafe { std::ffi::CStr::from_ptr(n) } == name)
+}

@@ -1,0 +1,160 @@
+//! Queue hooks: submissions become batches (u_trace_flush), presents end frames, and
+//! `vkQueueWaitIdle` lets the trace catch up with what the application waited for.
+
+use ash::vk;
+
+use super::device::SYNC_TIMEOUT;
+use super::guarded;
+use crate::gpu::submit;
+use crate::loader::registry::device_of;
+
+/// A slice from a Vulkan (count, pointer) pair; empty for a zero count or null pointer.
+///
+/// # Safety
+/// When non-null, `ptr` must point to `count` valid elements outliving the result.
+unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
+    }
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueueSubmit`.
+pub unsafe extern "system" fn queue_submit(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    let next = dev.dispatch.fp_v1_0.queue_submit;
+    let Some(tracer) = dev.tracer.as_ref() else {
+        // SAFETY: forwarded with the application's arguments.
+        return unsafe { next(queue, submit_count, p_submits, fence) };
+    };
+    // SAFETY: the application's array of `submit_count` batches.
+    let submits = unsafe { slice(p_submits, submit_count) };
+    let submission = tracer.next_submission();
+    let prepared = guarded("vkQueueSubmit", || {
+        tracer.prepare(
+            queue,
+            submits.iter().flat_map(|s| {
+                // SAFETY: each batch holds `command_buffer_count` command buffers.
+                unsafe { slice(s.p_command_buffers, s.command_buffer_count) }
+                    .iter()
+                    .copied()
+            }),
+        )
+    })
+    .flatten();
+    let Some(prepared) = prepared else {
+        // SAFETY: forwarded with the application's arguments.
+        return unsafe { next(queue, submit_count, p_submits, fence) };
+    };
+    // SAFETY: the application's batches, untouched, between the layer's own.
+    let result =
+        unsafe { submit::queue_submit(&dev.dispatch, queue, submits, fence, &prepared.wrapping()) };
+    guarded("vkQueueSubmit", || {
+        tracer.commit(prepared, result, submission)
+    });
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueueSubmit2`.
+pub unsafe extern "system" fn queue_submit2(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    // The hook is only handed out when the next layer has the command.
+    let Some(next) = dev.dispatch.queue_submit2 else {
+        return vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        // SAFETY: forwarded with the application's arguments.
+        return unsafe { next(queue, submit_count, p_submits, fence) };
+    };
+    // SAFETY: the application's array of `submit_count` batches.
+    let submits = unsafe { slice(p_submits, submit_count) };
+    let submission = tracer.next_submission();
+    let prepared = guarded("vkQueueSubmit2", || {
+        tracer.prepare(
+            queue,
+            submits.iter().flat_map(|s| {
+                // SAFETY: each batch holds `command_buffer_info_count` infos.
+                unsafe { slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
+                    .iter()
+                    .map(|info| info.command_buffer)
+            }),
+        )
+    })
+    .flatten();
+    let Some(prepared) = prepared else {
+        // SAFETY: forwarded with the application's arguments.
+        return unsafe { next(queue, submit_count, p_submits, fence) };
+    };
+    // SAFETY: the application's batches, untouched, between the layer's own.
+    let result = unsafe {
+        submit::queue_submit2(
+            &dev.dispatch,
+            next,
+            queue,
+            submits,
+            fence,
+            &prepared.wrapping(),
+        )
+    };
+    guarded("vkQueueSubmit2", || {
+        tracer.commit(prepared, result, submission)
+    });
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueueSubmit2KHR` (an alias of `vkQueueSubmit2`).
+pub unsafe extern "system" fn queue_submit2_khr(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: same command, same rules.
+    unsafe { queue_submit2(queue, submit_count, p_submits, fence) }
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueuePresentKHR`.
+pub unsafe extern "system" fn queue_present(
+    queue: vk::Queue,
+    p_present_info: *const vk::PresentInfoKHR<'_>,
+) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    let Some(next) = dev.dispatch.queue_present_khr else {
+        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { next(queue, p_present_info) };
+    if let Some(tracer) = dev.tracer.as_ref() {
+        // The frame ends whatever the presentation engine said (u_trace counts the same).
+        guarded("vkQueuePresentKHR", || tracer.end_frame());
+    }
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueueWaitIdle`.
+pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { (dev.dispatch.fp_v1_0.queue_wait_idle)(queue) };
+    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
+        guarded("vkQueueWaitIdle", || tracer.sync(SYNC_TIMEOUT));
+    }
+    result
+}

@@ -1,0 +1,52 @@
+//! `VK_LAYER_utrace`: GPU timestamps around the work a Vulkan application records.
+//!
+//! The rooms of the layer (see `shared/DESIGN.md`):
+//! - [`loader`]: negotiation with the Vulkan loader, chain walking, dispatch tables and the
+//!   registry of instances and devices keyed by dispatch key;
+//! - [`hooks`]: the intercepted entry points, grouped by object;
+//! - [`trace`]: the trace core (per-device context, per-command-buffer traces, chunks,
+//!   batches); it knows tracepoints and batches and little Vulkan;
+//! - [`gpu`]: the Vulkan resources the core needs (query pools, readback buffers, the
+//!   layer's own command buffers and semaphores);
+//! - [`traceq`]: the per-device consumer thread turning completed batches into events;
+//! - [`sink`]: the output formats, which only know events;
+//! - [`config`]: the environment contract, read once per process.
+#![warn(unsafe_op_in_unsafe_fn)]
+// The loader looks for `libVkLayer_<name>.so`, so the crate keeps the loader's spelling.
+#![allow(non_snake_case)]
+
+pub mod config;
+pub mod gpu;
+pub mod hooks;
+pub mod loader;
+mod logger;
+pub mod sink;
+pub mod trace;
+pub mod traceq;
+
+/// The layer's name as the loader and applications know it.
+pub const LAYER_NAME: &std::ffi::CStr = c"VK_LAYER_utrace";
+/// Shown by `vkEnumerateInstanceLayerProperties`.
+pub const LAYER_DESCRIPTION: &std::ffi::CStr =
+    c"utrace: GPU timestamps of command buffers, written as text";
+/// Bumped whenever the layer's observable behaviour changes.
+pub const IMPLEMENTATION_VERSION: u32 = 1;
+
+/// Runs when the process exits (or the loader unloads the layer): every device still alive
+/// gets its completed batches written and its trace closed, so that a process that never
+/// destroys its device still leaves a complete trace.
+extern "C" fn on_unload() {
+    let _ = std::panic::catch_unwind(|| {
+        for device in loader::registry::all_devices() {
+            if let Some(tracer) = device.tracer.as_ref() {
+                tracer.shutdown(true);
+            }
+        }
+    });
+}
+
+// SAFETY (link section): `.fini_array` entries are plain `extern "C" fn()` pointers that the
+// dynamic linker calls at exit and at dlclose; `on_unload` never unwinds.
+#[used]
+#[link_section = ".fini_array"]
+static ON_UNLOAD: extern "C" fn() = on_unload;

@@ -1,0 +1,165 @@
+//! The next layer's function tables.
+//!
+//! `ash`'s tables are loaded from the next layer's `vkGet*ProcAddr`. Their stand-ins for
+//! missing functions panic, which must never happen inside an application, so every function
+//! the layer calls on its own behalf is checked to be present ([`DeviceDispatch::missing`])
+//! and promoted functions fall back to their KHR names.
+
+use std::ffi::CStr;
+
+use ash::vk;
+
+pub struct InstanceDispatch {
+    pub handle: vk::Instance,
+    pub get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr,
+    pub fp_v1_0: ash::InstanceFnV1_0,
+    pub get_physical_device_features2: Option<vk::PFN_vkGetPhysicalDeviceFeatures2>,
+}
+
+impl InstanceDispatch {
+    /// `api_version` and `has_properties2_ext` say what the application made usable: the
+    /// layer only calls `vkGetPhysicalDeviceFeatures2` where the instance allows it (1.1, or
+    /// `VK_KHR_get_physical_device_properties2` enabled), never beyond.
+    ///
+    /// # Safety
+    /// `gipa` must be the next layer's `vkGetInstanceProcAddr` and `instance` a live instance.
+    pub unsafe fn load(
+        gipa: vk::PFN_vkGetInstanceProcAddr,
+        instance: vk::Instance,
+        api_version: u32,
+        has_properties2_ext: bool,
+    ) -> Self {
+        // SAFETY: the caller guarantees gipa and instance; names are NUL-terminated.
+        let load = |name: &CStr| unsafe { raw_proc(gipa(instance, name.as_ptr())) };
+        let fp_v1_0 = ash::InstanceFnV1_0::load(load);
+        let features2_name = if api_version >= vk::API_VERSION_1_1 {
+            Some(c"vkGetPhysicalDeviceFeatures2")
+        } else if has_properties2_ext {
+            Some(c"vkGetPhysicalDeviceFeatures2KHR")
+        } else {
+            None
+        };
+        let get_physical_device_features2 =
+            features2_name
+                .and_then(|name| first_of(load, &[name]))
+                // SAFETY: both names resolve to functions of this exact signature.
+                .map(|p| unsafe {
+                    std::mem::transmute::<
+                        *const std::ffi::c_void,
+                        vk::PFN_vkGetPhysicalDeviceFeatures2,
+                    >(p)
+                });
+        InstanceDispatch {
+            handle: instance,
+            get_instance_proc_addr: gipa,
+            fp_v1_0,
+            get_physical_device_features2,
+        }
+    }
+}
+
+/// Device functions of the next layer. Core 1.0 functions come from `ash`'s table; the few
+/// newer ones the layer itself needs are optional.
+pub struct DeviceDispatch {
+    pub handle: vk::Device,
+    pub get_device_proc_addr: vk::PFN_vkGetDeviceProcAddr,
+    pub fp_v1_0: ash::DeviceFnV1_0,
+    pub queue_submit2: Option<vk::PFN_vkQueueSubmit2>,
+    pub queue_present_khr: Option<vk::PFN_vkQueuePresentKHR>,
+    pub wait_semaphores: Option<vk::PFN_vkWaitSemaphores>,
+    pub get_semaphore_counter_value: Option<vk::PFN_vkGetSemaphoreCounterValue>,
+    /// Core 1.0 functions the layer calls for its own work that the next layer lacks; a
+    /// device with any missing is not traced.
+    pub missing: Vec<&'static CStr>,
+}
+
+/// The core 1.0 functions the trace core calls on its own behalf.
+const REQUIRED: &[&CStr] = &[
+    c"vkDestroyDevice",
+    c"vkGetDeviceQueue",
+    c"vkQueueSubmit",
+    c"vkCreateQueryPool",
+    c"vkDestroyQueryPool",
+    c"vkCreateBuffer",
+    c"vkDestroyBuffer",
+    c"vkGetBufferMemoryRequirements",
+    c"vkAllocateMemory",
+    c"vkFreeMemory",
+    c"vkMapMemory",
+    c"vkBindBufferMemory",
+    c"vkInvalidateMappedMemoryRanges",
+    c"vkCreateCommandPool",
+    c"vkDestroyCommandPool",
+    c"vkAllocateCommandBuffers",
+    c"vkBeginCommandBuffer",
+    c"vkEndCommandBuffer",
+    c"vkCmdWriteTimestamp",
+    c"vkCmdResetQueryPool",
+    c"vkCmdCopyQueryPoolResults",
+    c"vkCmdPipelineBarrier",
+    c"vkCreateFence",
+    c"vkDestroyFence",
+    c"vkWaitForFences",
+    c"vkResetFences",
+    c"vkCreateSemaphore",
+    c"vkDestroySemaphore",
+];
+
+impl DeviceDispatch {
+    /// # Safety
+    /// `gdpa` must be the next layer's `vkGetDeviceProcAddr` and `device` a live device.
+    pub unsafe fn load(gdpa: vk::PFN_vkGetDeviceProcAddr, device: vk::Device) -> Self {
+        // SAFETY: the caller guarantees gdpa and device; names are NUL-terminated.
+        let load = |name: &CStr| unsafe { raw_proc(gdpa(device, name.as_ptr())) };
+        let missing = REQUIRED
+            .iter()
+            .copied()
+            .filter(|name| load(name).is_null())
+            .collect();
+        let fp_v1_0 = ash::DeviceFnV1_0::load(load);
+        // SAFETY (all three): core and KHR names of one command share one signature.
+        let queue_submit2 =
+            first_of(load, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"]).map(|p| unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkQueueSubmit2>(p)
+            });
+        let queue_present_khr = first_of(load, &[c"vkQueuePresentKHR"]).map(|p| unsafe {
+            std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkQueuePresentKHR>(p)
+        });
+        let wait_semaphores =
+            first_of(load, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"]).map(|p| unsafe {
+                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkWaitSemaphores>(p)
+            });
+        let get_semaphore_counter_value = first_of(
+            load,
+            &[
+                c"vkGetSemaphoreCounterValue",
+                c"vkGetSemaphoreCounterValueKHR",
+            ],
+        )
+        .map(|p| unsafe {
+            std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkGetSemaphoreCounterValue>(p)
+        });
+        DeviceDispatch {
+            handle: device,
+            get_device_proc_addr: gdpa,
+            fp_v1_0,
+            queue_submit2,
+            queue_present_khr,
+            wait_semaphores,
+            get_semaphore_counter_value,
+            missing,
+        }
+    }
+}
+
+/// Turns a `PFN_vkVoidFunction` into a plain pointer (null when absent).
+fn raw_proc(f: vk::PFN_vkVoidFunction) -> *const std::ffi::c_void {
+    f.map_or(std::ptr::null(), |f| f as *const std::ffi::c_void)
+}
+
+fn first_of(
+    load: impl Fn(&CStr) -> *const std::ffi::c_void,
+    names: &[&CStr],
+) -> Option<*const std::ffi::c_void> {
+    names.iter().map(|n| load(n)).find(|p| !p.is_null())
+}

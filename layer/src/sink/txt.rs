@@ -1,0 +1,183 @@
+//! The `txt` format, after Mesa's u_trace printer:
+//!
+//! ```text
+//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1
+//! +----- NS -----+ +-- Δ --+  +----- MSG -----
+//! 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit
+//! 0000123456792356     +3344: end_cmd_buffer: cmd=0x55d0c8f0b000
+//! ELAPSED: 3344 ns
+//! END OF FRAME 0
+//! END OF TRACE: device=0 batches=1 events=2 dropped=0
+//! ```
+//!
+//! Events are indented three spaces per open range; deltas are signed 64-bit.
+
+use std::fmt::Write;
+
+use super::output::Output;
+use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::trace::tracepoints::RangeKind;
+
+pub struct TxtSink {
+    out: Output,
+    /// Reused for every batch: formatting allocates nothing in the steady state.
+    buf: String,
+    write_failed: bool,
+}
+
+impl TxtSink {
+    pub fn new(out: Output) -> TxtSink {
+        TxtSink {
+            out,
+            buf: String::new(),
+            write_failed: false,
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Err(e) = self.out.write(self.buf.as_bytes()) {
+            if !self.write_failed {
+                log::error!("writing the trace failed ({e}); later output may be lost");
+                self.write_failed = true;
+            }
+        }
+        self.buf.clear();
+    }
+}
+
+/// Formats one batch; separate from the sink so it is testable without an output.
+pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event]) {
+    let _ = writeln!(
+        buf,
+        "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={}",
+        info.number, info.device, info.queue, info.frame, info.submission, info.cmdbufs
+    );
+    buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
+    let mut depth = 0usize;
+    let mut prev = events.first().map_or(0, |e| e.ns);
+    for e in events {
+        let info = e.payload.info();
+        if info.kind == RangeKind::End {
+            depth = depth.saturating_sub(1);
+        }
+        let delta = e.ns.wrapping_sub(prev) as i64;
+        prev = e.ns;
+        let _ = write!(buf, "{:016} {:+9}: ", e.ns, delta);
+        for _ in 0..depth {
+            buf.push_str("   ");
+        }
+        buf.push_str(info.name);
+        let before = buf.len();
+        buf.push_str(": ");
+        let args_start = buf.len();
+        e.payload.write_args(buf);
+        if buf.len() == args_start {
+            buf.truncate(before);
+        }
+        buf.push('\n');
+        if info.kind == RangeKind::Begin {
+            depth += 1;
+        }
+    }
+    let elapsed = match (events.first(), events.last()) {
+        (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
+        _ => 0,
+    };
+    let _ = writeln!(buf, "ELAPSED: {elapsed} ns");
+}
+
+impl Sink for TxtSink {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event]) {
+        format_batch(&mut self.buf, info, events);
+        self.flush();
+    }
+
+    fn end_of_frame(&mut self, _device: u32, frame: u32) {
+        let _ = writeln!(self.buf, "END OF FRAME {frame}");
+        self.flush();
+    }
+
+    fn end_of_trace(&mut self, s: &TraceSummary) {
+        let _ = writeln!(
+            self.buf,
+            "END OF TRACE: device={} batches={} events={} dropped={}",
+            s.device, s.batches, s.events, s.dropped
+        );
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tracepoints::Payload;
+    use ash::vk;
+
+    #[test]
+    fn batch_layout_follows_mesa() {
+        let events = [
+            Event {
+                ns: 1_000_000,
+                payload: Payload::StartCmdBuffer {
+                    cmd: 0xabc,
+                    level: vk::CommandBufferLevel::PRIMARY,
+                    usage: vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
+                },
+            },
+            Event {
+                ns: 1_003_344,
+                payload: Payload::EndCmdBuffer { cmd: 0xabc },
+            },
+        ];
+        let info = BatchInfo {
+            number: 1,
+            device: 0,
+            queue: 0x10,
+            frame: 2,
+            submission: 5,
+            cmdbufs: 1,
+        };
+        let mut buf = String::new();
+        format_batch(&mut buf, &info, &events);
+        assert_eq!(
+            buf,
+            "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1\n\
+             +----- NS -----+ +-- Δ --+  +----- MSG -----\n\
+             0000000001000000        +0: start_cmd_buffer: cmd=0xabc, level=primary, usage=one_time_submit\n\
+             0000000001003344     +3344: end_cmd_buffer: cmd=0xabc\n\
+             ELAPSED: 3344 ns\n"
+        );
+    }
+
+    #[test]
+    fn negative_deltas_and_nesting() {
+        let start = |ns| Event {
+            ns,
+            payload: Payload::StartCmdBuffer {
+                cmd: 1,
+                level: vk::CommandBufferLevel::SECONDARY,
+                usage: vk::CommandBufferUsageFlags::empty(),
+            },
+        };
+        let end = |ns| Event {
+            ns,
+            payload: Payload::EndCmdBuffer { cmd: 1 },
+        };
+        let info = BatchInfo {
+            number: 1,
+            device: 0,
+            queue: 1,
+            frame: 0,
+            submission: 1,
+            cmdbufs: 1,
+        };
+        let mut buf = String::new();
+        format_batch(&mut buf, &info, &[start(10), start(20), end(15), end(40)]);
+        let lines: Vec<&str> = buf.lines().collect();
+        assert!(lines[3]
+            .ends_with("       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none"));
+        assert!(lines[4].contains("       -5:    end_cmd_buffer"));
+        assert!(lines[5].contains("      +25: end_cmd_buffer"));
+        assert_eq!(lines[6], "ELAPSED: 30 ns");
+    }
+}

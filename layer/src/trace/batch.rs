@@ -1,0 +1,37 @@
+//! A batch (u_trace's flush): one traced submission on its way from `vkQueueSubmit*` to the
+//! traceq thread.
+
+use std::sync::Arc;
+
+use super::command_trace::RecordedTrace;
+use crate::gpu::completion::Completion;
+use crate::gpu::queue_context::{BatchResources, QueueContext};
+
+pub struct Batch {
+    pub queue: Arc<QueueContext>,
+    /// The submitted command buffers' traces, in submission order.
+    pub traces: Vec<Arc<RecordedTrace>>,
+    /// Taken by the traceq thread once the batch completed; a batch dropped before that
+    /// (device lost, given up at exit) leaves its resources to be destroyed with the device.
+    pub resources: Option<BatchResources>,
+    pub completion: Completion,
+    /// The frame current when it was submitted (frames end at `vkQueuePresentKHR`).
+    pub frame: u32,
+    /// The device's submission counter value of this `vkQueueSubmit*` call.
+    pub submission: u64,
+}
+
+impl Batch {
+    /// Events this batch carries (for the dropped-events count).
+    pub fn event_count(&self) -> u64 {
+        self.traces.iter().map(|t| t.events.len() as u64).sum()
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if let Some(res) = self.resources.take() {
+            self.queue.abandon(res);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! The device's pool of query-pool chunks (u_trace's chunk recycling): every command trace
+//! takes its chunks here and gives them back when no pending batch can still read them
+//! (see [`super::command_trace::RecordedTrace`]'s `Drop`). Query pools are only destroyed
+//! with the device.
+
+use std::sync::Arc;
+
+use ash::vk;
+use parking_lot::Mutex;
+
+use super::tracepoints::Payload;
+use crate::gpu::query_pool;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// Event lists kept for reuse; more than this are freed.
+const SPARE_EVENT_LISTS: usize = 256;
+
+pub struct ChunkPool {
+    dispatch: Arc<DeviceDispatch>,
+    free: Mutex<Vec<vk::QueryPool>>,
+    all: Mutex<Vec<vk::QueryPool>>,
+    spare_events: Mutex<Vec<Vec<RecordedEvent>>>,
+}
+
+/// One tracepoint as recorded: its payload and where its timestamp lands in the trace's
+/// readback (queries are numbered across the trace's chunks in copy order).
+#[derive(Clone, Copy, Debug)]
+pub struct RecordedEvent {
+    pub payload: Payload,
+    pub slot: u32,
+}
+
+impl ChunkPool {
+    pub fn new(dispatch: Arc<DeviceDispatch>) -> ChunkPool {
+        ChunkPool {
+            dispatch,
+            free: Mutex::new(Vec::new()),
+            all: Mutex::new(Vec::new()),
+            spare_events: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A query pool no pending work uses. Its queries may hold old results: every batch
+    /// re-arms the queries it will write before they are written.
+    pub fn acquire(&self) -> Result<vk::QueryPool, vk::Result> {
+        if let Some(pool) = self.free.lock().pop() {
+            return Ok(pool);
+        }
+        let pool = query_pool::create(&self.dispatch)?;
+        self.all.lock().push(pool);
+        Ok(pool)
+    }
+
+    pub fn release(&self, pools: impl IntoIterator<Item = vk::QueryPool>) {
+        self.free.lock().extend(pools);
+    }
+
+    pub fn take_event_list(&self) -> Vec<RecordedEvent> {
+        self.spare_events.lock().pop().unwrap_or_default()
+    }
+
+    pub fn give_event_list(&self, mut list: Vec<RecordedEvent>) {
+        list.clear();
+        let mut spare = self.spare_events.lock();
+        if spare.len() < SPARE_EVENT_LISTS && list.capacity() > 0 {
+            spare.push(list);
+        }
+    }
+
+    /// Number of query pools created so far.
+    pub fn created(&self) -> usize {
+        self.all.lock().len()
+    }
+
+    /// Destroys every query pool. Only when the device is idle.
+    pub fn destroy_all(&self) {
+        self.free.lock().clear();
+        for pool in self.all.lock().drain(..) {
+            query_pool::destroy(&self.dispatch, pool);
+        }
+    }
+}

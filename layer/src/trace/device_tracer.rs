@@ -1,0 +1,284 @@
+//! The per-device trace context (u_trace_context): the chunk pool, the command buffers' and
+//! queues' state, the frame and submission counters, and the traceq consumer.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ash::vk;
+use ash::vk::Handle;
+use parking_lot::{Mutex, RwLock};
+
+use super::chunk::ChunkPool;
+use super::command_trace::{CommandTrace, Recorder};
+use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
+use crate::config::Config;
+use crate::gpu::caps::DeviceCaps;
+use crate::gpu::completion::CompletionMode;
+use crate::gpu::queue_context::{QueueContext, SetLoaderData};
+use crate::loader::dispatch::DeviceDispatch;
+use crate::traceq::{self, Consumer, Message, Stats};
+
+pub struct DeviceTracer {
+    /// Creation order of the device in this process (`%i` in `GPU_TRACEFILE`).
+    pub index: u32,
+    pub(super) dispatch: Arc<DeviceDispatch>,
+    pub(super) caps: Arc<DeviceCaps>,
+    pub(super) mode: CompletionMode,
+    pub(super) set_loader_data: Option<SetLoaderData>,
+    pub(super) chunks: Arc<ChunkPool>,
+    /// Whether newly recorded command buffers get tracepoints; cleared by an internal error.
+    recording: AtomicBool,
+    /// Set once an internal error was logged, so it is logged once.
+    faulted: AtomicBool,
+    pub(super) cmdbufs: RwLock<HashMap<u64, Mutex<CommandTrace>>>,
+    pools: Mutex<HashMap<u64, PoolRecord>>,
+    pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
+    pub(super) frame: AtomicU32,
+    submissions: AtomicU64,
+    pub(super) consumer: Consumer,
+    pub stats: Arc<Stats>,
+}
+
+struct PoolRecord {
+    family: u32,
+    cmdbufs: HashSet<u64>,
+}
+
+impl DeviceTracer {
+    pub fn new(
+        index: u32,
+        dispatch: Arc<DeviceDispatch>,
+        caps: DeviceCaps,
+        mode: CompletionMode,
+        set_loader_data: Option<SetLoaderData>,
+        config: &Config,
+    ) -> Result<DeviceTracer, String> {
+        if !dispatch.missing.is_empty() {
+            return Err(format!("the driver lacks {:?}", dispatch.missing));
+        }
+        let mode = match mode {
+            CompletionMode::Timeline
+                if dispatch.wait_semaphores.is_none()
+                    || dispatch.get_semaphore_counter_value.is_none() =>
+            {
+                CompletionMode::Fence
+            }
+            mode => mode,
+        };
+        let caps = Arc::new(caps);
+        let stats = Arc::new(Stats::default());
+        let sink = crate::sink::open(config, index);
+        let consumer = traceq::spawn(
+            index,
+            Arc::clone(&dispatch),
+            Arc::clone(&caps),
+            sink,
+            Arc::clone(&stats),
+        )
+        .map_err(|e| format!("could not start the traceq thread: {e}"))?;
+        log::info!(
+            "tracing device {index} ({}), completion by {}",
+            caps.device_name,
+            match mode {
+                CompletionMode::Timeline => "timeline semaphore",
+                CompletionMode::Fence => "fence",
+            }
+        );
+        Ok(DeviceTracer {
+            index,
+            chunks: Arc::new(ChunkPool::new(Arc::clone(&dispatch))),
+            dispatch,
+            caps,
+            mode,
+            set_loader_data,
+            recording: AtomicBool::new(true),
+            faulted: AtomicBool::new(false),
+            cmdbufs: RwLock::new(HashMap::new()),
+            pools: Mutex::new(HashMap::new()),
+            queues: RwLock::new(HashMap::new()),
+            frame: AtomicU32::new(0),
+            submissions: AtomicU64::new(0),
+            consumer,
+            stats,
+        })
+    }
+
+    /// An internal error: new command buffers are no longer instrumented (those already
+    /// instrumented keep being re-armed so that they stay valid), logged once.
+    pub fn fault(&self, what: &str, error: vk::Result) {
+        self.recording.store(false, Ordering::Relaxed);
+        if !self.faulted.swap(true, Ordering::Relaxed) {
+            log::error!(
+                "{what} failed ({error}); tracing stops for device {}",
+                self.index
+            );
+        }
+    }
+
+    pub fn register_queue(&self, queue: vk::Queue, family: u32) {
+        if queue == vk::Queue::null() || self.queues.read().contains_key(&queue.as_raw()) {
+            return;
+        }
+        if !self.caps.family_traceable(family) {
+            return;
+        }
+        match QueueContext::new(&self.dispatch, queue, family, self.mode) {
+            Ok(ctx) => {
+                self.queues
+                    .write()
+                    .entry(queue.as_raw())
+                    .or_insert_with(|| Arc::new(ctx));
+            }
+            Err(e) => self.fault("setting up a queue", e),
+        }
+    }
+
+    pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {
+        self.pools.lock().insert(
+            pool.as_raw(),
+            PoolRecord {
+                family,
+                cmdbufs: HashSet::new(),
+            },
+        );
+    }
+
+    pub fn pool_reset(&self, pool: vk::CommandPool) {
+        let pools = self.pools.lock();
+        let Some(record) = pools.get(&pool.as_raw()) else {
+            return;
+        };
+        let map = self.cmdbufs.read();
+        for cb in &record.cmdbufs {
+            if let Some(trace) = map.get(cb) {
+                trace.lock().reset(&self.chunks);
+            }
+        }
+    }
+
+    pub fn pool_destroyed(&self, pool: vk::CommandPool) {
+        let Some(record) = self.pools.lock().remove(&pool.as_raw()) else {
+            return;
+        };
+        let mut map = self.cmdbufs.write();
+        for cb in record.cmdbufs {
+            if let Some(trace) = map.remove(&cb) {
+                trace.into_inner().reset(&self.chunks);
+            }
+        }
+    }
+
+    pub fn allocated(
+        &self,
+        pool: vk::CommandPool,
+        level: vk::CommandBufferLevel,
+        cbs: &[vk::CommandBuffer],
+    ) {
+        let mut pools = self.pools.lock();
+        let Some(record) = pools.get_mut(&pool.as_raw()) else {
+            return;
+        };
+        let mut map = self.cmdbufs.write();
+        for cb in cbs {
+            record.cmdbufs.insert(cb.as_raw());
+            map.insert(
+                cb.as_raw(),
+                Mutex::new(CommandTrace::new(pool, record.family, level)),
+            );
+        }
+    }
+
+    pub fn freed(&self, pool: vk::CommandPool, cbs: &[vk::CommandBuffer]) {
+        let mut pools = self.pools.lock();
+        let record = pools.get_mut(&pool.as_raw());
+        let mut map = self.cmdbufs.write();
+        let mut record = record;
+        for cb in cbs {
+            if let Some(r) = record.as_mut() {
+                r.cmdbufs.remove(&cb.as_raw());
+            }
+            if let Some(trace) = map.remove(&cb.as_raw()) {
+                trace.into_inner().reset(&self.chunks);
+            }
+        }
+    }
+
+    /// Runs `f` on a command buffer's trace. The map is only read-locked: command buffers
+    /// are externally synchronised, so the per-buffer lock is never contended.
+    fn with_trace(&self, cb: vk::CommandBuffer, f: impl FnOnce(&mut CommandTrace)) {
+        let map = self.cmdbufs.read();
+        if let Some(trace) = map.get(&cb.as_raw()) {
+            f(&mut trace.lock());
+        }
+    }
+
+    pub fn reset_command_buffer(&self, cb: vk::CommandBuffer) {
+        self.with_trace(cb, |t| t.reset(&self.chunks));
+    }
+
+    /// After a successful `vkBeginCommandBuffer`.
+    pub fn begin(&self, cb: vk::CommandBuffer, usage: vk::CommandBufferUsageFlags) {
+        self.with_trace(cb, |t| {
+            t.reset(&self.chunks);
+            let level = t.level;
+            if level == vk::CommandBufferLevel::PRIMARY
+                && self.recording.load(Ordering::Relaxed)
+                && self.caps.family_traceable(t.family)
+            {
+                trace_start_cmd_buffer(&self.recorder(cb), t, level, usage);
+            }
+        });
+    }
+
+    /// Before `vkEndCommandBuffer` is passed down.
+    pub fn end(&self, cb: vk::CommandBuffer) {
+        self.with_trace(cb, |t| {
+            if t.is_instrumented() {
+                trace_end_cmd_buffer(&self.recorder(cb), t);
+                t.finish(cb, &self.chunks);
+            }
+        });
+    }
+
+    fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
+        Recorder {
+            dispatch: &self.dispatch,
+            chunks: &self.chunks,
+            cmd,
+        }
+    }
+
+    /// Counts a `vkQueueSubmit*` call; returns its number (from 1).
+    pub fn next_submission(&self) -> u64 {
+        self.submissions.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// After `vkQueuePresentKHR`: the current frame ends.
+    pub fn end_frame(&self) {
+        let frame = self.frame.fetch_add(1, Ordering::Relaxed);
+        self.consumer.send(Message::EndOfFrame(frame));
+    }
+
+    /// Waits (bounded) until the traceq thread has written everything sent before; used
+    /// after the application's own wait-idle calls so the output is complete at that point.
+    pub fn sync(&self, timeout: Duration) {
+        self.consumer.sync(timeout);
+    }
+
+    /// Stops the traceq thread after it wrote every batch already submitted, then (unless
+    /// the process is exiting) destroys the layer's objects. Call before the device goes.
+    pub fn shutdown(&self, exiting: bool) {
+        let stopped = self.consumer.stop(exiting);
+        if exiting || !stopped {
+            // Objects may still be in use (exit), or the thread still runs: leave them.
+            return;
+        }
+        for queue in self.queues.write().drain() {
+            queue.1.destroy(&self.dispatch);
+        }
+        self.cmdbufs.write().clear();
+        self.chunks.destroy_all();
+    }
+}

@@ -1,0 +1,15 @@
+//! The trace core (u_trace): one [`DeviceTracer`] per `VkDevice` (u_trace_context), one
+//! [`command_trace::CommandTrace`] per command buffer (u_trace), batches flushed at submit.
+//!
+//! The core knows tracepoints and batches; the Vulkan objects it needs come from
+//! [`crate::gpu`], and it never calls hooks.
+
+pub mod batch;
+pub mod chunk;
+pub mod command_trace;
+mod device_tracer;
+mod submit;
+pub mod tracepoints;
+
+pub use device_tracer::DeviceTracer;
+pub use submit::Prepared;
