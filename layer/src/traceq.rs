@@ -97,7 +97,6 @@ struct Traceq {
     /// Set after a wait failed (device lost): later batches are given up without waiting.
     broken: bool,
     batches_written: u64,
-    events: Vec<Event>,
 }
 
 pub fn spawn(
@@ -119,7 +118,6 @@ pub fn spawn(
         stopping: Arc::clone(&stopping),
         broken: false,
         batches_written: 0,
-        events: Vec::new(),
     };
     let thread = std::thread::Builder::new()
         .name("utrace-traceq".into())
@@ -212,7 +210,7 @@ impl Traceq {
         let total: u32 = batch.traces.iter().map(|t| t.slots).sum();
         let mask = self.caps.timestamp_mask(batch.queue.family);
         let period = self.caps.timestamp_period;
-        self.events.clear();
+        let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
         if let Some(readback) = resources.readback.as_ref() {
             let values = readback.read(&self.dispatch, total);
             let mut base = 0usize;
@@ -220,9 +218,10 @@ impl Traceq {
                 if trace.complete {
                     for e in &trace.events {
                         let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
-                        self.events.push(Event {
+                        events.push(Event {
                             ns: ticks_to_ns(raw & mask, period),
-                            payload: e.payload,
+                            payload: &e.payload,
+                            strings: &trace.strings,
                         });
                     }
                 } else {
@@ -242,11 +241,12 @@ impl Traceq {
             submission: batch.submission,
             cmdbufs: batch.traces.len() as u32,
         };
-        self.sink.batch(&info, &self.events);
+        self.sink.batch(&info, &events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
         self.stats
             .events
-            .fetch_add(self.events.len() as u64, Ordering::Relaxed);
+            .fetch_add(events.len() as u64, Ordering::Relaxed);
+        drop(events);
         batch.queue.recycle(&self.dispatch, resources);
     }
 }

@@ -9,10 +9,12 @@ use crate::trace::tracepoints::Payload;
 
 /// One timestamped tracepoint.
 #[derive(Clone, Copy, Debug)]
-pub struct Event {
+pub struct Event<'a> {
     /// Absolute GPU time in nanoseconds.
     pub ns: u64,
-    pub payload: Payload,
+    pub payload: &'a Payload,
+    /// The labels of the command trace the event belongs to (see `LabelRef`).
+    pub strings: &'a [u8],
 }
 
 /// What the header of a batch shows.
@@ -38,7 +40,7 @@ pub struct TraceSummary {
 
 pub trait Sink: Send {
     /// A completed batch, its events in submission order.
-    fn batch(&mut self, info: &BatchInfo, events: &[Event]);
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]);
     /// `vkQueuePresentKHR` ended `frame`.
     fn end_of_frame(&mut self, device: u32, frame: u32);
     /// The device is going (or the process is exiting).

@@ -46,7 +46,7 @@ impl TxtSink {
 }
 
 /// Formats one batch; separate from the sink so it is testable without an output.
-pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event]) {
+pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
     let _ = writeln!(
         buf,
         "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={}",
@@ -70,7 +70,7 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event]) {
         let before = buf.len();
         buf.push_str(": ");
         let args_start = buf.len();
-        e.payload.write_args(buf);
+        e.payload.write_args(buf, e.strings);
         if buf.len() == args_start {
             buf.truncate(before);
         }
@@ -87,7 +87,7 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event]) {
 }
 
 impl Sink for TxtSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event]) {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         format_batch(&mut self.buf, info, events);
         self.flush();
     }
@@ -110,35 +110,56 @@ impl Sink for TxtSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::tracepoints::Payload;
+    use crate::trace::tracepoints::{EndCmdBuffer, Payload, StartCmdBuffer};
     use ash::vk;
 
-    #[test]
-    fn batch_layout_follows_mesa() {
-        let events = [
-            Event {
-                ns: 1_000_000,
-                payload: Payload::StartCmdBuffer {
-                    cmd: 0xabc,
-                    level: vk::CommandBufferLevel::PRIMARY,
-                    usage: vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
-                },
-            },
-            Event {
-                ns: 1_003_344,
-                payload: Payload::EndCmdBuffer { cmd: 0xabc },
-            },
-        ];
-        let info = BatchInfo {
+    fn start(
+        cmd: u64,
+        level: vk::CommandBufferLevel,
+        usage: vk::CommandBufferUsageFlags,
+    ) -> Payload {
+        Payload::StartCmdBuffer(StartCmdBuffer { cmd, level, usage })
+    }
+
+    fn end(cmd: u64) -> Payload {
+        Payload::EndCmdBuffer(EndCmdBuffer { cmd })
+    }
+
+    fn info() -> BatchInfo {
+        BatchInfo {
             number: 1,
             device: 0,
             queue: 0x10,
             frame: 2,
             submission: 5,
             cmdbufs: 1,
-        };
+        }
+    }
+
+    #[test]
+    fn batch_layout_follows_mesa() {
+        let payloads = [
+            start(
+                0xabc,
+                vk::CommandBufferLevel::PRIMARY,
+                vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
+            ),
+            end(0xabc),
+        ];
+        let events = [
+            Event {
+                ns: 1_000_000,
+                payload: &payloads[0],
+                strings: &[],
+            },
+            Event {
+                ns: 1_003_344,
+                payload: &payloads[1],
+                strings: &[],
+            },
+        ];
         let mut buf = String::new();
-        format_batch(&mut buf, &info, &events);
+        format_batch(&mut buf, &info(), &events);
         assert_eq!(
             buf,
             "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1\n\
@@ -151,28 +172,23 @@ mod tests {
 
     #[test]
     fn negative_deltas_and_nesting() {
-        let start = |ns| Event {
+        let s = start(
+            1,
+            vk::CommandBufferLevel::SECONDARY,
+            vk::CommandBufferUsageFlags::empty(),
+        );
+        let e = end(1);
+        let ev = |ns, payload| Event {
             ns,
-            payload: Payload::StartCmdBuffer {
-                cmd: 1,
-                level: vk::CommandBufferLevel::SECONDARY,
-                usage: vk::CommandBufferUsageFlags::empty(),
-            },
-        };
-        let end = |ns| Event {
-            ns,
-            payload: Payload::EndCmdBuffer { cmd: 1 },
-        };
-        let info = BatchInfo {
-            number: 1,
-            device: 0,
-            queue: 1,
-            frame: 0,
-            submission: 1,
-            cmdbufs: 1,
+            payload,
+            strings: &[],
         };
         let mut buf = String::new();
-        format_batch(&mut buf, &info, &[start(10), start(20), end(15), end(40)]);
+        format_batch(
+            &mut buf,
+            &info(),
+            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+        );
         let lines: Vec<&str> = buf.lines().collect();
         assert!(lines[3]
             .ends_with("       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none"));

@@ -12,10 +12,13 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use super::tracepoints::Payload;
+use super::tracepoints::{LabelRef, Payload};
 use crate::gpu::query_pool::CHUNK_QUERIES;
 use crate::gpu::queue_context::QueryRange;
 use crate::loader::dispatch::DeviceDispatch;
+
+/// Longest label kept, in bytes.
+pub const MAX_LABEL: usize = 256;
 
 /// What a tracepoint needs to record: the command buffer and where to get chunks.
 pub struct Recorder<'a> {
@@ -31,6 +34,8 @@ pub struct CommandTrace {
     /// Chunks being filled, with the number of queries used in each.
     chunks: Vec<QueryRange>,
     events: Vec<RecordedEvent>,
+    /// Labels of this recording, referenced by `LabelRef`s in payloads.
+    strings: Vec<u8>,
     /// Queries used in all chunks so far (the next event's readback slot).
     slots: u32,
     /// False once a chunk could not be had: the trace is then left out of the output.
@@ -46,6 +51,7 @@ impl CommandTrace {
             level,
             chunks: Vec::new(),
             events: Vec::new(),
+            strings: Vec::new(),
             slots: 0,
             complete: true,
             recorded: None,
@@ -77,6 +83,18 @@ impl CommandTrace {
         });
     }
 
+    /// Copies a label into the trace's storage, cut at [`MAX_LABEL`] bytes (labels are
+    /// application data of any length and encoding; they are printed lossily).
+    pub fn store_label(&mut self, label: &[u8]) -> LabelRef {
+        let label = &label[..label.len().min(MAX_LABEL)];
+        let offset = self.strings.len() as u32;
+        self.strings.extend_from_slice(label);
+        LabelRef {
+            offset,
+            len: label.len() as u32,
+        }
+    }
+
     fn next_query(&mut self, pool: &ChunkPool) -> Option<(vk::QueryPool, u32)> {
         if self.chunks.last().is_none_or(|c| c.count == CHUNK_QUERIES) {
             match pool.acquire() {
@@ -103,6 +121,7 @@ impl CommandTrace {
         pool.release(self.chunks.drain(..).map(|c| c.pool));
         let events = std::mem::take(&mut self.events);
         pool.give_event_list(events);
+        self.strings.clear();
         self.slots = 0;
         self.complete = true;
     }
@@ -117,6 +136,7 @@ impl CommandTrace {
             family: self.family,
             chunks: std::mem::take(&mut self.chunks),
             events: std::mem::take(&mut self.events),
+            strings: std::mem::take(&mut self.strings),
             slots: std::mem::replace(&mut self.slots, 0),
             complete: self.complete,
             pool: Arc::clone(pool),
@@ -140,6 +160,7 @@ pub struct RecordedTrace {
     pub family: u32,
     pub chunks: Vec<QueryRange>,
     pub events: Vec<RecordedEvent>,
+    pub strings: Vec<u8>,
     /// Queries written by one execution, in readback order.
     pub slots: u32,
     pub complete: bool,

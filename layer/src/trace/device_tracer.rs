@@ -192,12 +192,11 @@ impl DeviceTracer {
 
     pub fn freed(&self, pool: vk::CommandPool, cbs: &[vk::CommandBuffer]) {
         let mut pools = self.pools.lock();
-        let record = pools.get_mut(&pool.as_raw());
+        let mut record = pools.get_mut(&pool.as_raw());
         let mut map = self.cmdbufs.write();
-        let mut record = record;
         for cb in cbs {
-            if let Some(r) = record.as_mut() {
-                r.cmdbufs.remove(&cb.as_raw());
+            if let Some(record) = record.as_deref_mut() {
+                record.cmdbufs.remove(&cb.as_raw());
             }
             if let Some(trace) = map.remove(&cb.as_raw()) {
                 trace.into_inner().reset(&self.chunks);
@@ -227,7 +226,7 @@ impl DeviceTracer {
                 && self.recording.load(Ordering::Relaxed)
                 && self.caps.family_traceable(t.family)
             {
-                trace_start_cmd_buffer(&self.recorder(cb), t, level, usage);
+                trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
             }
         });
     }
@@ -236,7 +235,7 @@ impl DeviceTracer {
     pub fn end(&self, cb: vk::CommandBuffer) {
         self.with_trace(cb, |t| {
             if t.is_instrumented() {
-                trace_end_cmd_buffer(&self.recorder(cb), t);
+                trace_end_cmd_buffer(&self.recorder(cb), t, cb.as_raw());
                 t.finish(cb, &self.chunks);
             }
         });

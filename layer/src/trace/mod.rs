@@ -4,11 +4,13 @@
 //! The core knows tracepoints and batches; the Vulkan objects it needs come from
 //! [`crate::gpu`], and it never calls hooks.
 
+pub mod args;
 pub mod batch;
 pub mod chunk;
 pub mod command_trace;
 mod device_tracer;
 mod submit;
+pub mod tracepoint;
 pub mod tracepoints;
 
 pub use device_tracer::DeviceTracer;

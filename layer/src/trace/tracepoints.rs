@@ -1,175 +1,87 @@
-//! The tracepoints, their payloads and printers.
-//!
-//! Written by hand while there are two of them; the spec-driven generator
-//! (`tracepoints/tracepoints.toml`) replaces this file. Hooks call the `trace_*` functions;
-//! nothing else knows a payload's layout.
-
-use std::fmt::Write;
+//! The tracepoints, generated from `tracepoints/tracepoints.toml` by the layer's build script:
+//! the `TOGGLES` and `TRACEPOINTS` tables, one payload struct per tracepoint, the `Payload`
+//! enum and one `trace_*` function per tracepoint, which the hooks call. Nothing else knows a
+//! payload's layout; this file only adds what is the same for every tracepoint.
 
 use ash::vk;
 
+use super::args;
 use super::command_trace::{CommandTrace, Recorder};
-
-/// Whether a tracepoint opens or closes a range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RangeKind {
-    Begin,
-    End,
-}
-
-pub struct TracepointInfo {
-    pub name: &'static str,
-    pub kind: RangeKind,
-    /// Written at the bottom of the pipe (after the work before it), else at the top.
-    pub end_of_pipe: bool,
-}
-
-pub static START_CMD_BUFFER: TracepointInfo = TracepointInfo {
-    name: "start_cmd_buffer",
-    kind: RangeKind::Begin,
-    end_of_pipe: false,
+pub use super::tracepoint::{
+    Category, FieldInfo, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,
 };
 
-pub static END_CMD_BUFFER: TracepointInfo = TracepointInfo {
-    name: "end_cmd_buffer",
-    kind: RangeKind::End,
-    end_of_pipe: true,
-};
-
-/// The arguments recorded with a tracepoint. Plain data: copied into the command trace at
-/// record time, printed by the traceq thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Payload {
-    StartCmdBuffer {
-        cmd: u64,
-        level: vk::CommandBufferLevel,
-        usage: vk::CommandBufferUsageFlags,
-    },
-    EndCmdBuffer {
-        cmd: u64,
-    },
-}
+include!(concat!(env!("OUT_DIR"), "/tracepoints.rs"));
 
 impl Payload {
     pub fn info(&self) -> &'static TracepointInfo {
-        match self {
-            Payload::StartCmdBuffer { .. } => &START_CMD_BUFFER,
-            Payload::EndCmdBuffer { .. } => &END_CMD_BUFFER,
-        }
+        &TRACEPOINTS[self.id()]
     }
 
-    /// Writes `arg=value, ...` (nothing for a tracepoint without arguments).
-    pub fn write_args(&self, out: &mut String) {
-        match *self {
-            Payload::StartCmdBuffer { cmd, level, usage } => {
-                let _ = write!(out, "cmd={cmd:#x}, level={}, usage=", level_name(level));
-                write_usage(out, usage);
+    /// Writes `arg=value, ...` (nothing for a tracepoint without arguments); labels are read
+    /// from `strings`, the storage of the command trace the event was recorded in.
+    pub fn write_args(&self, out: &mut String, strings: &[u8]) {
+        for (i, field) in self.info().fields.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
             }
-            Payload::EndCmdBuffer { cmd } => {
-                let _ = write!(out, "cmd={cmd:#x}");
-            }
+            out.push_str(field.name);
+            out.push('=');
+            self.write_arg(i, out, strings);
         }
     }
 }
 
-fn level_name(level: vk::CommandBufferLevel) -> &'static str {
-    if level == vk::CommandBufferLevel::SECONDARY {
-        "secondary"
-    } else {
-        "primary"
-    }
-}
-
-fn write_usage(out: &mut String, usage: vk::CommandBufferUsageFlags) {
-    const NAMES: [(vk::CommandBufferUsageFlags, &str); 3] = [
-        (
-            vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
-            "one_time_submit",
-        ),
-        (
-            vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE,
-            "render_pass_continue",
-        ),
-        (
-            vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
-            "simultaneous_use",
-        ),
-    ];
-    let mut first = true;
-    for (flag, name) in NAMES {
-        if usage.contains(flag) {
-            if !first {
-                out.push('|');
-            }
-            out.push_str(name);
-            first = false;
+/// Applies a `GPU_TRACEPOINTS` list (`-draw,+barrier,...`; a bare name means `+`) over the
+/// spec's defaults. Returns the names that match no range or marker; the rest still apply.
+pub fn apply_toggles(list: &str) -> Vec<String> {
+    let mut unknown = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (on, name) = match item.as_bytes()[0] {
+            b'-' => (false, &item[1..]),
+            b'+' => (true, &item[1..]),
+            _ => (true, item),
+        };
+        match TOGGLES.iter().find(|t| t.name == name) {
+            Some(toggle) => toggle.set(on),
+            None => unknown.push(name.to_string()),
         }
     }
-    if first {
-        out.push_str("none");
-    }
-}
-
-/// Start of a primary command buffer, the first thing it executes.
-#[inline]
-pub fn trace_start_cmd_buffer(
-    rec: &Recorder<'_>,
-    trace: &mut CommandTrace,
-    level: vk::CommandBufferLevel,
-    usage: vk::CommandBufferUsageFlags,
-) {
-    use ash::vk::Handle;
-    trace.append(
-        rec,
-        Payload::StartCmdBuffer {
-            cmd: rec.cmd.as_raw(),
-            level,
-            usage,
-        },
-    );
-}
-
-/// End of a primary command buffer, after all of its work.
-#[inline]
-pub fn trace_end_cmd_buffer(rec: &Recorder<'_>, trace: &mut CommandTrace) {
-    use ash::vk::Handle;
-    trace.append(
-        rec,
-        Payload::EndCmdBuffer {
-            cmd: rec.cmd.as_raw(),
-        },
-    );
+    unknown
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(p: Payload) -> String {
-        let mut s = String::new();
-        p.write_args(&mut s);
-        s
+    #[test]
+    fn start_and_end_of_a_range_share_a_toggle() {
+        for tp in &TRACEPOINTS {
+            let begin = TRACEPOINTS
+                .iter()
+                .find(|b| b.range == tp.range && b.kind != RangeKind::End)
+                .expect("every range has a begin");
+            assert_eq!(tp.toggle, begin.toggle, "{}", tp.name);
+            assert_eq!(TOGGLES[tp.toggle].name, tp.range);
+        }
     }
 
     #[test]
     fn printers() {
+        let mut s = String::new();
+        Payload::StartCmdBuffer(StartCmdBuffer {
+            cmd: 0x1234,
+            level: vk::CommandBufferLevel::PRIMARY,
+            usage: vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT
+                | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
+        })
+        .write_args(&mut s, &[]);
         assert_eq!(
-            args(Payload::StartCmdBuffer {
-                cmd: 0x1234,
-                level: vk::CommandBufferLevel::PRIMARY,
-                usage: vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT
-                    | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
-            }),
+            s,
             "cmd=0x1234, level=primary, usage=one_time_submit|simultaneous_use"
         );
-        assert_eq!(
-            args(Payload::StartCmdBuffer {
-                cmd: 0x10,
-                level: vk::CommandBufferLevel::SECONDARY,
-                usage: vk::CommandBufferUsageFlags::empty(),
-            }),
-            "cmd=0x10, level=secondary, usage=none"
-        );
-        assert_eq!(args(Payload::EndCmdBuffer { cmd: 0xff }), "cmd=0xff");
+        s.clear();
+        Payload::EndCmdBuffer(EndCmdBuffer { cmd: 0xff }).write_args(&mut s, &[]);
+        assert_eq!(s, "cmd=0xff");
     }
 }

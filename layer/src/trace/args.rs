@@ -1,0 +1,183 @@
+//! Printers for tracepoint arguments, one per argument type of the spec (named by
+//! `tracepoints/src/types.rs`). They append to a `String` the traceq thread reuses, so
+//! printing allocates nothing. Enum and flag names are Vulkan's, in lower case.
+
+use std::fmt::{self, Write};
+
+use ash::vk;
+
+use super::tracepoint::LabelRef;
+
+pub fn dec_u32(out: &mut String, v: &u32) {
+    let _ = write!(out, "{v}");
+}
+
+pub fn dec_u64(out: &mut String, v: &u64) {
+    let _ = write!(out, "{v}");
+}
+
+pub fn dec_i32(out: &mut String, v: &i32) {
+    let _ = write!(out, "{v}");
+}
+
+pub fn boolean(out: &mut String, v: &bool) {
+    out.push_str(if *v { "true" } else { "false" });
+}
+
+pub fn hex(out: &mut String, v: &u64) {
+    let _ = write!(out, "{v:#x}");
+}
+
+/// Formats keep Vulkan's spelling (`R8G8B8A8_UNORM`), as every graphics tool shows them.
+pub fn format(out: &mut String, v: &vk::Format) {
+    let _ = write!(out, "{v:?}");
+}
+
+pub fn cmd_buffer_level(out: &mut String, v: &vk::CommandBufferLevel) {
+    lower_debug(out, v, "");
+}
+
+pub fn cmd_buffer_usage(out: &mut String, v: &vk::CommandBufferUsageFlags) {
+    lower_debug(out, v, "none");
+}
+
+pub fn subpass_contents(out: &mut String, v: &vk::SubpassContents) {
+    lower_debug(out, v, "");
+}
+
+pub fn load_op(out: &mut String, v: &vk::AttachmentLoadOp) {
+    lower_debug(out, v, "");
+}
+
+pub fn store_op(out: &mut String, v: &vk::AttachmentStoreOp) {
+    lower_debug(out, v, "");
+}
+
+/// Sample counts as numbers: `SampleCountFlags::TYPE_4` is 4.
+pub fn samples(out: &mut String, v: &vk::SampleCountFlags) {
+    let _ = write!(out, "{}", v.as_raw());
+}
+
+pub fn filter(out: &mut String, v: &vk::Filter) {
+    lower_debug(out, v, "");
+}
+
+pub fn rendering_flags(out: &mut String, v: &vk::RenderingFlags) {
+    lower_debug(out, v, "none");
+}
+
+pub fn pipeline_stages(out: &mut String, v: &vk::PipelineStageFlags2) {
+    lower_debug(out, v, "none");
+}
+
+pub fn dependency_flags(out: &mut String, v: &vk::DependencyFlags) {
+    lower_debug(out, v, "none");
+}
+
+pub fn image_aspects(out: &mut String, v: &vk::ImageAspectFlags) {
+    lower_debug(out, v, "none");
+}
+
+pub fn query_type(out: &mut String, v: &vk::QueryType) {
+    lower_debug(out, v, "");
+}
+
+/// A label, quoted, with `"` and `\` escaped and control characters written as `\u{..}`;
+/// bytes that are not UTF-8 become U+FFFD.
+pub fn label(out: &mut String, v: &LabelRef, strings: &[u8]) {
+    out.push('"');
+    for chunk in v.bytes(strings).utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                c if c.is_control() => {
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    out.push('"');
+}
+
+/// Writes `v`'s Debug form (ash prints Vulkan's names, flags joined by ` | `) lower-cased
+/// with the spaces dropped; `empty` stands for an empty set of flags.
+fn lower_debug(out: &mut String, v: &impl fmt::Debug, empty: &str) {
+    struct Lower<'a>(&'a mut String);
+    impl Write for Lower<'_> {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0.extend(
+                s.chars()
+                    .filter(|&c| c != ' ')
+                    .map(|c| c.to_ascii_lowercase()),
+            );
+            Ok(())
+        }
+    }
+    let start = out.len();
+    let _ = write!(Lower(out), "{v:?}");
+    if out.len() == start {
+        out.push_str(empty);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p<T>(f: fn(&mut String, &T), v: T) -> String {
+        let mut s = String::new();
+        f(&mut s, &v);
+        s
+    }
+
+    #[test]
+    fn names_are_vulkans_in_lower_case() {
+        assert_eq!(
+            p(cmd_buffer_level, vk::CommandBufferLevel::SECONDARY),
+            "secondary"
+        );
+        assert_eq!(
+            p(
+                cmd_buffer_usage,
+                vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT
+                    | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE
+            ),
+            "one_time_submit|simultaneous_use"
+        );
+        assert_eq!(
+            p(cmd_buffer_usage, vk::CommandBufferUsageFlags::empty()),
+            "none"
+        );
+        assert_eq!(p(load_op, vk::AttachmentLoadOp::DONT_CARE), "dont_care");
+        assert_eq!(p(format, vk::Format::R8G8B8A8_UNORM), "R8G8B8A8_UNORM");
+        assert_eq!(p(samples, vk::SampleCountFlags::TYPE_4), "4");
+        assert_eq!(p(hex, 255u64), "0xff");
+        // An unknown enum value prints as its number.
+        assert_eq!(p(filter, vk::Filter::from_raw(77)), "77");
+    }
+
+    #[test]
+    fn labels_are_quoted_escaped_and_survive_bad_utf8() {
+        let strings = b"say \"hi\"\\\n\x01\xff\xfeok";
+        let all = LabelRef {
+            offset: 0,
+            len: strings.len() as u32,
+        };
+        let mut s = String::new();
+        label(&mut s, &all, strings);
+        assert_eq!(s, "\"say \\\"hi\\\"\\\\\\n\\u{1}\u{fffd}\u{fffd}ok\"");
+        let out_of_range = LabelRef {
+            offset: 100,
+            len: 4,
+        };
+        let mut s = String::new();
+        label(&mut s, &out_of_range, strings);
+        assert_eq!(s, "\"\"");
+    }
+}

@@ -1,0 +1,93 @@
+//! The hand-written side of the tracepoints: the types the generated table and payloads are
+//! made of (see `tracepoints/tracepoints.toml` and [`super::tracepoints`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether a tracepoint opens a range, closes one, or marks a point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeKind {
+    Begin,
+    End,
+    Marker,
+}
+
+/// The kind of GPU work a range is, for Perfetto's stage categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    Graphics,
+    Compute,
+    Transfer,
+    Other,
+}
+
+/// How an argument appears in structured output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    Number,
+    Bool,
+    Text,
+}
+
+#[derive(Debug)]
+pub struct FieldInfo {
+    pub name: &'static str,
+    pub kind: ValueKind,
+}
+
+/// A tracepoint as declared in the spec.
+#[derive(Debug)]
+pub struct TracepointInfo {
+    pub name: &'static str,
+    pub kind: RangeKind,
+    /// The range it delimits (a marker's own name).
+    pub range: &'static str,
+    /// Index into `TOGGLES`.
+    pub toggle: usize,
+    /// Written at the bottom of the pipe (after the work before it), else at the top.
+    pub end_of_pipe: bool,
+    /// Perfetto stage name (begin and marker).
+    pub stage: Option<&'static str>,
+    pub category: Option<Category>,
+    pub fields: &'static [FieldInfo],
+}
+
+/// A `GPU_TRACEPOINTS` switch. Read with one relaxed load on the recording path.
+pub struct Toggle {
+    pub name: &'static str,
+    pub default: bool,
+    enabled: AtomicBool,
+}
+
+impl Toggle {
+    pub const fn new(name: &'static str, default: bool) -> Toggle {
+        Toggle {
+            name,
+            default,
+            enabled: AtomicBool::new(default),
+        }
+    }
+
+    #[inline]
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+    }
+
+    pub fn set(&self, on: bool) {
+        self.enabled.store(on, Ordering::Relaxed);
+    }
+}
+
+/// A label stored out of line in its command trace's string storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LabelRef {
+    pub offset: u32,
+    pub len: u32,
+}
+
+impl LabelRef {
+    /// The label's bytes in `strings` (empty if out of range).
+    pub fn bytes<'a>(&self, strings: &'a [u8]) -> &'a [u8] {
+        let start = self.offset as usize;
+        strings.get(start..start + self.len as usize).unwrap_or(&[])
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: builds VK_LAYER_utrace and the built-in Vulkan workload, runs the workload
+# on Lavapipe with the layer tracing (a window under Xvfb, so frames end at present) and
+# prints the trace. Extra arguments go to the workload (e.g. --frames 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+cargo build --release --quiet -p utrace-layer
+cargo build --release --quiet -p utrace-tests --bin utrace-workload
+# manifest/VkLayer_utrace.json points at this library; without it the loader would skip
+# the layer silently.
+test -f target/release/libVkLayer_utrace.so
+report=$(mktemp /tmp/utrace-demo-report.XXXXXX.json)
+VK_ADD_LAYER_PATH="$PWD/manifest" \
+VK_INSTANCE_LAYERS=VK_LAYER_utrace \
+GPU_TRACE=${GPU_TRACE:-1} \
+  xvfb-run -a target/release/utrace-workload --scenario demo --report "$report" "$@"
+rm -f "$report"

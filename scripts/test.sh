@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests and the Lavapipe integration tests (real Vulkan programs
+# run with the layer, validation beneath it). Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+# The integration tests load the freshly built debug layer through a generated manifest.
+cargo build --quiet -p utrace-layer
+cargo test --workspace "$@"

@@ -1,0 +1,77 @@
+//! A Vulkan program for utrace's tests and demo: runs one scenario on the first Vulkan device
+//! and writes a JSON report (its submissions' CPU windows, command buffers, results).
+//! Stdout is left to the layer's trace; this program only writes to stderr.
+//!
+//! ```text
+//! utrace-workload --scenario basic|two-devices|frames|demo --report PATH
+//!                 [--layers L1,L2,...] [--frames N]
+//! ```
+
+use std::process::ExitCode;
+
+use utrace_tests::workload::{self, Options};
+
+fn parse() -> Result<(Options, Option<String>), String> {
+    let mut opts = Options {
+        scenario: String::new(),
+        layers: Vec::new(),
+        frames: 3,
+    };
+    let mut report = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--scenario" => opts.scenario = value()?,
+            "--report" => report = Some(value()?),
+            "--layers" => {
+                opts.layers = value()?
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect()
+            }
+            "--frames" => {
+                let v = value()?;
+                opts.frames = v
+                    .parse()
+                    .map_err(|_| format!("--frames {v:?} is not a number"))?
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if opts.scenario.is_empty() {
+        return Err("--scenario is required".into());
+    }
+    Ok((opts, report))
+}
+
+fn main() -> ExitCode {
+    let (opts, report_path) = match parse() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("utrace-workload: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = match workload::run(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("utrace-workload: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(path) = report_path {
+        let json = serde_json::to_string_pretty(&report).expect("the report serialises");
+        if let Err(e) = std::fs::write(&path, json) {
+            eprintln!("utrace-workload: cannot write the report {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if report.devices.iter().all(|d| d.results_ok) {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("utrace-workload: some results were wrong");
+        ExitCode::FAILURE
+    }
+}

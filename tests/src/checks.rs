@@ -1,0 +1,94 @@
+//! Assertions the integration tests share: a trace against the workload's own account of
+//! what it submitted.
+
+use crate::report::Submission;
+use crate::trace_txt::{Batch, Trace};
+
+/// Checks that `batches` are exactly `submissions`, one for one and in order: per submitted
+/// command buffer one `start_cmd_buffer`/`end_cmd_buffer` pair naming it, start <= end, every
+/// timestamp inside the submission's CPU window (Lavapipe's device clock is
+/// CLOCK_MONOTONIC), batch numbers counting from 1, `ELAPSED` the batch's span.
+pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
+    assert_eq!(
+        batches.len(),
+        submissions.len(),
+        "one batch per submission: {batches:#?}"
+    );
+    for (i, (batch, sub)) in batches.iter().zip(submissions).enumerate() {
+        let what = format!("batch {} ({})", batch.number, sub.label);
+        assert_eq!(batch.number, i as u64 + 1, "{what}: numbered in order");
+        assert_eq!(batch.frame, sub.frame, "{what}: frame");
+        assert_eq!(
+            batch.cmdbufs as usize,
+            sub.cmdbufs.len(),
+            "{what}: cmdbufs="
+        );
+        assert_eq!(
+            batch.events.len(),
+            2 * sub.cmdbufs.len(),
+            "{what}: one start/end pair per command buffer: {:#?}",
+            batch.events
+        );
+        for (pair, cmd) in batch.events.chunks(2).zip(&sub.cmdbufs) {
+            let (start, end) = (&pair[0], &pair[1]);
+            assert_eq!(start.name, "start_cmd_buffer", "{what}");
+            assert_eq!(end.name, "end_cmd_buffer", "{what}");
+            assert_eq!(
+                start.arg("cmd"),
+                Some(cmd.as_str()),
+                "{what}: start names its command buffer"
+            );
+            assert_eq!(
+                end.arg("cmd"),
+                Some(cmd.as_str()),
+                "{what}: end names its command buffer"
+            );
+            assert_eq!(start.arg("level"), Some("primary"), "{what}");
+            assert_eq!(
+                (start.depth, end.depth),
+                (0, 0),
+                "{what}: command buffers are not nested"
+            );
+            assert!(
+                start.ns <= end.ns,
+                "{what}: start {} after end {}",
+                start.ns,
+                end.ns
+            );
+            for e in pair {
+                assert!(
+                    sub.cpu_before_ns <= e.ns && e.ns <= sub.cpu_after_ns,
+                    "{what}: {} at {} outside the submission's CPU window [{}, {}]",
+                    e.name,
+                    e.ns,
+                    sub.cpu_before_ns,
+                    sub.cpu_after_ns
+                );
+            }
+        }
+        let first = batch.events.first().map_or(0, |e| e.ns);
+        let last = batch.events.last().map_or(0, |e| e.ns);
+        assert_eq!(batch.elapsed_ns, last - first, "{what}: ELAPSED");
+        for w in batch.events.windows(2) {
+            assert_eq!(
+                w[1].delta,
+                w[1].ns as i64 - w[0].ns as i64,
+                "{what}: deltas"
+            );
+        }
+    }
+}
+
+/// The batches of one device, in order.
+pub fn device_batches(trace: &Trace, device: u32) -> Vec<&Batch> {
+    trace
+        .batches
+        .iter()
+        .filter(|b| b.device == device)
+        .collect()
+}
+
+/// Parses a trace or fails the test showing the text.
+pub fn parse(text: &str) -> Trace {
+    crate::trace_txt::parse_trace(text).unwrap_or_else(|e| panic!("bad trace: {e}\n---\n{text}"))
+}

@@ -1,0 +1,225 @@
+//! Running the workload under the freshly built layer, as the integration tests do: a
+//! manifest pointing at `target/debug/libVkLayer_utrace.so`, Lavapipe only, a clean
+//! environment, a temporary directory per test, and an X server where frames are presented.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::report::Report;
+
+/// Variables of the layer's contract that a test must not inherit from its environment.
+const CONTRACT: &[&str] = &[
+    "GPU_TRACE",
+    "GPU_TRACEFILE",
+    "GPU_TRACE_FORMAT",
+    "GPU_TRACE_INSTRUMENT",
+    "GPU_TRACE_FRAMES",
+    "GPU_TRACEPOINTS",
+    "UTRACE_LOG",
+    "UTRACE_FORCE_FENCE",
+    "VK_INSTANCE_LAYERS",
+    "VK_LOADER_LAYERS_ENABLE",
+    "VK_LAYER_ENABLES",
+];
+
+pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+    }
+}
+
+/// The layer library the tests load (the debug build).
+pub fn layer_library() -> PathBuf {
+    let lib = target_dir().join("debug/libVkLayer_utrace.so");
+    assert!(
+        lib.exists(),
+        "{} is missing: build the layer first (cargo build -p utrace-layer)",
+        lib.display()
+    );
+    lib.canonicalize()
+        .expect("the layer library's path resolves")
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static COUNT: AtomicU32 = AtomicU32::new(0);
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("utrace-test-{}-{n}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes the layer's manifest (pointing at the built library) into `dir/layers`.
+pub fn write_manifest(dir: &Path) -> PathBuf {
+    let layers = dir.join("layers");
+    std::fs::create_dir_all(&layers).expect("the manifest directory");
+    let manifest = format!(
+        r#"{{
+    "file_format_version": "1.2.0",
+    "layer": {{
+        "name": "VK_LAYER_utrace",
+        "type": "GLOBAL",
+        "library_path": "{}",
+        "api_version": "1.3.239",
+        "implementation_version": "1",
+        "description": "utrace (test build)"
+    }}
+}}
+"#,
+        layer_library().display()
+    );
+    std::fs::write(layers.join("VkLayer_utrace.json"), manifest).expect("the manifest");
+    layers
+}
+
+/// An Xvfb server for one test, stopped when dropped.
+pub struct XServer {
+    child: Child,
+    pub display: String,
+}
+
+impl XServer {
+    pub fn start() -> XServer {
+        use std::io::Read;
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "640x480x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb runs (package xvfb)");
+        // Xvfb writes the display number it chose, then a newline, once it is ready.
+        let mut out = child.stdout.take().expect("piped stdout");
+        let mut number = String::new();
+        let mut byte = [0u8; 1];
+        while out.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
+            number.push(byte[0] as char);
+        }
+        assert!(!number.is_empty(), "Xvfb did not report a display");
+        XServer {
+            child,
+            display: format!(":{}", number.trim()),
+        }
+    }
+}
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A finished run of the workload.
+#[derive(Debug)]
+pub struct Run {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub report: Report,
+}
+
+/// A run of the workload to set up: scenario, layers, environment.
+pub struct Workload {
+    exe: PathBuf,
+    args: Vec<String>,
+    envs: Vec<(String, String)>,
+}
+
+/// `workload!("basic")`: the workload binary of this package, for one scenario.
+#[macro_export]
+macro_rules! workload {
+    ($scenario:expr) => {
+        $crate::harness::Workload::new(env!("CARGO_BIN_EXE_utrace-workload"), $scenario)
+    };
+}
+
+impl Workload {
+    pub fn new(exe: &str, scenario: &str) -> Workload {
+        Workload {
+            exe: PathBuf::from(exe),
+            args: vec!["--scenario".into(), scenario.into()],
+            envs: Vec::new(),
+        }
+    }
+
+    /// Instance layers enabled by the application, first closest to it.
+    pub fn layers(mut self, layers: &[&str]) -> Self {
+        self.args.push("--layers".into());
+        self.args.push(layers.join(","));
+        self
+    }
+
+    pub fn arg(mut self, name: &str, value: &str) -> Self {
+        self.args.push(name.into());
+        self.args.push(value.into());
+        self
+    }
+
+    pub fn env(mut self, name: &str, value: impl AsRef<str>) -> Self {
+        self.envs.push((name.into(), value.as_ref().into()));
+        self
+    }
+
+    /// Runs in `dir` (its manifest, runtime dir and report live there) and waits.
+    pub fn run(self, dir: &TempDir) -> Run {
+        let layers = write_manifest(dir.path());
+        let runtime = dir.path().join("xdg");
+        std::fs::create_dir_all(&runtime).expect("a runtime dir");
+        let report_path = dir.path().join("report.json");
+        let _ = std::fs::remove_file(&report_path);
+        let mut cmd = Command::new(&self.exe);
+        for var in CONTRACT {
+            cmd.env_remove(var);
+        }
+        cmd.args(&self.args)
+            .arg("--report")
+            .arg(&report_path)
+            .current_dir(dir.path())
+            .env("VK_DRIVER_FILES", LAVAPIPE_ICD)
+            .env("VK_ADD_LAYER_PATH", &layers)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("DISPLAY");
+        for (k, v) in &self.envs {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("the workload starts");
+        let report = std::fs::read_to_string(&report_path)
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default();
+        Run {
+            success: out.status.success(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            report,
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! utrace's test workload and the tools its integration tests use.
+//!
+//! - [`vk`], [`window`], [`workload`]: the Vulkan program `utrace-workload` (also the demo);
+//! - [`report`]: what it reports about its run;
+//! - [`harness`]: running it under the freshly built layer;
+//! - [`trace_txt`]: reading the layer's `txt` trace back.
+
+pub mod checks;
+pub mod harness;
+pub mod report;
+pub mod trace_txt;
+pub mod vk;
+pub mod window;
+pub mod workload;

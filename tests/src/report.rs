@@ -1,0 +1,50 @@
+//! What the workload reports about its run, written as JSON for the tests to compare with
+//! the layer's trace.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, Default, Clone)]
+pub struct Report {
+    pub devices: Vec<DeviceReport>,
+    /// Validation warnings and errors (validation enabled only).
+    pub validation_messages: Vec<String>,
+    /// The process's thread names just before the devices were destroyed.
+    pub threads: Vec<String>,
+    pub presents: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Default, Clone)]
+pub struct DeviceReport {
+    /// Creation order in the process.
+    pub index: u32,
+    /// Every compute result checked out.
+    pub results_ok: bool,
+    pub submissions: Vec<Submission>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Default, Clone)]
+pub struct Submission {
+    pub label: String,
+    /// CLOCK_MONOTONIC right before the submit call.
+    pub cpu_before_ns: u64,
+    /// CLOCK_MONOTONIC right after the wait for its fence returned.
+    pub cpu_after_ns: u64,
+    /// The submitted command buffers, as `{:#x}` of their handles, in submission order.
+    pub cmdbufs: Vec<String>,
+    /// Presents made on the device before this submit.
+    pub frame: u32,
+}
+
+/// The names of this process's threads.
+pub fn thread_names() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = dir
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("comm")).ok())
+        .map(|s| s.trim().to_string())
+        .collect();
+    names.sort();
+    names
+}

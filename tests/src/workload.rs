@@ -1,0 +1,379 @@
+//! The workload's scenarios: real Vulkan work (a compute dispatch, buffer fills, copies,
+//! updates, swapchain clears) submitted in the patterns the layer must time right.
+
+use ash::vk;
+use ash::vk::Handle;
+
+use crate::report::{DeviceReport, Report, Submission};
+use crate::vk::{check, monotonic_ns, verify_fill, Buffer, Device, FillPipeline, Instance, Result};
+use crate::window::{Swapchain, Window};
+
+/// Words the compute shader writes.
+const WORDS: u32 = 4096;
+/// The buffer `vkCmdFillBuffer` fills in `basic`: large enough to take measurable GPU time.
+const BIG_FILL: u64 = 64 << 20;
+
+pub struct Options {
+    pub scenario: String,
+    pub layers: Vec<String>,
+    pub frames: u32,
+}
+
+/// Submits and waits, recording each submission's CPU window for the report.
+struct Submitter<'a> {
+    dev: &'a Device,
+    fence: vk::Fence,
+    frame: u32,
+    log: Vec<Submission>,
+}
+
+/// A semaphore to wait on (at a stage) and one to signal, for swapchain frames.
+type Sync = Option<(vk::Semaphore, vk::PipelineStageFlags, vk::Semaphore)>;
+
+impl<'a> Submitter<'a> {
+    fn new(dev: &'a Device) -> Result<Self> {
+        Ok(Submitter {
+            dev,
+            fence: dev.fence()?,
+            frame: 0,
+            log: Vec::new(),
+        })
+    }
+
+    fn finish(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64) -> Result<()> {
+        self.dev.wait_and_reset(self.fence)?;
+        self.log.push(Submission {
+            label: label.to_string(),
+            cpu_before_ns: before,
+            cpu_after_ns: monotonic_ns(),
+            cmdbufs: cbs.iter().map(|cb| format!("{:#x}", cb.as_raw())).collect(),
+            frame: self.frame,
+        });
+        Ok(())
+    }
+
+    /// `vkQueueSubmit` of one batch, then a wait for its fence.
+    fn submit(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
+        let (waits, stages, signals) = match sync {
+            Some((w, s, sig)) => (vec![w], vec![s], vec![sig]),
+            None => (vec![], vec![], vec![]),
+        };
+        let info = vk::SubmitInfo::default()
+            .command_buffers(cbs)
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .signal_semaphores(&signals);
+        let before = monotonic_ns();
+        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
+        check(
+            unsafe {
+                self.dev
+                    .device
+                    .queue_submit(self.dev.queue, &[info], self.fence)
+            },
+            "vkQueueSubmit",
+        )?;
+        self.finish(label, cbs, before)
+    }
+
+    /// The same through `vkQueueSubmit2` (synchronization2).
+    fn submit2(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
+        let cb_infos: Vec<vk::CommandBufferSubmitInfo> = cbs
+            .iter()
+            .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
+            .collect();
+        let (waits, signals) = match sync {
+            Some((w, _, sig)) => (
+                vec![vk::SemaphoreSubmitInfo::default()
+                    .semaphore(w)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)],
+                vec![vk::SemaphoreSubmitInfo::default()
+                    .semaphore(sig)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)],
+            ),
+            None => (vec![], vec![]),
+        };
+        let info = vk::SubmitInfo2::default()
+            .command_buffer_infos(&cb_infos)
+            .wait_semaphore_infos(&waits)
+            .signal_semaphore_infos(&signals);
+        let before = monotonic_ns();
+        // SAFETY: as in `submit`; synchronization2 is enabled on the device.
+        check(
+            unsafe {
+                self.dev
+                    .device
+                    .queue_submit2(self.dev.queue, &[info], self.fence)
+            },
+            "vkQueueSubmit2",
+        )?;
+        self.finish(label, cbs, before)
+    }
+
+    fn destroy(self) -> Vec<Submission> {
+        // SAFETY: the fence is idle (every submission was waited for).
+        unsafe { self.dev.device.destroy_fence(self.fence, None) };
+        self.log
+    }
+}
+
+/// Clears the compute target on the host, so each submission must write it again.
+fn clear(buffer: &Buffer) {
+    // SAFETY: the mapping covers `size` bytes and no GPU work is pending on it.
+    unsafe { std::ptr::write_bytes(buffer.mapped, 0, buffer.size as usize) };
+}
+
+/// One one-time-submit command buffer, then one reusable command buffer submitted three
+/// times: a dispatch and a 64 MiB fill in each.
+fn basic(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let data = Buffer::new(
+        dev,
+        u64::from(WORDS) * 4,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    let big = Buffer::new(dev, BIG_FILL, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let pipeline = FillPipeline::new(dev, &data)?;
+    let cbs = dev.command_buffers(2)?;
+    let record = |cb, usage, base| -> Result<()> {
+        dev.begin(cb, usage)?;
+        pipeline.record(dev, cb, base, WORDS);
+        // SAFETY: `cb` is recording; the buffer was made with TRANSFER_DST.
+        unsafe {
+            dev.device
+                .cmd_fill_buffer(cb, big.buffer, 0, vk::WHOLE_SIZE, 0x5a5a_5a5a)
+        };
+        dev.end(cb)
+    };
+    let mut ok = true;
+    record(cbs[0], vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT, 1)?;
+    clear(&data);
+    sub.submit("one-time", &cbs[..1], None)?;
+    ok &= report_check(verify_fill(&data, 1, WORDS));
+    record(cbs[1], vk::CommandBufferUsageFlags::empty(), 2)?;
+    for k in 1..=3 {
+        clear(&data);
+        sub.submit(&format!("reusable-{k}"), &cbs[1..], None)?;
+        ok &= report_check(verify_fill(&data, 2, WORDS));
+    }
+    // SAFETY: all work completed.
+    unsafe { dev.device.free_command_buffers(dev.pool, &cbs) };
+    pipeline.destroy(dev);
+    data.destroy(dev);
+    big.destroy(dev);
+    Ok(ok)
+}
+
+fn report_check(r: Result<()>) -> bool {
+    match r {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("utrace-workload: {e}");
+            false
+        }
+    }
+}
+
+/// `frames` frames presented through a swapchain; each frame a fresh one-time command
+/// buffer with a dispatch and the clear of the acquired image.
+fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32) -> Result<bool> {
+    let data = Buffer::new(
+        dev,
+        u64::from(WORDS) * 4,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    let pipeline = FillPipeline::new(dev, &data)?;
+    let mut ok = true;
+    for f in 0..frames {
+        let index = swapchain.acquire()?;
+        let cb = dev.command_buffers(1)?[0];
+        dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        pipeline.record(dev, cb, f, WORDS);
+        swapchain.record_clear(dev, cb, index, f as f32 / frames as f32);
+        dev.end(cb)?;
+        clear(&data);
+        let sync = Some((
+            swapchain.acquired,
+            vk::PipelineStageFlags::TRANSFER,
+            swapchain.rendered[index as usize],
+        ));
+        sub.submit(&format!("frame-{f}"), &[cb], sync)?;
+        ok &= report_check(verify_fill(&data, f, WORDS));
+        // SAFETY: the submission completed (its fence was waited for).
+        unsafe { dev.device.free_command_buffers(dev.pool, &[cb]) };
+        swapchain.present(dev, index)?;
+        sub.frame += 1;
+    }
+    pipeline.destroy(dev);
+    data.destroy(dev);
+    Ok(ok)
+}
+
+/// The main job: per frame a one-time command buffer (dispatch + fill) and a reusable one
+/// (copy + update) in one batch, then a second batch through `vkQueueSubmit2` that clears
+/// and presents the swapchain image (or dispatches, without a window).
+fn demo(
+    dev: &Device,
+    swapchain: Option<&Swapchain>,
+    sub: &mut Submitter,
+    frames: u32,
+) -> Result<bool> {
+    const COPY: u64 = 1 << 20;
+    let data = Buffer::new(
+        dev,
+        u64::from(WORDS) * 4,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    let big = Buffer::new(dev, 16 << 20, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let src = Buffer::new(dev, COPY, vk::BufferUsageFlags::TRANSFER_SRC)?;
+    let dst = Buffer::new(dev, COPY, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let pipeline = FillPipeline::new(dev, &data)?;
+    let d = &dev.device;
+
+    let copy_cb = dev.command_buffers(1)?[0];
+    dev.begin(copy_cb, vk::CommandBufferUsageFlags::empty())?;
+    let region = vk::BufferCopy::default().size(COPY);
+    let after_copy = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    // SAFETY: `copy_cb` is recording; the buffers have the usages the commands need.
+    unsafe {
+        d.cmd_copy_buffer(copy_cb, src.buffer, dst.buffer, &[region]);
+        d.cmd_pipeline_barrier(
+            copy_cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[after_copy],
+            &[],
+            &[],
+        );
+        d.cmd_update_buffer(copy_cb, dst.buffer, 0, &[7u8; 256]);
+    }
+    dev.end(copy_cb)?;
+
+    let mut ok = true;
+    for f in 0..frames {
+        let work = dev.command_buffers(1)?[0];
+        dev.begin(work, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        pipeline.record(dev, work, 100 + f, WORDS);
+        // SAFETY: `work` is recording; `big` has TRANSFER_DST.
+        unsafe { d.cmd_fill_buffer(work, big.buffer, 0, vk::WHOLE_SIZE, f) };
+        dev.end(work)?;
+        clear(&data);
+        sub.submit(&format!("frame-{f}-work"), &[work, copy_cb], None)?;
+        ok &= report_check(verify_fill(&data, 100 + f, WORDS));
+
+        let show = dev.command_buffers(1)?[0];
+        dev.begin(show, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        match swapchain {
+            Some(sc) => {
+                let index = sc.acquire()?;
+                sc.record_clear(dev, show, index, f as f32 / frames as f32);
+                dev.end(show)?;
+                let sync = Some((
+                    sc.acquired,
+                    vk::PipelineStageFlags::TRANSFER,
+                    sc.rendered[index as usize],
+                ));
+                sub.submit2(&format!("frame-{f}-present"), &[show], sync)?;
+                sc.present(dev, index)?;
+            }
+            None => {
+                pipeline.record(dev, show, 200 + f, WORDS);
+                dev.end(show)?;
+                sub.submit2(&format!("frame-{f}-show"), &[show], None)?;
+            }
+        }
+        sub.frame += 1;
+        // SAFETY: both submissions completed.
+        unsafe { d.free_command_buffers(dev.pool, &[work, show]) };
+    }
+    // SAFETY: all work completed.
+    unsafe { d.free_command_buffers(dev.pool, &[copy_cb]) };
+    pipeline.destroy(dev);
+    for b in [data, big, src, dst] {
+        b.destroy(dev);
+    }
+    eprintln!(
+        "utrace-workload: demo: {} frames, {} submissions (dispatches, fills, copies, updates{})",
+        frames,
+        sub.log.len(),
+        if swapchain.is_some() {
+            ", presents"
+        } else {
+            ""
+        }
+    );
+    Ok(ok)
+}
+
+pub fn run(opts: &Options) -> Result<Report> {
+    let wants_window = match opts.scenario.as_str() {
+        "frames" => true,
+        "demo" => std::env::var_os("DISPLAY").is_some(),
+        "basic" | "two-devices" => false,
+        other => {
+            return Err(format!(
+                "unknown scenario {other:?} (basic, two-devices, frames, demo)"
+            ))
+        }
+    };
+    let window = if wants_window {
+        Some(Window::open()?)
+    } else {
+        None
+    };
+    let instance_exts = match &window {
+        Some(w) => w.required_extensions()?,
+        None => Vec::new(),
+    };
+    let inst = Instance::new(&opts.layers, &instance_exts)?;
+    let device_exts: Vec<&std::ffi::CStr> = if window.is_some() {
+        vec![ash::khr::swapchain::NAME]
+    } else {
+        Vec::new()
+    };
+    let device_count = if opts.scenario == "two-devices" { 2 } else { 1 };
+    let devices = (0..device_count)
+        .map(|_| Device::new(&inst, &device_exts, true))
+        .collect::<Result<Vec<_>>>()?;
+
+    let mut report = Report::default();
+    for (index, dev) in devices.iter().enumerate() {
+        let mut sub = Submitter::new(dev)?;
+        let results_ok = match (opts.scenario.as_str(), &window) {
+            ("frames", Some(w)) => {
+                let sc = Swapchain::new(&inst, dev, w)?;
+                let ok = frames(dev, &sc, &mut sub, opts.frames);
+                // SAFETY: a live device.
+                check(unsafe { dev.device.device_wait_idle() }, "vkDeviceWaitIdle")?;
+                sc.destroy(dev);
+                ok?
+            }
+            ("demo", Some(w)) => {
+                let sc = Swapchain::new(&inst, dev, w)?;
+                let ok = demo(dev, Some(&sc), &mut sub, opts.frames);
+                // SAFETY: a live device.
+                check(unsafe { dev.device.device_wait_idle() }, "vkDeviceWaitIdle")?;
+                sc.destroy(dev);
+                ok?
+            }
+            ("demo", None) => demo(dev, None, &mut sub, opts.frames)?,
+            _ => basic(dev, &mut sub)?,
+        };
+        report.presents += sub.frame;
+        report.devices.push(DeviceReport {
+            index: index as u32,
+            results_ok,
+            submissions: sub.destroy(),
+        });
+    }
+    report.threads = crate::report::thread_names();
+    for dev in devices {
+        dev.destroy();
+    }
+    report.validation_messages = inst.messages.lock().map(|m| m.clone()).unwrap_or_default();
+    inst.destroy();
+    drop(window);
+    Ok(report)
+}

@@ -1,0 +1,99 @@
+//! One one-time and one reusable command buffer (submitted three times), traced to a file,
+//! to stdout, under validation, and through the fence fallback.
+
+use utrace_tests::checks::{assert_batches_match, parse};
+use utrace_tests::harness::TempDir;
+use utrace_tests::trace_txt::EndOfTrace;
+use utrace_tests::workload;
+
+const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
+
+/// The trace of `basic`, checked against the workload's report.
+fn check_basic_trace(text: &str, run: &utrace_tests::harness::Run) {
+    assert!(run.success, "workload failed: {}", run.stderr);
+    let trace = parse(text);
+    let device = &run.report.devices[0];
+    assert!(device.results_ok);
+    let batches: Vec<_> = trace.batches.iter().collect();
+    assert_batches_match(&batches, &device.submissions);
+    for (k, b) in trace.batches.iter().enumerate() {
+        assert_eq!(b.submission, k as u64 + 1);
+        assert_eq!(b.device, 0);
+        let usage = b.events[0].arg("usage");
+        assert_eq!(usage, Some(if k == 0 { "one_time_submit" } else { "none" }));
+    }
+    // The reusable command buffer: three distinct, increasing pairs of timestamps.
+    let starts: Vec<u64> = trace.batches[1..].iter().map(|b| b.events[0].ns).collect();
+    let ends: Vec<u64> = trace.batches[1..].iter().map(|b| b.events[1].ns).collect();
+    assert!(
+        ends[0] < starts[1] && ends[1] < starts[2],
+        "{starts:?} {ends:?}"
+    );
+    assert_eq!(
+        trace.ends,
+        vec![EndOfTrace {
+            device: 0,
+            batches: 4,
+            events: 8,
+            dropped: 0
+        }]
+    );
+}
+
+#[test]
+fn basic_trace_to_file() {
+    let dir = TempDir::new("basic-file");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert!(run.stdout.is_empty(), "nothing on stdout: {}", run.stdout);
+    let text = std::fs::read_to_string(&file).expect("the trace file");
+    check_basic_trace(&text, &run);
+}
+
+#[test]
+fn basic_trace_to_stdout() {
+    let dir = TempDir::new("basic-stdout");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACE", "1")
+        .run(&dir);
+    check_basic_trace(&run.stdout, &run);
+}
+
+#[test]
+fn basic_under_validation_is_silent() {
+    let dir = TempDir::new("basic-validation");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert!(
+        run.report.validation_messages.is_empty(),
+        "validation messages: {:#?}",
+        run.report.validation_messages
+    );
+    check_basic_trace(&run.stdout, &run);
+}
+
+#[test]
+fn fence_fallback_gives_the_same_trace() {
+    let dir = TempDir::new("basic-fence");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_FORCE_FENCE", "1")
+        .env("UTRACE_LOG", "info")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert!(run.stderr.contains("completion by fence"), "{}", run.stderr);
+    assert!(
+        run.report.validation_messages.is_empty(),
+        "validation messages: {:#?}",
+        run.report.validation_messages
+    );
+    check_basic_trace(&run.stdout, &run);
+}
