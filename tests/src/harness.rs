@@ -177,9 +177,12 @@ impl Workload {
         self
     }
 
+    /// A workload option; an empty `value` makes it a flag.
     pub fn arg(mut self, name: &str, value: &str) -> Self {
         self.args.push(name.into());
-        self.args.push(value.into());
+        if !value.is_empty() {
+            self.args.push(value.into());
+        }
         self
     }
 

@@ -11,6 +11,9 @@ pub struct Report {
     /// The process's thread names just before the devices were destroyed.
     pub threads: Vec<String>,
     pub presents: u32,
+    /// For each probed command name, whether `vkGetDeviceProcAddr` returned a function
+    /// (first device only).
+    pub proc_addrs: std::collections::BTreeMap<String, bool>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Default, Clone)]

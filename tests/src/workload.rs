@@ -17,6 +17,34 @@ pub struct Options {
     pub scenario: String,
     pub layers: Vec<String>,
     pub frames: u32,
+    /// Leave without destroying the devices and instances (exit right after the work).
+    pub exit_without_destroy: bool,
+}
+
+/// Commands whose `vkGetDeviceProcAddr` answer the tests compare with and without the
+/// layer: core ones, ones of extensions the workload never enables, and a made-up one.
+const PROBED: &[&std::ffi::CStr] = &[
+    c"vkQueueSubmit",
+    c"vkQueueSubmit2",
+    c"vkBeginCommandBuffer",
+    c"vkCmdDraw",
+    c"vkQueuePresentKHR",
+    c"vkCmdDrawMultiEXT",
+    c"vkCmdBeginDebugUtilsLabelEXT",
+    c"vkNotACommandAtAll",
+];
+
+fn probe_proc_addrs(inst: &Instance, dev: &Device) -> std::collections::BTreeMap<String, bool> {
+    PROBED
+        .iter()
+        .map(|name| {
+            // SAFETY: a live device and a NUL-terminated name.
+            let f = unsafe {
+                (inst.instance.fp_v1_0().get_device_proc_addr)(dev.device.handle(), name.as_ptr())
+            };
+            (name.to_string_lossy().into_owned(), f.is_some())
+        })
+        .collect()
 }
 
 /// Submits and waits, recording each submission's CPU window for the report.
@@ -311,10 +339,10 @@ pub fn run(opts: &Options) -> Result<Report> {
     let wants_window = match opts.scenario.as_str() {
         "frames" => true,
         "demo" => std::env::var_os("DISPLAY").is_some(),
-        "basic" | "two-devices" => false,
+        "basic" | "two-devices" | "two-instances" => false,
         other => {
             return Err(format!(
-                "unknown scenario {other:?} (basic, two-devices, frames, demo)"
+                "unknown scenario {other:?} (basic, two-devices, two-instances, frames, demo)"
             ))
         }
     };
@@ -327,6 +355,9 @@ pub fn run(opts: &Options) -> Result<Report> {
         Some(w) => w.required_extensions()?,
         None => Vec::new(),
     };
+    if opts.scenario == "two-instances" {
+        return two_instances(opts);
+    }
     let inst = Instance::new(&opts.layers, &instance_exts)?;
     let device_exts: Vec<&std::ffi::CStr> = if window.is_some() {
         vec![ash::khr::swapchain::NAME]
@@ -338,7 +369,10 @@ pub fn run(opts: &Options) -> Result<Report> {
         .map(|_| Device::new(&inst, &device_exts, true))
         .collect::<Result<Vec<_>>>()?;
 
-    let mut report = Report::default();
+    let mut report = Report {
+        proc_addrs: probe_proc_addrs(&inst, &devices[0]),
+        ..Report::default()
+    };
     for (index, dev) in devices.iter().enumerate() {
         let mut sub = Submitter::new(dev)?;
         let results_ok = match (opts.scenario.as_str(), &window) {
@@ -369,11 +403,52 @@ pub fn run(opts: &Options) -> Result<Report> {
         });
     }
     report.threads = crate::report::thread_names();
+    report.validation_messages = inst.messages.lock().map(|m| m.clone()).unwrap_or_default();
+    if opts.exit_without_destroy {
+        // The caller writes the report and exits; the layer must still leave its trace.
+        std::mem::forget(devices);
+        std::mem::forget(inst);
+        std::mem::forget(window);
+        return Ok(report);
+    }
     for dev in devices {
         dev.destroy();
     }
-    report.validation_messages = inst.messages.lock().map(|m| m.clone()).unwrap_or_default();
     inst.destroy();
     drop(window);
+    Ok(report)
+}
+
+/// Two instances in one process, each with one device doing `basic`: the layer keeps their
+/// state apart.
+fn two_instances(opts: &Options) -> Result<Report> {
+    let instances = [
+        Instance::new(&opts.layers, &[])?,
+        Instance::new(&opts.layers, &[])?,
+    ];
+    let mut report = Report::default();
+    let mut devices = Vec::new();
+    for inst in &instances {
+        devices.push(Device::new(inst, &[], true)?);
+    }
+    for (index, dev) in devices.iter().enumerate() {
+        let mut sub = Submitter::new(dev)?;
+        let results_ok = basic(dev, &mut sub)?;
+        report.devices.push(DeviceReport {
+            index: index as u32,
+            results_ok,
+            submissions: sub.destroy(),
+        });
+    }
+    report.threads = crate::report::thread_names();
+    for dev in devices {
+        dev.destroy();
+    }
+    for inst in instances {
+        report
+            .validation_messages
+            .extend(inst.messages.lock().map(|m| m.clone()).unwrap_or_default());
+        inst.destroy();
+    }
     Ok(report)
 }

@@ -56,3 +56,26 @@ fn two_devices_share_one_file_without_losing_batches() {
     }
     assert_eq!(trace.ends.len(), 2);
 }
+
+#[test]
+fn two_instances_each_with_a_device() {
+    let dir = TempDir::new("two-instances");
+    let template = dir.path().join("trace-%i.txt");
+    let run = workload!("two-instances")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", template.to_str().unwrap())
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.report.validation_messages.is_empty(),
+        "{:#?}",
+        run.report.validation_messages
+    );
+    for device in &run.report.devices {
+        let text = std::fs::read_to_string(dir.path().join(format!("trace-{}.txt", device.index)))
+            .unwrap();
+        let trace = parse(&text);
+        let batches: Vec<_> = trace.batches.iter().collect();
+        assert_batches_match(&batches, &device.submissions);
+    }
+}

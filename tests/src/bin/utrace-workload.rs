@@ -3,8 +3,8 @@
 //! Stdout is left to the layer's trace; this program only writes to stderr.
 //!
 //! ```text
-//! utrace-workload --scenario basic|two-devices|frames|demo --report PATH
-//!                 [--layers L1,L2,...] [--frames N]
+//! utrace-workload --scenario basic|two-devices|two-instances|frames|demo --report PATH
+//!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy]
 //! ```
 
 use std::process::ExitCode;
@@ -16,6 +16,7 @@ fn parse() -> Result<(Options, Option<String>), String> {
         scenario: String::new(),
         layers: Vec::new(),
         frames: 3,
+        exit_without_destroy: false,
     };
     let mut report = None;
     let mut args = std::env::args().skip(1);
@@ -37,6 +38,7 @@ fn parse() -> Result<(Options, Option<String>), String> {
                     .parse()
                     .map_err(|_| format!("--frames {v:?} is not a number"))?
             }
+            "--exit-without-destroy" => opts.exit_without_destroy = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -69,6 +71,10 @@ fn main() -> ExitCode {
         }
     }
     if report.devices.iter().all(|d| d.results_ok) {
+        if opts.exit_without_destroy {
+            // Straight to exit(): no destructor of the workload's Vulkan objects runs.
+            std::process::exit(0);
+        }
         ExitCode::SUCCESS
     } else {
         eprintln!("utrace-workload: some results were wrong");

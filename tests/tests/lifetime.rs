@@ -1,0 +1,61 @@
+//! What the layer leaves behind however the application ends, and what it answers the
+//! loader for commands it does not intercept.
+
+use utrace_tests::checks::{assert_batches_match, parse};
+use utrace_tests::harness::TempDir;
+use utrace_tests::trace_txt::EndOfTrace;
+use utrace_tests::workload;
+
+#[test]
+fn exit_without_destroying_the_device_leaves_every_batch() {
+    let dir = TempDir::new("no-destroy");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("basic")
+        .arg("--exit-without-destroy", "")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    let trace = parse(&std::fs::read_to_string(&file).unwrap());
+    let batches: Vec<_> = trace.batches.iter().collect();
+    assert_batches_match(&batches, &run.report.devices[0].submissions);
+    assert_eq!(
+        trace.ends,
+        vec![EndOfTrace {
+            device: 0,
+            batches: 4,
+            events: 8,
+            dropped: 0
+        }],
+        "the trace is closed at exit"
+    );
+}
+
+#[test]
+fn proc_addr_answers_follow_the_next_layer() {
+    let dir = TempDir::new("proc-addr");
+    let without = workload!("basic").run(&dir);
+    let with = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACE", "1")
+        .run(&dir);
+    assert!(
+        without.success && with.success,
+        "{}{}",
+        without.stderr,
+        with.stderr
+    );
+    assert!(!without.report.proc_addrs.is_empty());
+    // Same NULL-ness for every probed name: the layer's hooks only where the driver has the
+    // command (vkQueuePresentKHR and vkCmdDrawMultiEXT are not enabled: NULL both ways).
+    assert_eq!(with.report.proc_addrs, without.report.proc_addrs);
+    assert_eq!(
+        with.report.proc_addrs.get("vkQueuePresentKHR"),
+        Some(&false)
+    );
+    assert_eq!(
+        with.report.proc_addrs.get("vkNotACommandAtAll"),
+        Some(&false)
+    );
+    assert_eq!(with.report.proc_addrs.get("vkQueueSubmit"), Some(&true));
+}
