@@ -32,12 +32,18 @@ fn target_dir() -> PathBuf {
     }
 }
 
-/// The layer library the tests load (the debug build).
+/// The layer library of this build's profile (debug for the tests, release for the
+/// benchmark).
 pub fn layer_library() -> PathBuf {
-    let lib = target_dir().join("debug/libVkLayer_utrace.so");
+    let (profile, flag) = if cfg!(debug_assertions) {
+        ("debug", "")
+    } else {
+        ("release", " --release")
+    };
+    let lib = target_dir().join(profile).join("libVkLayer_utrace.so");
     assert!(
         lib.exists(),
-        "{} is missing: build the layer first (cargo build -p utrace-layer)",
+        "{} is missing: build the layer first (cargo build{flag} -p utrace-layer)",
         lib.display()
     );
     lib.canonicalize()
