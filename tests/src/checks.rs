@@ -1,6 +1,7 @@
 //! Assertions the integration tests share: a trace against the workload's own account of
 //! what it submitted.
 
+use crate::harness::Run;
 use crate::report::Submission;
 use crate::trace_txt::{Batch, Trace};
 
@@ -91,4 +92,28 @@ pub fn device_batches(trace: &Trace, device: u32) -> Vec<&Batch> {
 /// Parses a trace or fails the test showing the text.
 pub fn parse(text: &str) -> Trace {
     crate::trace_txt::parse_trace(text).unwrap_or_else(|e| panic!("bad trace: {e}\n---\n{text}"))
+}
+
+/// The run succeeded, every result was right and validation said nothing.
+pub fn assert_clean(run: &Run) {
+    assert!(run.success, "the workload failed: {}", run.stderr);
+    assert!(
+        run.report.devices.iter().all(|d| d.results_ok),
+        "wrong results: {}",
+        run.stderr
+    );
+    assert!(
+        run.report.validation_messages.is_empty(),
+        "validation messages: {:#?}",
+        run.report.validation_messages
+    );
+}
+
+/// Parses `text` and checks every device's batches against the run's report.
+pub fn assert_trace_matches(text: &str, run: &Run) -> Trace {
+    let trace = parse(text);
+    for device in &run.report.devices {
+        assert_batches_match(&device_batches(&trace, device.index), &device.submissions);
+    }
+    trace
 }

@@ -1,7 +1,7 @@
 //! What the layer leaves behind however the application ends, and what it answers the
 //! loader for commands it does not intercept.
 
-use utrace_tests::checks::{assert_batches_match, parse};
+use utrace_tests::checks::{assert_clean, assert_trace_matches};
 use utrace_tests::harness::TempDir;
 use utrace_tests::trace_txt::EndOfTrace;
 use utrace_tests::workload;
@@ -15,10 +15,8 @@ fn exit_without_destroying_the_device_leaves_every_batch() {
         .layers(&["VK_LAYER_utrace"])
         .env("GPU_TRACEFILE", file.to_str().unwrap())
         .run(&dir);
-    assert!(run.success, "{}", run.stderr);
-    let trace = parse(&std::fs::read_to_string(&file).unwrap());
-    let batches: Vec<_> = trace.batches.iter().collect();
-    assert_batches_match(&batches, &run.report.devices[0].submissions);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&std::fs::read_to_string(&file).unwrap(), &run);
     assert_eq!(
         trace.ends,
         vec![EndOfTrace {

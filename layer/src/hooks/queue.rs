@@ -21,6 +21,26 @@ unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     }
 }
 
+/// The shared path of every submit hook (u_trace_flush): counts the submission, turns the
+/// submitted command buffers' traces into a batch and submits the application's batches
+/// either as they are (`plain`) or between the layer's own (`wrapped`).
+fn traced_submit(
+    tracer: &crate::trace::DeviceTracer,
+    what: &str,
+    queue: vk::Queue,
+    cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
+    plain: impl FnOnce() -> vk::Result,
+    wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
+) -> vk::Result {
+    let submission = tracer.next_submission();
+    let Some(prepared) = guarded(what, || tracer.prepare(queue, cmdbufs)).flatten() else {
+        return plain();
+    };
+    let result = wrapped(&prepared.wrapping());
+    guarded(what, || tracer.commit(prepared, result, submission));
+    result
+}
+
 /// # Safety
 /// Vulkan's rules for `vkQueueSubmit`.
 pub unsafe extern "system" fn queue_submit(
@@ -31,36 +51,23 @@ pub unsafe extern "system" fn queue_submit(
 ) -> vk::Result {
     let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
     let next = dev.dispatch.fp_v1_0.queue_submit;
+    // SAFETY: forwarded with the application's arguments.
+    let plain = || unsafe { next(queue, submit_count, p_submits, fence) };
     let Some(tracer) = dev.tracer.as_ref() else {
-        // SAFETY: forwarded with the application's arguments.
-        return unsafe { next(queue, submit_count, p_submits, fence) };
+        return plain();
     };
     // SAFETY: the application's array of `submit_count` batches.
     let submits = unsafe { slice(p_submits, submit_count) };
-    let submission = tracer.next_submission();
-    let prepared = guarded("vkQueueSubmit", || {
-        tracer.prepare(
-            queue,
-            submits.iter().flat_map(|s| {
-                // SAFETY: each batch holds `command_buffer_count` command buffers.
-                unsafe { slice(s.p_command_buffers, s.command_buffer_count) }
-                    .iter()
-                    .copied()
-            }),
-        )
-    })
-    .flatten();
-    let Some(prepared) = prepared else {
-        // SAFETY: forwarded with the application's arguments.
-        return unsafe { next(queue, submit_count, p_submits, fence) };
-    };
-    // SAFETY: the application's batches, untouched, between the layer's own.
-    let result =
-        unsafe { submit::queue_submit(&dev.dispatch, queue, submits, fence, &prepared.wrapping()) };
-    guarded("vkQueueSubmit", || {
-        tracer.commit(prepared, result, submission)
+    let cmdbufs = submits.iter().flat_map(|s| {
+        // SAFETY: each batch holds `command_buffer_count` command buffers.
+        unsafe { slice(s.p_command_buffers, s.command_buffer_count) }
+            .iter()
+            .copied()
     });
-    result
+    traced_submit(tracer, "vkQueueSubmit", queue, cmdbufs, plain, |wrap| {
+        // SAFETY: the application's batches, untouched, between the layer's own.
+        unsafe { submit::queue_submit(&dev.dispatch, queue, submits, fence, wrap) }
+    })
 }
 
 /// # Safety
@@ -76,44 +83,23 @@ pub unsafe extern "system" fn queue_submit2(
     let Some(next) = dev.dispatch.queue_submit2 else {
         return vk::Result::ERROR_FEATURE_NOT_PRESENT;
     };
+    // SAFETY: forwarded with the application's arguments.
+    let plain = || unsafe { next(queue, submit_count, p_submits, fence) };
     let Some(tracer) = dev.tracer.as_ref() else {
-        // SAFETY: forwarded with the application's arguments.
-        return unsafe { next(queue, submit_count, p_submits, fence) };
+        return plain();
     };
     // SAFETY: the application's array of `submit_count` batches.
     let submits = unsafe { slice(p_submits, submit_count) };
-    let submission = tracer.next_submission();
-    let prepared = guarded("vkQueueSubmit2", || {
-        tracer.prepare(
-            queue,
-            submits.iter().flat_map(|s| {
-                // SAFETY: each batch holds `command_buffer_info_count` infos.
-                unsafe { slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
-                    .iter()
-                    .map(|info| info.command_buffer)
-            }),
-        )
-    })
-    .flatten();
-    let Some(prepared) = prepared else {
-        // SAFETY: forwarded with the application's arguments.
-        return unsafe { next(queue, submit_count, p_submits, fence) };
-    };
-    // SAFETY: the application's batches, untouched, between the layer's own.
-    let result = unsafe {
-        submit::queue_submit2(
-            &dev.dispatch,
-            next,
-            queue,
-            submits,
-            fence,
-            &prepared.wrapping(),
-        )
-    };
-    guarded("vkQueueSubmit2", || {
-        tracer.commit(prepared, result, submission)
+    let cmdbufs = submits.iter().flat_map(|s| {
+        // SAFETY: each batch holds `command_buffer_info_count` infos.
+        unsafe { slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
+            .iter()
+            .map(|info| info.command_buffer)
     });
-    result
+    traced_submit(tracer, "vkQueueSubmit2", queue, cmdbufs, plain, |wrap| {
+        // SAFETY: the application's batches, untouched, between the layer's own.
+        unsafe { submit::queue_submit2(&dev.dispatch, next, queue, submits, fence, wrap) }
+    })
 }
 
 /// # Safety
