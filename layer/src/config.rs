@@ -29,6 +29,8 @@ pub struct Config {
     pub destination: Destination,
     pub format: Format,
     pub log_level: log::LevelFilter,
+    /// `GPU_TRACEPOINTS`: switches over the spec's defaults (`-draw,+barrier`).
+    pub tracepoints: Option<String>,
     /// `UTRACE_FORCE_FENCE=1`: learn of batch completion through fences even where timeline
     /// semaphores exist (the fallback path, so that it can be tested on any driver).
     pub force_fence: bool,
@@ -64,6 +66,15 @@ impl Config {
             crate::logger::init(config.log_level);
             for problem in &config.problems {
                 log::warn!("{problem}");
+            }
+            if let Some(list) = &config.tracepoints {
+                let unknown = crate::trace::tracepoints::apply_toggles(list);
+                if !unknown.is_empty() {
+                    log::warn!(
+                        "GPU_TRACEPOINTS names unknown tracepoints {unknown:?} (known: {}); the others apply",
+                        crate::trace::tracepoints::toggle_names().join(", ")
+                    );
+                }
             }
             config
         })
@@ -130,6 +141,7 @@ impl Config {
             },
         };
 
+        let tracepoints = lookup("GPU_TRACEPOINTS");
         let force_fence =
             lookup("UTRACE_FORCE_FENCE").is_some_and(|v| parse_switch(&v) == Switch::On);
 
@@ -138,6 +150,7 @@ impl Config {
             destination,
             format,
             log_level,
+            tracepoints,
             force_fence,
             problems,
         }

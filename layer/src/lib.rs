@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod gpu;
+mod guard;
 pub mod hooks;
 pub mod loader;
 mod logger;

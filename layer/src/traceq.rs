@@ -18,6 +18,7 @@ use crate::gpu::completion::{self, WaitOutcome};
 use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
 use crate::trace::batch::Batch;
+use crate::trace::events::batch_events;
 
 /// Batches in flight between submit and the traceq thread. When full, `vkQueueSubmit`
 /// waits for the thread (no event is dropped; issue-level policy may change this).
@@ -207,30 +208,18 @@ impl Traceq {
         let Some(resources) = batch.resources.take() else {
             return;
         };
-        let total: u32 = batch.traces.iter().map(|t| t.slots).sum();
+        let mut total = 0u32;
+        for trace in &batch.traces {
+            trace.visit(&mut |t| total += t.slots);
+        }
         let mask = self.caps.timestamp_mask(batch.queue.family);
         let period = self.caps.timestamp_period;
+        let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
         let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
         if let Some(readback) = resources.readback.as_ref() {
             let values = readback.read(&self.dispatch, total);
-            let mut base = 0usize;
-            for trace in &batch.traces {
-                if trace.complete {
-                    for e in &trace.events {
-                        let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
-                        events.push(Event {
-                            ns: ticks_to_ns(raw & mask, period),
-                            payload: &e.payload,
-                            strings: &trace.strings,
-                        });
-                    }
-                } else {
-                    self.stats
-                        .dropped
-                        .fetch_add(trace.events.len() as u64, Ordering::Relaxed);
-                }
-                base += trace.slots as usize;
-            }
+            let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
+            self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
         }
         self.batches_written += 1;
         let info = BatchInfo {
@@ -240,6 +229,7 @@ impl Traceq {
             frame: batch.frame,
             submission: batch.submission,
             cmdbufs: batch.traces.len() as u32,
+            queries: total,
         };
         self.sink.batch(&info, &events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);

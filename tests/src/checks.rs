@@ -3,12 +3,13 @@
 
 use crate::harness::Run;
 use crate::report::Submission;
-use crate::trace_txt::{Batch, Trace};
+use crate::trace_txt::{Batch, Event, Trace};
 
-/// Checks that `batches` are exactly `submissions`, one for one and in order: per submitted
-/// command buffer one `start_cmd_buffer`/`end_cmd_buffer` pair naming it, start <= end, every
-/// timestamp inside the submission's CPU window (Lavapipe's device clock is
-/// CLOCK_MONOTONIC), batch numbers counting from 1, `ELAPSED` the batch's span.
+/// Checks that `batches` are exactly `submissions`, one for one and in order: at the top
+/// level, per submitted command buffer one `start_cmd_buffer`/`end_cmd_buffer` pair naming
+/// it; every event inside the submission's CPU window (Lavapipe's device clock is
+/// CLOCK_MONOTONIC); ranges well nested (see [`assert_well_nested`]); batch numbers counting
+/// from 1; `ELAPSED` the batch's span and deltas between neighbours.
 pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
     assert_eq!(
         batches.len(),
@@ -24,14 +25,15 @@ pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
             sub.cmdbufs.len(),
             "{what}: cmdbufs="
         );
+        let top = top_level(batch);
         assert_eq!(
-            batch.events.len(),
+            top.len(),
             2 * sub.cmdbufs.len(),
-            "{what}: one start/end pair per command buffer: {:#?}",
+            "{what}: one start/end pair per command buffer at the top level: {:#?}",
             batch.events
         );
-        for (pair, cmd) in batch.events.chunks(2).zip(&sub.cmdbufs) {
-            let (start, end) = (&pair[0], &pair[1]);
+        for (pair, cmd) in top.chunks(2).zip(&sub.cmdbufs) {
+            let (start, end) = (pair[0], pair[1]);
             assert_eq!(start.name, "start_cmd_buffer", "{what}");
             assert_eq!(end.name, "end_cmd_buffer", "{what}");
             assert_eq!(
@@ -45,28 +47,24 @@ pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
                 "{what}: end names its command buffer"
             );
             assert_eq!(start.arg("level"), Some("primary"), "{what}");
-            assert_eq!(
-                (start.depth, end.depth),
-                (0, 0),
-                "{what}: command buffers are not nested"
-            );
             assert!(
                 start.ns <= end.ns,
                 "{what}: start {} after end {}",
                 start.ns,
                 end.ns
             );
-            for e in pair {
-                assert!(
-                    sub.cpu_before_ns <= e.ns && e.ns <= sub.cpu_after_ns,
-                    "{what}: {} at {} outside the submission's CPU window [{}, {}]",
-                    e.name,
-                    e.ns,
-                    sub.cpu_before_ns,
-                    sub.cpu_after_ns
-                );
-            }
         }
+        for e in &batch.events {
+            assert!(
+                sub.cpu_before_ns <= e.ns && e.ns <= sub.cpu_after_ns,
+                "{what}: {} at {} outside the submission's CPU window [{}, {}]",
+                e.name,
+                e.ns,
+                sub.cpu_before_ns,
+                sub.cpu_after_ns
+            );
+        }
+        assert_well_nested(&batch.events, &what);
         let first = batch.events.first().map_or(0, |e| e.ns);
         let last = batch.events.last().map_or(0, |e| e.ns);
         assert_eq!(batch.elapsed_ns, last - first, "{what}: ELAPSED");
@@ -78,6 +76,82 @@ pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
             );
         }
     }
+}
+
+/// The events at depth 0: the submitted command buffers' start and end.
+pub fn top_level(batch: &Batch) -> Vec<&Event> {
+    batch.events.iter().filter(|e| e.depth == 0).collect()
+}
+
+/// How an event relates to ranges, from its name: `start_X`/`end_X` open and close range
+/// `X`, `begin_label`/`end_label` range `label`; anything else is a marker.
+pub enum Kind<'a> {
+    Begin(&'a str),
+    End(&'a str),
+    Marker,
+}
+
+pub fn kind(name: &str) -> Kind<'_> {
+    if let Some(r) = name.strip_prefix("start_") {
+        Kind::Begin(r)
+    } else if let Some(r) = name.strip_prefix("end_") {
+        Kind::End(r)
+    } else if name == "begin_label" {
+        Kind::Begin("label")
+    } else {
+        Kind::Marker
+    }
+}
+
+/// Ranges nest: a child begins no earlier than its parent, a range ends no earlier than it
+/// began, and the printed indentation is the number of ranges open around the event. An
+/// end whose begin is not in the batch (a label opened by an earlier submission) is fine.
+pub fn assert_well_nested(events: &[Event], what: &str) {
+    let mut open: Vec<(&str, u64)> = Vec::new();
+    for e in events {
+        match kind(&e.name) {
+            Kind::Begin(range) => {
+                assert_eq!(e.depth, open.len(), "{what}: indentation of {}", e.name);
+                if let Some((parent, at)) = open.last() {
+                    assert!(
+                        e.ns >= *at,
+                        "{what}: {} at {} before its parent {parent} began at {at}",
+                        e.name,
+                        e.ns
+                    );
+                }
+                open.push((range, e.ns));
+            }
+            Kind::End(range) => {
+                if let Some(at) = open.iter().rposition(|(r, _)| *r == range) {
+                    assert!(
+                        e.ns >= open[at].1,
+                        "{what}: {} at {} before its begin at {}",
+                        e.name,
+                        e.ns,
+                        open[at].1
+                    );
+                    open.truncate(at);
+                }
+                assert_eq!(e.depth, open.len(), "{what}: indentation of {}", e.name);
+            }
+            Kind::Marker => {
+                assert_eq!(e.depth, open.len(), "{what}: indentation of {}", e.name);
+                if let Some((parent, at)) = open.last() {
+                    assert!(
+                        e.ns >= *at,
+                        "{what}: {} before its parent {parent} began",
+                        e.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The events of `batch` named `name`.
+pub fn named<'a>(batch: &'a Batch, name: &str) -> Vec<&'a Event> {
+    batch.events.iter().filter(|e| e.name == name).collect()
 }
 
 /// The batches of one device, in order.

@@ -29,6 +29,8 @@ pub struct Batch {
     pub frame: u32,
     pub submission: u64,
     pub cmdbufs: u32,
+    /// Timestamp queries the batch wrote.
+    pub queries: u32,
     pub events: Vec<Event>,
     pub elapsed_ns: u64,
 }
@@ -210,6 +212,7 @@ pub fn parse_trace(text: &str) -> Result<Trace, String> {
                 frame: field(&fields, "frame").map_err(err)?,
                 submission: field(&fields, "submission").map_err(err)?,
                 cmdbufs: field(&fields, "cmdbufs").map_err(err)?,
+                queries: field(&fields, "queries").map_err(err)?,
                 ..Batch::default()
             });
             expect_columns = true;
@@ -240,7 +243,7 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = "\
-BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1
+BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4
 +----- NS -----+ +-- Δ --+  +----- MSG -----
 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit
 0000123456790000      +988:    begin_label: label=\"say \\\"hi\\\", twice\", depth=1

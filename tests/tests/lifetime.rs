@@ -22,7 +22,7 @@ fn exit_without_destroying_the_device_leaves_every_batch() {
         vec![EndOfTrace {
             device: 0,
             batches: 4,
-            events: 8,
+            events: 24,
             dropped: 0
         }],
         "the trace is closed at exit"

@@ -17,10 +17,26 @@ fn check_basic_trace(text: &str, run: &utrace_tests::harness::Run) {
         assert_eq!(b.device, 0);
         let usage = b.events[0].arg("usage");
         assert_eq!(usage, Some(if k == 0 { "one_time_submit" } else { "none" }));
+        // The work inside: one dispatch and one fill, each a range of its own.
+        let names: Vec<&str> = b.events.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "start_cmd_buffer",
+                "start_dispatch",
+                "end_dispatch",
+                "start_fill_buffer",
+                "end_fill_buffer",
+                "end_cmd_buffer"
+            ]
+        );
+        let fill = &b.events[3];
+        assert_eq!(fill.arg("size"), Some("whole"), "VK_WHOLE_SIZE");
+        assert_eq!(b.events[1].arg("group_count_x"), Some("64"));
     }
-    // The reusable command buffer: three distinct, increasing pairs of timestamps.
+    // The reusable command buffer: three distinct, increasing sets of timestamps.
     let starts: Vec<u64> = trace.batches[1..].iter().map(|b| b.events[0].ns).collect();
-    let ends: Vec<u64> = trace.batches[1..].iter().map(|b| b.events[1].ns).collect();
+    let ends: Vec<u64> = trace.batches[1..].iter().map(|b| b.events[5].ns).collect();
     assert!(
         ends[0] < starts[1] && ends[1] < starts[2],
         "{starts:?} {ends:?}"
@@ -30,7 +46,7 @@ fn check_basic_trace(text: &str, run: &utrace_tests::harness::Run) {
         vec![EndOfTrace {
             device: 0,
             batches: 4,
-            events: 8,
+            events: 24,
             dropped: 0
         }]
     );

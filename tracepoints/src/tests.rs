@@ -46,7 +46,7 @@ fn good_spec_generates_everything() {
         "pub struct StartDraw {\n    pub vertex_count: u32,\n    pub label: LabelRef,\n}"
     ));
     assert!(code.contains(
-        "pub fn trace_start_draw(rec: &Recorder<'_>, trace: &mut CommandTrace, vertex_count: u32, label: &[u8])"
+        "pub fn trace_start_draw(rec: &Recorder<'_>, trace: &mut CommandTrace, vertex_count: u32, label: impl LabelInput)"
     ));
     assert!(code.contains("let label = trace.store_label(label);"));
     assert!(code.contains("pub fn trace_end_draw(rec: &Recorder<'_>, trace: &mut CommandTrace) {"));

@@ -51,6 +51,7 @@ pub const TYPES: &[ArgType] = &[
     t("i32", "i32", "dec_i32", ValueKind::Number),
     t("bool", "bool", "boolean", ValueKind::Bool),
     t("hex", "u64", "hex", ValueKind::Text),
+    t("size", "u64", "size", ValueKind::Text),
     t("handle", "u64", "hex", ValueKind::Text),
     t("format", "vk::Format", "format", ValueKind::Text),
     t(
@@ -115,9 +116,10 @@ pub const TYPES: &[ArgType] = &[
         ValueKind::Text,
     ),
     t("query_type", "vk::QueryType", "query_type", ValueKind::Text),
+    t("name", "&'static str", "name", ValueKind::Text),
     ArgType {
         name: "label",
-        param: "&[u8]",
+        param: "impl LabelInput",
         stored: "LabelRef",
         printer: "label",
         kind: ValueKind::Text,

@@ -7,7 +7,6 @@
 use ash::vk;
 
 use super::guarded;
-use crate::loader::registry::device_of;
 
 /// # Safety
 /// Vulkan's rules for `vkCreateCommandPool`.
@@ -145,9 +144,9 @@ pub unsafe extern "system" fn begin_command_buffer(
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { (dev.dispatch.fp_v1_0.begin_command_buffer)(cb, p_begin_info) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        // SAFETY: valid begin info.
-        let usage = unsafe { (*p_begin_info).flags };
-        guarded("vkBeginCommandBuffer", || tracer.begin(cb, usage));
+        // SAFETY: valid begin info (the call down succeeded with it).
+        let info = unsafe { &*p_begin_info };
+        guarded("vkBeginCommandBuffer", || tracer.begin(cb, info));
     }
     result
 }

@@ -13,7 +13,7 @@ macro_rules! device_or {
     };
     ($handle:expr, $otherwise:expr) => {
         // SAFETY: the application passes a live dispatchable object of this chain.
-        match unsafe { device_of($handle) } {
+        match unsafe { crate::loader::registry::device_of($handle) } {
             Some(dev) => dev,
             None => return $otherwise,
         }
@@ -21,31 +21,30 @@ macro_rules! device_or {
 }
 
 pub mod command_buffer;
+pub mod commands;
 pub mod device;
 pub mod instance;
+pub mod objects;
 pub mod queue;
 
-use std::ffi::CStr;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+pub use crate::guard::guarded;
 
-use ash::vk;
-
-/// Runs the layer's own part of a hook. A panic is logged (with the hook's name) and turned
-/// into `None`; the caller then behaves as if tracing were off for this call.
-pub fn guarded<R>(what: &str, f: impl FnOnce() -> R) -> Option<R> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => Some(r),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            log::error!("internal error in {what}: {msg}; the call goes on untraced");
-            None
-        }
+/// A slice from a Vulkan (count, pointer) pair; empty for a zero count or a null pointer.
+///
+/// # Safety
+/// When non-null, `ptr` must point to `count` valid elements that outlive the result.
+pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
     }
 }
+
+use std::ffi::CStr;
+
+use ash::vk;
 
 macro_rules! hook {
     ($f:path) => {
@@ -114,6 +113,85 @@ pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkQueueSubmit2KHR" => hook!(queue::queue_submit2_khr),
         b"vkQueuePresentKHR" => hook!(queue::queue_present),
         b"vkQueueWaitIdle" => hook!(queue::queue_wait_idle),
+        b"vkCreateRenderPass" => hook!(objects::create_render_pass),
+        b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => hook!(objects::create_render_pass2),
+        b"vkDestroyRenderPass" => hook!(objects::destroy_render_pass),
+        b"vkCreateImage" => hook!(objects::create_image),
+        b"vkDestroyImage" => hook!(objects::destroy_image),
+        b"vkCreateImageView" => hook!(objects::create_image_view),
+        b"vkDestroyImageView" => hook!(objects::destroy_image_view),
+        _ => command_hook(name),
+    }
+}
+
+/// The recording commands (`vkCmd*`) the layer traces.
+fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
+    use commands::{
+        dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy, transfer as tr,
+    };
+    match name.to_bytes() {
+        b"vkCmdDraw" => hook!(dr::cmd_draw),
+        b"vkCmdDrawIndexed" => hook!(dr::cmd_draw_indexed),
+        b"vkCmdDrawIndirect" => hook!(dr::cmd_draw_indirect),
+        b"vkCmdDrawIndexedIndirect" => hook!(dr::cmd_draw_indexed_indirect),
+        b"vkCmdDrawIndirectCount" | b"vkCmdDrawIndirectCountKHR" | b"vkCmdDrawIndirectCountAMD" => {
+            hook!(dr::cmd_draw_indirect_count)
+        }
+        b"vkCmdDrawIndexedIndirectCount"
+        | b"vkCmdDrawIndexedIndirectCountKHR"
+        | b"vkCmdDrawIndexedIndirectCountAMD" => hook!(dr::cmd_draw_indexed_indirect_count),
+        b"vkCmdDrawMultiEXT" => hook!(dr::cmd_draw_multi),
+        b"vkCmdDrawMultiIndexedEXT" => hook!(dr::cmd_draw_multi_indexed),
+        b"vkCmdDrawMeshTasksEXT" => hook!(dr::cmd_draw_mesh_tasks),
+        b"vkCmdDrawMeshTasksIndirectEXT" => hook!(dr::cmd_draw_mesh_tasks_indirect),
+        b"vkCmdDrawMeshTasksIndirectCountEXT" => hook!(dr::cmd_draw_mesh_tasks_indirect_count),
+        b"vkCmdDispatch" => hook!(cd::cmd_dispatch),
+        b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => hook!(cd::cmd_dispatch_base),
+        b"vkCmdDispatchIndirect" => hook!(cd::cmd_dispatch_indirect),
+        b"vkCmdCopyBuffer" => hook!(tr::cmd_copy_buffer),
+        b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => hook!(tr::cmd_copy_buffer2),
+        b"vkCmdCopyImage" => hook!(tr::cmd_copy_image),
+        b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => hook!(tr::cmd_copy_image2),
+        b"vkCmdCopyBufferToImage" => hook!(tr::cmd_copy_buffer_to_image),
+        b"vkCmdCopyBufferToImage2" | b"vkCmdCopyBufferToImage2KHR" => {
+            hook!(tr::cmd_copy_buffer_to_image2)
+        }
+        b"vkCmdCopyImageToBuffer" => hook!(tr::cmd_copy_image_to_buffer),
+        b"vkCmdCopyImageToBuffer2" | b"vkCmdCopyImageToBuffer2KHR" => {
+            hook!(tr::cmd_copy_image_to_buffer2)
+        }
+        b"vkCmdBlitImage" => hook!(tr::cmd_blit_image),
+        b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => hook!(tr::cmd_blit_image2),
+        b"vkCmdResolveImage" => hook!(tr::cmd_resolve_image),
+        b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => hook!(tr::cmd_resolve_image2),
+        b"vkCmdClearColorImage" => hook!(tr::cmd_clear_color_image),
+        b"vkCmdClearDepthStencilImage" => hook!(tr::cmd_clear_depth_stencil_image),
+        b"vkCmdClearAttachments" => hook!(tr::cmd_clear_attachments),
+        b"vkCmdFillBuffer" => hook!(tr::cmd_fill_buffer),
+        b"vkCmdUpdateBuffer" => hook!(tr::cmd_update_buffer),
+        b"vkCmdBeginRenderPass" => hook!(rp::cmd_begin_render_pass),
+        b"vkCmdBeginRenderPass2" | b"vkCmdBeginRenderPass2KHR" => hook!(rp::cmd_begin_render_pass2),
+        b"vkCmdNextSubpass" => hook!(rp::cmd_next_subpass),
+        b"vkCmdNextSubpass2" | b"vkCmdNextSubpass2KHR" => hook!(rp::cmd_next_subpass2),
+        b"vkCmdEndRenderPass" => hook!(rp::cmd_end_render_pass),
+        b"vkCmdEndRenderPass2" | b"vkCmdEndRenderPass2KHR" => hook!(rp::cmd_end_render_pass2),
+        b"vkCmdBeginRendering" | b"vkCmdBeginRenderingKHR" => hook!(rp::cmd_begin_rendering),
+        b"vkCmdEndRendering" | b"vkCmdEndRenderingKHR" => hook!(rp::cmd_end_rendering),
+        b"vkCmdExecuteCommands" => hook!(rp::cmd_execute_commands),
+        b"vkCmdBeginDebugUtilsLabelEXT" => hook!(lb::cmd_begin_debug_utils_label),
+        b"vkCmdEndDebugUtilsLabelEXT" => hook!(lb::cmd_end_debug_utils_label),
+        b"vkCmdInsertDebugUtilsLabelEXT" => hook!(lb::cmd_insert_debug_utils_label),
+        b"vkCmdDebugMarkerBeginEXT" => hook!(lb::cmd_debug_marker_begin),
+        b"vkCmdDebugMarkerEndEXT" => hook!(lb::cmd_debug_marker_end),
+        b"vkCmdDebugMarkerInsertEXT" => hook!(lb::cmd_debug_marker_insert),
+        b"vkCmdPipelineBarrier" => hook!(sy::cmd_pipeline_barrier),
+        b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => hook!(sy::cmd_pipeline_barrier2),
+        b"vkCmdResetQueryPool" => hook!(sy::cmd_reset_query_pool),
+        b"vkCmdBeginQuery" => hook!(sy::cmd_begin_query),
+        b"vkCmdEndQuery" => hook!(sy::cmd_end_query),
+        b"vkCmdCopyQueryPoolResults" => hook!(sy::cmd_copy_query_pool_results),
+        b"vkCmdWriteTimestamp" => hook!(sy::cmd_write_timestamp),
+        b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => hook!(sy::cmd_write_timestamp2),
         _ => None,
     }
 }
@@ -128,7 +206,9 @@ mod tests {
         assert!(global_hook(c"vkCreateDevice").is_none());
         assert!(instance_hook(c"vkCreateDevice").is_some());
         assert!(device_hook(c"vkQueueSubmit2KHR").is_some());
-        assert!(device_hook(c"vkCmdDraw").is_none());
+        assert!(device_hook(c"vkCmdDraw").is_some());
+        assert!(device_hook(c"vkCmdDrawIndirectCountAMD").is_some());
+        assert!(device_hook(c"vkCmdSetViewport").is_none());
         assert!(device_lifetime_hook(c"vkDestroyDevice").is_some());
     }
 }

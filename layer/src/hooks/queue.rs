@@ -4,22 +4,8 @@
 use ash::vk;
 
 use super::device::SYNC_TIMEOUT;
-use super::guarded;
+use super::{guarded, slice};
 use crate::gpu::submit;
-use crate::loader::registry::device_of;
-
-/// A slice from a Vulkan (count, pointer) pair; empty for a zero count or null pointer.
-///
-/// # Safety
-/// When non-null, `ptr` must point to `count` valid elements outliving the result.
-unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
-    if ptr.is_null() || count == 0 {
-        &[]
-    } else {
-        // SAFETY: forwarded from the caller.
-        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
-    }
-}
 
 /// The shared path of every submit hook (u_trace_flush): counts the submission, turns the
 /// submitted command buffers' traces into a batch and submits the application's batches

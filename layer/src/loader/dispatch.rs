@@ -68,6 +68,8 @@ pub struct DeviceDispatch {
     pub queue_present_khr: Option<vk::PFN_vkQueuePresentKHR>,
     pub wait_semaphores: Option<vk::PFN_vkWaitSemaphores>,
     pub get_semaphore_counter_value: Option<vk::PFN_vkGetSemaphoreCounterValue>,
+    /// Commands newer than 1.0 or from extensions that the layer intercepts.
+    pub ext: DeviceExtFns,
     /// Core 1.0 functions the layer calls for its own work that the next layer lacks; a
     /// device with any missing is not traced.
     pub missing: Vec<&'static CStr>,
@@ -139,6 +141,7 @@ impl DeviceDispatch {
         .map(|p| unsafe {
             std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkGetSemaphoreCounterValue>(p)
         });
+        let ext = DeviceExtFns::load(&load);
         DeviceDispatch {
             handle: device,
             get_device_proc_addr: gdpa,
@@ -147,6 +150,7 @@ impl DeviceDispatch {
             queue_present_khr,
             wait_semaphores,
             get_semaphore_counter_value,
+            ext,
             missing,
         }
     }
@@ -162,4 +166,77 @@ fn first_of(
     names: &[&CStr],
 ) -> Option<*const std::ffi::c_void> {
     names.iter().map(|n| load(n)).find(|p| !p.is_null())
+}
+
+/// Declares [`DeviceExtFns`]: each field is loaded from the first of its names the next
+/// layer resolves (core name first, then the extension aliases, which share the signature).
+macro_rules! ext_fns {
+    ($($field:ident: $pfn:ty = [$($name:literal),+];)*) => {
+        /// Intercepted commands beyond Vulkan 1.0, `None` where the device has none of their
+        /// names (the hooks are then never handed out).
+        pub struct DeviceExtFns {
+            $(pub $field: Option<$pfn>,)*
+        }
+
+        impl DeviceExtFns {
+            fn load(load: &impl Fn(&CStr) -> *const std::ffi::c_void) -> Self {
+                DeviceExtFns {
+                    $($field: first_of(load, &[$($name),+]).map(|p| {
+                        // SAFETY: every name of a field is the same command (or an alias of
+                        // it) with the field's signature.
+                        unsafe { std::mem::transmute::<*const std::ffi::c_void, $pfn>(p) }
+                    }),)*
+                }
+            }
+        }
+    };
+}
+
+ext_fns! {
+    cmd_dispatch_base: vk::PFN_vkCmdDispatchBase = [c"vkCmdDispatchBase", c"vkCmdDispatchBaseKHR"];
+    cmd_draw_indirect_count: vk::PFN_vkCmdDrawIndirectCount =
+        [c"vkCmdDrawIndirectCount", c"vkCmdDrawIndirectCountKHR", c"vkCmdDrawIndirectCountAMD"];
+    cmd_draw_indexed_indirect_count: vk::PFN_vkCmdDrawIndexedIndirectCount = [
+        c"vkCmdDrawIndexedIndirectCount",
+        c"vkCmdDrawIndexedIndirectCountKHR",
+        c"vkCmdDrawIndexedIndirectCountAMD"
+    ];
+    cmd_draw_multi: vk::PFN_vkCmdDrawMultiEXT = [c"vkCmdDrawMultiEXT"];
+    cmd_draw_multi_indexed: vk::PFN_vkCmdDrawMultiIndexedEXT = [c"vkCmdDrawMultiIndexedEXT"];
+    cmd_draw_mesh_tasks: vk::PFN_vkCmdDrawMeshTasksEXT = [c"vkCmdDrawMeshTasksEXT"];
+    cmd_draw_mesh_tasks_indirect: vk::PFN_vkCmdDrawMeshTasksIndirectEXT =
+        [c"vkCmdDrawMeshTasksIndirectEXT"];
+    cmd_draw_mesh_tasks_indirect_count: vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT =
+        [c"vkCmdDrawMeshTasksIndirectCountEXT"];
+    cmd_begin_render_pass2: vk::PFN_vkCmdBeginRenderPass2 =
+        [c"vkCmdBeginRenderPass2", c"vkCmdBeginRenderPass2KHR"];
+    cmd_next_subpass2: vk::PFN_vkCmdNextSubpass2 = [c"vkCmdNextSubpass2", c"vkCmdNextSubpass2KHR"];
+    cmd_end_render_pass2: vk::PFN_vkCmdEndRenderPass2 =
+        [c"vkCmdEndRenderPass2", c"vkCmdEndRenderPass2KHR"];
+    cmd_begin_rendering: vk::PFN_vkCmdBeginRendering =
+        [c"vkCmdBeginRendering", c"vkCmdBeginRenderingKHR"];
+    cmd_end_rendering: vk::PFN_vkCmdEndRendering = [c"vkCmdEndRendering", c"vkCmdEndRenderingKHR"];
+    cmd_copy_buffer2: vk::PFN_vkCmdCopyBuffer2 = [c"vkCmdCopyBuffer2", c"vkCmdCopyBuffer2KHR"];
+    cmd_copy_image2: vk::PFN_vkCmdCopyImage2 = [c"vkCmdCopyImage2", c"vkCmdCopyImage2KHR"];
+    cmd_copy_buffer_to_image2: vk::PFN_vkCmdCopyBufferToImage2 =
+        [c"vkCmdCopyBufferToImage2", c"vkCmdCopyBufferToImage2KHR"];
+    cmd_copy_image_to_buffer2: vk::PFN_vkCmdCopyImageToBuffer2 =
+        [c"vkCmdCopyImageToBuffer2", c"vkCmdCopyImageToBuffer2KHR"];
+    cmd_blit_image2: vk::PFN_vkCmdBlitImage2 = [c"vkCmdBlitImage2", c"vkCmdBlitImage2KHR"];
+    cmd_resolve_image2: vk::PFN_vkCmdResolveImage2 =
+        [c"vkCmdResolveImage2", c"vkCmdResolveImage2KHR"];
+    cmd_pipeline_barrier2: vk::PFN_vkCmdPipelineBarrier2 =
+        [c"vkCmdPipelineBarrier2", c"vkCmdPipelineBarrier2KHR"];
+    cmd_write_timestamp2: vk::PFN_vkCmdWriteTimestamp2 =
+        [c"vkCmdWriteTimestamp2", c"vkCmdWriteTimestamp2KHR"];
+    cmd_begin_debug_utils_label: vk::PFN_vkCmdBeginDebugUtilsLabelEXT =
+        [c"vkCmdBeginDebugUtilsLabelEXT"];
+    cmd_end_debug_utils_label: vk::PFN_vkCmdEndDebugUtilsLabelEXT = [c"vkCmdEndDebugUtilsLabelEXT"];
+    cmd_insert_debug_utils_label: vk::PFN_vkCmdInsertDebugUtilsLabelEXT =
+        [c"vkCmdInsertDebugUtilsLabelEXT"];
+    cmd_debug_marker_begin: vk::PFN_vkCmdDebugMarkerBeginEXT = [c"vkCmdDebugMarkerBeginEXT"];
+    cmd_debug_marker_end: vk::PFN_vkCmdDebugMarkerEndEXT = [c"vkCmdDebugMarkerEndEXT"];
+    cmd_debug_marker_insert: vk::PFN_vkCmdDebugMarkerInsertEXT = [c"vkCmdDebugMarkerInsertEXT"];
+    create_render_pass2: vk::PFN_vkCreateRenderPass2 =
+        [c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"];
 }

@@ -27,6 +27,8 @@ pub struct BatchInfo {
     pub frame: u32,
     pub submission: u64,
     pub cmdbufs: u32,
+    /// Timestamp queries the batch wrote (secondaries' included).
+    pub queries: u32,
 }
 
 /// Closing counts of a device's trace.

@@ -1,7 +1,7 @@
 //! The `txt` format, after Mesa's u_trace printer:
 //!
 //! ```text
-//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1
+//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=2
 //! +----- NS -----+ +-- Δ --+  +----- MSG -----
 //! 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit
 //! 0000123456792356     +3344: end_cmd_buffer: cmd=0x55d0c8f0b000
@@ -49,21 +49,32 @@ impl TxtSink {
 pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
     let _ = writeln!(
         buf,
-        "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={}",
-        info.number, info.device, info.queue, info.frame, info.submission, info.cmdbufs
+        "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={} queries={}",
+        info.number,
+        info.device,
+        info.queue,
+        info.frame,
+        info.submission,
+        info.cmdbufs,
+        info.queries
     );
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
-    let mut depth = 0usize;
+    // Ranges open around the current event, innermost last. An end closes the innermost
+    // open range of its name (and any left open inside it); an end whose begin is not in
+    // the batch (a label opened in an earlier submission) closes nothing.
+    let mut open: Vec<&'static str> = Vec::new();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
         let info = e.payload.info();
         if info.kind == RangeKind::End {
-            depth = depth.saturating_sub(1);
+            if let Some(at) = open.iter().rposition(|r| *r == info.range) {
+                open.truncate(at);
+            }
         }
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
         let _ = write!(buf, "{:016} {:+9}: ", e.ns, delta);
-        for _ in 0..depth {
+        for _ in 0..open.len() {
             buf.push_str("   ");
         }
         buf.push_str(info.name);
@@ -76,7 +87,7 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
         }
         buf.push('\n');
         if info.kind == RangeKind::Begin {
-            depth += 1;
+            open.push(info.range);
         }
     }
     let elapsed = match (events.first(), events.last()) {
@@ -133,6 +144,7 @@ mod tests {
             frame: 2,
             submission: 5,
             cmdbufs: 1,
+            queries: 2,
         }
     }
 
@@ -162,7 +174,7 @@ mod tests {
         format_batch(&mut buf, &info(), &events);
         assert_eq!(
             buf,
-            "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1\n\
+            "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1 queries=2\n\
              +----- NS -----+ +-- Δ --+  +----- MSG -----\n\
              0000000001000000        +0: start_cmd_buffer: cmd=0xabc, level=primary, usage=one_time_submit\n\
              0000000001003344     +3344: end_cmd_buffer: cmd=0xabc\n\

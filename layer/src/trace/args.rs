@@ -24,6 +24,20 @@ pub fn boolean(out: &mut String, v: &bool) {
     out.push_str(if *v { "true" } else { "false" });
 }
 
+/// A fixed name chosen by the layer (an operation's kind), written as it is.
+pub fn name(out: &mut String, v: &&'static str) {
+    out.push_str(v);
+}
+
+/// A byte count, or `whole` for `VK_WHOLE_SIZE`.
+pub fn size(out: &mut String, v: &u64) {
+    if *v == vk::WHOLE_SIZE {
+        out.push_str("whole");
+    } else {
+        let _ = write!(out, "{v}");
+    }
+}
+
 pub fn hex(out: &mut String, v: &u64) {
     let _ = write!(out, "{v:#x}");
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::command_trace::RecordedTrace;
+use super::recorded_trace::RecordedTrace;
 use crate::gpu::completion::Completion;
 use crate::gpu::queue_context::{BatchResources, QueueContext};
 
@@ -24,7 +24,7 @@ pub struct Batch {
 impl Batch {
     /// Events this batch carries (for the dropped-events count).
     pub fn event_count(&self) -> u64 {
-        self.traces.iter().map(|t| t.events.len() as u64).sum()
+        self.traces.iter().map(|t| t.event_count()).sum()
     }
 }
 

@@ -4,15 +4,25 @@
 //! While the application records, the trace is mutable and owned by the command buffer's
 //! entry (the application synchronises a command buffer externally, so no lock is contended).
 //! `vkEndCommandBuffer` freezes it into a [`RecordedTrace`] shared by every batch that
-//! submits the command buffer; its chunks go back to the pool when the last of them is gone,
-//! which is never before the last batch that reads them has been processed.
+//! submits the command buffer.
+//!
+//! Where a timestamp may not be written, the trace knows it (see [`WriteState`]):
+//! - inside a subpass whose contents are secondary command buffers, a primary records only
+//!   `vkCmdExecuteCommands`, so its events there are left out;
+//! - between a suspended dynamic render pass and its resumption nothing that does work may be
+//!   recorded, so events there share the last timestamp written before.
+//!
+//! In a multiview render pass a timestamp takes one query per view (consecutive); the first
+//! holds the time.
 
 use std::sync::Arc;
 
 use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use super::tracepoints::{LabelRef, Payload};
+use super::objects::Objects;
+use super::recorded_trace::{Child, RecordedTrace};
+use super::tracepoints::{LabelInput, LabelRef, Payload};
 use crate::gpu::query_pool::CHUNK_QUERIES;
 use crate::gpu::queue_context::QueryRange;
 use crate::loader::dispatch::DeviceDispatch;
@@ -20,24 +30,59 @@ use crate::loader::dispatch::DeviceDispatch;
 /// Longest label kept, in bytes.
 pub const MAX_LABEL: usize = 256;
 
-/// What a tracepoint needs to record: the command buffer and where to get chunks.
+/// What a tracepoint needs to record: the command buffer, where to get chunks, and what the
+/// layer knows of the application's objects (for arguments).
 pub struct Recorder<'a> {
     pub dispatch: &'a DeviceDispatch,
     pub chunks: &'a Arc<ChunkPool>,
+    pub objects: &'a Objects,
     pub cmd: vk::CommandBuffer,
+}
+
+/// Whether a timestamp may be written at the current point of the recording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteState {
+    Free,
+    /// A primary inside a subpass (or dynamic render pass) whose contents are secondary
+    /// command buffers: events are left out.
+    SecondaryContents,
+    /// After a suspending `vkCmdEndRendering`, until the render pass resumes: events share the
+    /// last timestamp written.
+    Suspended,
 }
 
 pub struct CommandTrace {
     pub pool: vk::CommandPool,
     pub family: u32,
     pub level: vk::CommandBufferLevel,
+    /// Whether the current recording gets tracepoints (decided at begin).
+    instrumented: bool,
+    /// The next event (`start_cmd_buffer`) waits in `pending_start`.
+    defer_next: bool,
+    /// `start_cmd_buffer`, written before the first command that does work (so that a
+    /// command buffer that resumes a render pass writes nothing before the resumption).
+    pending_start: Option<Payload>,
+    pub write_state: WriteState,
+    /// Queries per timestamp: the number of views of the current multiview subpass, else 1.
+    pub views: u32,
+    /// The current render pass instance (classic), for subpass view masks.
+    pub render_pass: vk::RenderPass,
+    pub subpass: u32,
+    /// The current dynamic render pass instance will be suspended at its end.
+    pub suspending: bool,
+    /// Labels opened in this recording and not yet closed, innermost last.
+    labels: Vec<LabelRef>,
     /// Chunks being filled, with the number of queries used in each.
     chunks: Vec<QueryRange>,
     events: Vec<RecordedEvent>,
     /// Labels of this recording, referenced by `LabelRef`s in payloads.
     strings: Vec<u8>,
+    /// Secondary command buffers executed by this one, with their position among `events`.
+    children: Vec<Child>,
     /// Queries used in all chunks so far (the next event's readback slot).
     slots: u32,
+    /// The slot of the last timestamp written, shared by events that cannot write their own.
+    last_slot: Option<u32>,
     /// False once a chunk could not be had: the trace is then left out of the output.
     complete: bool,
     recorded: Option<Arc<RecordedTrace>>,
@@ -49,58 +94,97 @@ impl CommandTrace {
             pool,
             family,
             level,
+            instrumented: false,
+            defer_next: false,
+            pending_start: None,
+            write_state: WriteState::Free,
+            views: 1,
+            render_pass: vk::RenderPass::null(),
+            subpass: 0,
+            suspending: false,
+            labels: Vec::new(),
             chunks: Vec::new(),
             events: Vec::new(),
             strings: Vec::new(),
+            children: Vec::new(),
             slots: 0,
+            last_slot: None,
             complete: true,
             recorded: None,
         }
     }
 
-    /// Appends one tracepoint: a timestamp write into the command buffer and its event.
+    /// Starts an instrumented recording; its first event (`start_cmd_buffer`) is held back
+    /// until the first command that does work, or the end.
+    pub fn begin_recording(&mut self, views: u32) {
+        self.instrumented = true;
+        self.defer_next = true;
+        self.views = views.max(1);
+    }
+
+    pub fn is_instrumented(&self) -> bool {
+        self.instrumented && self.complete
+    }
+
+    /// Appends one tracepoint: a timestamp write into the command buffer (where one may be
+    /// written) and its event.
     pub fn append(&mut self, rec: &Recorder<'_>, payload: Payload) {
-        if !self.complete {
+        if !self.is_instrumented() {
             return;
         }
-        let Some((pool, query)) = self.next_query(rec.chunks) else {
+        if std::mem::take(&mut self.defer_next) {
+            self.pending_start = Some(payload);
             return;
+        }
+        if let Some(start) = self.pending_start.take() {
+            self.push(rec, start);
+        }
+        self.push(rec, payload);
+    }
+
+    fn push(&mut self, rec: &Recorder<'_>, payload: Payload) {
+        let slot = match self.write_state {
+            WriteState::SecondaryContents => return,
+            WriteState::Suspended => match self.last_slot {
+                Some(slot) => slot,
+                None => return,
+            },
+            WriteState::Free => {
+                let Some((pool, query, slot)) = self.next_queries(rec.chunks) else {
+                    return;
+                };
+                let stage = if payload.info().end_of_pipe {
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE
+                } else {
+                    vk::PipelineStageFlags::TOP_OF_PIPE
+                };
+                // SAFETY: the command buffer is recording (the application is inside a call
+                // that records into it) and every batch that runs it re-arms the query first.
+                unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
+                self.last_slot = Some(slot);
+                slot
+            }
         };
-        let stage = if payload.info().end_of_pipe {
-            vk::PipelineStageFlags::BOTTOM_OF_PIPE
-        } else {
-            vk::PipelineStageFlags::TOP_OF_PIPE
-        };
-        // SAFETY: the command buffer is recording (the application is inside a vkCmd* or
-        // begin/end call for it) and the query was re-armed by every batch that runs it.
-        unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
         if self.events.capacity() == 0 {
             self.events = rec.chunks.take_event_list();
         }
-        self.events.push(RecordedEvent {
-            payload,
-            slot: self.slots - 1,
-        });
+        self.events.push(RecordedEvent { payload, slot });
     }
 
-    /// Copies a label into the trace's storage, cut at [`MAX_LABEL`] bytes (labels are
-    /// application data of any length and encoding; they are printed lossily).
-    pub fn store_label(&mut self, label: &[u8]) -> LabelRef {
-        let label = &label[..label.len().min(MAX_LABEL)];
-        let offset = self.strings.len() as u32;
-        self.strings.extend_from_slice(label);
-        LabelRef {
-            offset,
-            len: label.len() as u32,
-        }
-    }
-
-    fn next_query(&mut self, pool: &ChunkPool) -> Option<(vk::QueryPool, u32)> {
-        if self.chunks.last().is_none_or(|c| c.count == CHUNK_QUERIES) {
+    /// `views` consecutive queries in one chunk: the pool, the first query and its slot.
+    fn next_queries(&mut self, pool: &ChunkPool) -> Option<(vk::QueryPool, u32, u32)> {
+        let views = self.views.clamp(1, CHUNK_QUERIES);
+        if self
+            .chunks
+            .last()
+            .is_none_or(|c| c.count + views > CHUNK_QUERIES)
+        {
             match pool.acquire() {
                 Ok(qp) => self.chunks.push(QueryRange { pool: qp, count: 0 }),
                 Err(e) => {
-                    log::error!("could not create a timestamp query pool ({e}); a command buffer stays untimed");
+                    log::error!(
+                        "could not create a timestamp query pool ({e}); a command buffer stays untimed"
+                    );
                     self.complete = false;
                     return None;
                 }
@@ -108,9 +192,37 @@ impl CommandTrace {
         }
         let chunk = self.chunks.last_mut()?;
         let query = chunk.count;
-        chunk.count += 1;
-        self.slots += 1;
-        Some((chunk.pool, query))
+        chunk.count += views;
+        let slot = self.slots;
+        self.slots += views;
+        Some((chunk.pool, query, slot))
+    }
+
+    /// Copies a label into the trace's storage, cut at [`MAX_LABEL`] bytes (labels are
+    /// application data of any length and encoding; they are printed lossily).
+    pub fn store_label(&mut self, label: impl LabelInput) -> LabelRef {
+        label.store(&mut self.strings, MAX_LABEL)
+    }
+
+    /// Notes a label opened in this recording.
+    pub fn push_label(&mut self, label: LabelRef) {
+        self.labels.push(label);
+    }
+
+    /// The innermost label opened in this recording, now closed (an empty label when it was
+    /// opened in an earlier command buffer).
+    pub fn pop_label(&mut self) -> LabelRef {
+        self.labels.pop().unwrap_or_default()
+    }
+
+    /// Attaches a secondary command buffer's trace at the current position.
+    pub fn add_child(&mut self, trace: Arc<RecordedTrace>) {
+        if self.is_instrumented() {
+            self.children.push(Child {
+                position: self.events.len() as u32,
+                trace,
+            });
+        }
     }
 
     /// Forgets everything recorded (begin, reset, free). Chunks of the frozen trace go back
@@ -119,57 +231,68 @@ impl CommandTrace {
     pub fn reset(&mut self, pool: &ChunkPool) {
         self.recorded = None;
         pool.release(self.chunks.drain(..).map(|c| c.pool));
-        let events = std::mem::take(&mut self.events);
-        pool.give_event_list(events);
+        pool.give_event_list(std::mem::take(&mut self.events));
         self.strings.clear();
+        self.children.clear();
+        self.labels.clear();
         self.slots = 0;
+        self.last_slot = None;
         self.complete = true;
+        self.instrumented = false;
+        self.defer_next = false;
+        self.pending_start = None;
+        self.write_state = WriteState::Free;
+        self.views = 1;
+        self.render_pass = vk::RenderPass::null();
+        self.subpass = 0;
+        self.suspending = false;
+    }
+
+    /// Inside a render pass instance (or a new subpass of it): timestamps take `views`
+    /// queries, and a primary writes none where its contents are secondary command buffers.
+    pub fn enter_subpass(&mut self, views: u32, secondary_contents: bool) {
+        self.views = views.max(1);
+        self.write_state = if secondary_contents && self.level == vk::CommandBufferLevel::PRIMARY {
+            WriteState::SecondaryContents
+        } else {
+            WriteState::Free
+        };
+    }
+
+    /// Outside any render pass instance again.
+    pub fn leave_render_pass(&mut self) {
+        self.views = 1;
+        self.write_state = WriteState::Free;
+        self.render_pass = vk::RenderPass::null();
+        self.subpass = 0;
+        self.suspending = false;
+    }
+
+    /// After a suspending `vkCmdEndRendering`: nothing may be written until the resumption.
+    pub fn suspend(&mut self) {
+        self.leave_render_pass();
+        self.write_state = WriteState::Suspended;
     }
 
     /// Freezes the recording at `vkEndCommandBuffer`.
     pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) {
-        if self.chunks.is_empty() {
+        if !self.instrumented {
             return;
         }
-        self.recorded = Some(Arc::new(RecordedTrace {
+        self.recorded = Some(Arc::new(RecordedTrace::new(
             cmd,
-            family: self.family,
-            chunks: std::mem::take(&mut self.chunks),
-            events: std::mem::take(&mut self.events),
-            strings: std::mem::take(&mut self.strings),
-            slots: std::mem::replace(&mut self.slots, 0),
-            complete: self.complete,
-            pool: Arc::clone(pool),
-        }));
-    }
-
-    /// Whether this recording got tracepoints (its begin was traced).
-    pub fn is_instrumented(&self) -> bool {
-        !self.chunks.is_empty()
+            std::mem::take(&mut self.chunks),
+            std::mem::take(&mut self.events),
+            std::mem::take(&mut self.strings),
+            std::mem::take(&mut self.children),
+            std::mem::replace(&mut self.slots, 0),
+            self.complete,
+            Arc::clone(pool),
+        )));
     }
 
     /// The frozen trace to hand to a batch at submit time.
     pub fn recorded(&self) -> Option<&Arc<RecordedTrace>> {
         self.recorded.as_ref()
-    }
-}
-
-/// A command buffer's trace as recorded, shared by the batches that submit it.
-pub struct RecordedTrace {
-    pub cmd: vk::CommandBuffer,
-    pub family: u32,
-    pub chunks: Vec<QueryRange>,
-    pub events: Vec<RecordedEvent>,
-    pub strings: Vec<u8>,
-    /// Queries written by one execution, in readback order.
-    pub slots: u32,
-    pub complete: bool,
-    pool: Arc<ChunkPool>,
-}
-
-impl Drop for RecordedTrace {
-    fn drop(&mut self) {
-        self.pool.release(self.chunks.iter().map(|c| c.pool));
-        self.pool.give_event_list(std::mem::take(&mut self.events));
     }
 }

@@ -12,11 +12,14 @@ use parking_lot::{Mutex, RwLock};
 
 use super::chunk::ChunkPool;
 use super::command_trace::{CommandTrace, Recorder};
+use super::objects::{self, Objects};
+use super::recorded_trace::RecordedTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
 use crate::config::Config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
+use crate::guard::guarded;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::traceq::{self, Consumer, Message, Stats};
 
@@ -28,6 +31,8 @@ pub struct DeviceTracer {
     pub(super) mode: CompletionMode,
     pub(super) set_loader_data: Option<SetLoaderData>,
     pub(super) chunks: Arc<ChunkPool>,
+    /// The application's render passes and images, for tracepoint arguments.
+    pub objects: Objects,
     /// Whether newly recorded command buffers get tracepoints; cleared by an internal error.
     recording: AtomicBool,
     /// Set once an internal error was logged, so it is logged once.
@@ -89,6 +94,7 @@ impl DeviceTracer {
         Ok(DeviceTracer {
             index,
             chunks: Arc::new(ChunkPool::new(Arc::clone(&dispatch))),
+            objects: Objects::default(),
             dispatch,
             caps,
             mode,
@@ -213,22 +219,98 @@ impl DeviceTracer {
         }
     }
 
+    /// The frozen trace of a (secondary) command buffer, if it was instrumented.
+    pub fn recorded(&self, cb: vk::CommandBuffer) -> Option<Arc<RecordedTrace>> {
+        let map = self.cmdbufs.read();
+        let recorded = map.get(&cb.as_raw())?.lock().recorded().cloned();
+        recorded
+    }
+
+    /// Records around one intercepted command: `before` and `after` run on the command
+    /// buffer's trace (guarded), `call` passes the command down between them. A command
+    /// buffer that is not instrumented only gets the call.
+    #[inline]
+    pub fn around<R>(
+        &self,
+        cb: vk::CommandBuffer,
+        before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+        call: impl FnOnce() -> R,
+        after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+    ) -> R {
+        let map = self.cmdbufs.read();
+        let Some(entry) = map.get(&cb.as_raw()) else {
+            drop(map);
+            return call();
+        };
+        let mut trace = entry.lock();
+        if !trace.is_instrumented() {
+            drop(trace);
+            drop(map);
+            return call();
+        }
+        let rec = self.recorder(cb);
+        guarded("recording a tracepoint", || before(&rec, &mut trace));
+        let result = call();
+        guarded("recording a tracepoint", || after(&rec, &mut trace));
+        result
+    }
+
     pub fn reset_command_buffer(&self, cb: vk::CommandBuffer) {
         self.with_trace(cb, |t| t.reset(&self.chunks));
     }
 
-    /// After a successful `vkBeginCommandBuffer`.
-    pub fn begin(&self, cb: vk::CommandBuffer, usage: vk::CommandBufferUsageFlags) {
+    /// After a successful `vkBeginCommandBuffer`. Secondaries recorded for simultaneous use
+    /// are not instrumented: one recording may then run several times in one submission with
+    /// no point in between where its queries could be re-armed.
+    pub fn begin(&self, cb: vk::CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) {
+        let usage = info.flags;
         self.with_trace(cb, |t| {
             t.reset(&self.chunks);
             let level = t.level;
-            if level == vk::CommandBufferLevel::PRIMARY
-                && self.recording.load(Ordering::Relaxed)
-                && self.caps.family_traceable(t.family)
+            let secondary = level == vk::CommandBufferLevel::SECONDARY;
+            if !self.recording.load(Ordering::Relaxed)
+                || !self.caps.family_traceable(t.family)
+                || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
             {
-                trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
+                return;
             }
+            let views =
+                if secondary && usage.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE) {
+                    // SAFETY: a secondary that continues a render pass has inheritance info.
+                    unsafe { self.inherited_view_mask(info) }.map_or(1, objects::views)
+                } else {
+                    1
+                };
+            t.begin_recording(views);
+            trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
         });
+    }
+
+    /// The view mask a render-pass-continuing secondary inherits.
+    ///
+    /// # Safety
+    /// `info` must be the application's valid begin info.
+    unsafe fn inherited_view_mask(&self, info: &vk::CommandBufferBeginInfo<'_>) -> Option<u32> {
+        // SAFETY: forwarded from the caller; the inheritance chain is read by sType.
+        let inheritance = unsafe { info.p_inheritance_info.as_ref() }?;
+        if inheritance.render_pass != vk::RenderPass::null() {
+            return self.objects.render_pass(inheritance.render_pass, |rp| {
+                rp.view_mask(inheritance.subpass)
+            });
+        }
+        let mut next = inheritance.p_next.cast::<vk::BaseInStructure>();
+        while !next.is_null() {
+            // SAFETY: a valid chain element, read as the type its sType names.
+            unsafe {
+                if (*next).s_type == vk::StructureType::COMMAND_BUFFER_INHERITANCE_RENDERING_INFO {
+                    return Some(
+                        (*next.cast::<vk::CommandBufferInheritanceRenderingInfo>()).view_mask,
+                    );
+                }
+                next = (*next).p_next;
+            }
+        }
+        None
     }
 
     /// Before `vkEndCommandBuffer` is passed down.
@@ -241,10 +323,11 @@ impl DeviceTracer {
         });
     }
 
-    fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
+    pub fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
         Recorder {
             dispatch: &self.dispatch,
             chunks: &self.chunks,
+            objects: &self.objects,
             cmd,
         }
     }

@@ -8,7 +8,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::Batch;
-use super::command_trace::RecordedTrace;
+use super::recorded_trace::RecordedTrace;
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
 use crate::gpu::queue_context::{BatchResources, QueryRange, QueueContext};
@@ -67,10 +67,11 @@ impl DeviceTracer {
         if traces.is_empty() {
             return None;
         }
-        let ranges: Vec<QueryRange> = traces
-            .iter()
-            .flat_map(|t| t.chunks.iter().copied())
-            .collect();
+        // Every query the batch writes, its secondaries' included, in readback order.
+        let mut ranges: Vec<QueryRange> = Vec::new();
+        for trace in &traces {
+            trace.visit(&mut |t| ranges.extend_from_slice(&t.chunks));
+        }
         match queue_ctx.prepare(
             &self.dispatch,
             self.set_loader_data,

@@ -91,3 +91,27 @@ impl LabelRef {
         strings.get(start..start + self.len as usize).unwrap_or(&[])
     }
 }
+
+/// What a label argument is given: the application's bytes (copied into the trace's
+/// storage, cut at `max` bytes) or a label already stored there.
+pub trait LabelInput {
+    fn store(self, strings: &mut Vec<u8>, max: usize) -> LabelRef;
+}
+
+impl LabelInput for &[u8] {
+    fn store(self, strings: &mut Vec<u8>, max: usize) -> LabelRef {
+        let label = &self[..self.len().min(max)];
+        let offset = strings.len() as u32;
+        strings.extend_from_slice(label);
+        LabelRef {
+            offset,
+            len: label.len() as u32,
+        }
+    }
+}
+
+impl LabelInput for LabelRef {
+    fn store(self, _: &mut Vec<u8>, _: usize) -> LabelRef {
+        self
+    }
+}

@@ -8,7 +8,7 @@ use ash::vk;
 use super::args;
 use super::command_trace::{CommandTrace, Recorder};
 pub use super::tracepoint::{
-    Category, FieldInfo, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,
+    Category, FieldInfo, LabelInput, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,
 };
 
 include!(concat!(env!("OUT_DIR"), "/tracepoints.rs"));
@@ -50,6 +50,11 @@ pub fn apply_toggles(list: &str) -> Vec<String> {
     unknown
 }
 
+/// The names `GPU_TRACEPOINTS` understands.
+pub fn toggle_names() -> Vec<&'static str> {
+    TOGGLES.iter().map(|t| t.name).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +69,20 @@ mod tests {
             assert_eq!(tp.toggle, begin.toggle, "{}", tp.name);
             assert_eq!(TOGGLES[tp.toggle].name, tp.range);
         }
+    }
+
+    #[test]
+    fn toggles_apply_over_defaults_and_report_unknown_names() {
+        // Runs alone in this test binary's use of the barrier and query toggles.
+        let barrier = TOGGLES.iter().find(|t| t.name == "barrier").unwrap();
+        let query = TOGGLES.iter().find(|t| t.name == "query").unwrap();
+        assert!(!barrier.default && !query.default);
+        let unknown = apply_toggles(" +barrier, nonsense ,-query,,+");
+        assert_eq!(unknown, vec!["nonsense".to_string(), String::new()]);
+        assert!(barrier.is_enabled());
+        assert!(!query.is_enabled());
+        apply_toggles("-barrier");
+        assert!(!barrier.is_enabled());
     }
 
     #[test]

@@ -1,0 +1,365 @@
+//! Render pass instances (classic and dynamic) and the secondary command buffers executed
+//! in them.
+//!
+//! Where each timestamp goes, so that every one is legal:
+//! - `start_render_pass`/`start_rendering` just before the begin and `end_*` just after the
+//!   end, outside the instance (the range then covers load and store operations);
+//! - a resuming `vkCmdBeginRendering` gets its start just after, and a suspending
+//!   `vkCmdEndRendering` its end just before, inside the instance: nothing that does work may
+//!   be recorded between a suspension and its resumption;
+//! - `next_subpass` is written in the subpass that ends.
+
+use ash::vk;
+use ash::vk::Handle;
+
+use crate::hooks::{guarded, slice};
+use crate::trace::command_trace::CommandTrace;
+use crate::trace::command_trace::Recorder;
+use crate::trace::objects::{views, RenderPassInfo};
+use crate::trace::tracepoints::*;
+
+/// `start_render_pass` for a begin info.
+fn start_render_pass(
+    r: &Recorder<'_>,
+    t: &mut CommandTrace,
+    begin: &vk::RenderPassBeginInfo<'_>,
+    contents: vk::SubpassContents,
+) {
+    let info = r
+        .objects
+        .render_pass(begin.render_pass, RenderPassInfo::clone)
+        .unwrap_or_default();
+    let (color, depth) = info.formats();
+    let first = info.attachments.first().copied().unwrap_or_default();
+    trace_start_render_pass(
+        r,
+        t,
+        begin.render_pass.as_raw(),
+        begin.framebuffer.as_raw(),
+        begin.render_area.extent.width,
+        begin.render_area.extent.height,
+        info.attachments.len() as u32,
+        info.view_masks.len() as u32,
+        color,
+        depth,
+        first.load_op,
+        first.store_op,
+        first.samples,
+        u64::from(info.view_mask(0)),
+        contents,
+    );
+}
+
+/// After a begin or next subpass: the trace follows the subpass.
+fn enter_subpass(r: &Recorder<'_>, t: &mut CommandTrace, contents: vk::SubpassContents) {
+    let mask = r
+        .objects
+        .render_pass(t.render_pass, |rp| rp.view_mask(t.subpass))
+        .unwrap_or(0);
+    t.enter_subpass(
+        views(mask),
+        contents == vk::SubpassContents::SECONDARY_COMMAND_BUFFERS,
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdBeginRenderPass`.
+pub unsafe extern "system" fn cmd_begin_render_pass(
+    cb: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    contents: vk::SubpassContents,
+) {
+    let dev = device_or!(cb);
+    let next = dev.dispatch.fp_v1_0.cmd_begin_render_pass;
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, p_begin, contents) };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        return call();
+    };
+    // SAFETY: a valid begin info.
+    let begin = unsafe { &*p_begin };
+    tracer.around(
+        cb,
+        |r, t| start_render_pass(r, t, begin, contents),
+        call,
+        |r, t| {
+            t.render_pass = begin.render_pass;
+            t.subpass = 0;
+            enter_subpass(r, t, contents);
+        },
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdBeginRenderPass2` (and KHR).
+pub unsafe extern "system" fn cmd_begin_render_pass2(
+    cb: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    p_subpass_begin: *const vk::SubpassBeginInfo<'_>,
+) {
+    let dev = device_or!(cb);
+    let Some(next) = dev.dispatch.ext.cmd_begin_render_pass2 else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, p_begin, p_subpass_begin) };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        return call();
+    };
+    // SAFETY: valid begin infos.
+    let (begin, contents) = unsafe { (&*p_begin, (*p_subpass_begin).contents) };
+    tracer.around(
+        cb,
+        |r, t| start_render_pass(r, t, begin, contents),
+        call,
+        |r, t| {
+            t.render_pass = begin.render_pass;
+            t.subpass = 0;
+            enter_subpass(r, t, contents);
+        },
+    );
+}
+
+fn next_subpass(
+    tracer: &crate::trace::DeviceTracer,
+    cb: vk::CommandBuffer,
+    contents: vk::SubpassContents,
+    call: impl FnOnce(),
+) {
+    tracer.around(
+        cb,
+        |r, t| {
+            let subpass = t.subpass + 1;
+            trace_next_subpass(r, t, subpass, contents)
+        },
+        call,
+        |r, t| {
+            t.subpass += 1;
+            enter_subpass(r, t, contents);
+        },
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdNextSubpass`.
+pub unsafe extern "system" fn cmd_next_subpass(
+    cb: vk::CommandBuffer,
+    contents: vk::SubpassContents,
+) {
+    let dev = device_or!(cb);
+    let next = dev.dispatch.fp_v1_0.cmd_next_subpass;
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, contents) };
+    match dev.tracer.as_ref() {
+        None => call(),
+        Some(tracer) => next_subpass(tracer, cb, contents, call),
+    }
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdNextSubpass2` (and KHR).
+pub unsafe extern "system" fn cmd_next_subpass2(
+    cb: vk::CommandBuffer,
+    p_begin: *const vk::SubpassBeginInfo<'_>,
+    p_end: *const vk::SubpassEndInfo<'_>,
+) {
+    let dev = device_or!(cb);
+    let Some(next) = dev.dispatch.ext.cmd_next_subpass2 else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, p_begin, p_end) };
+    match dev.tracer.as_ref() {
+        None => call(),
+        // SAFETY: a valid subpass begin info.
+        Some(tracer) => next_subpass(tracer, cb, unsafe { (*p_begin).contents }, call),
+    }
+}
+
+fn end_render_pass(
+    tracer: &crate::trace::DeviceTracer,
+    cb: vk::CommandBuffer,
+    call: impl FnOnce(),
+) {
+    tracer.around(
+        cb,
+        |_, _| {},
+        call,
+        |r, t| {
+            t.leave_render_pass();
+            trace_end_render_pass(r, t);
+        },
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdEndRenderPass`.
+pub unsafe extern "system" fn cmd_end_render_pass(cb: vk::CommandBuffer) {
+    let dev = device_or!(cb);
+    let next = dev.dispatch.fp_v1_0.cmd_end_render_pass;
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb) };
+    match dev.tracer.as_ref() {
+        None => call(),
+        Some(tracer) => end_render_pass(tracer, cb, call),
+    }
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdEndRenderPass2` (and KHR).
+pub unsafe extern "system" fn cmd_end_render_pass2(
+    cb: vk::CommandBuffer,
+    p_end: *const vk::SubpassEndInfo<'_>,
+) {
+    let dev = device_or!(cb);
+    let Some(next) = dev.dispatch.ext.cmd_end_render_pass2 else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, p_end) };
+    match dev.tracer.as_ref() {
+        None => call(),
+        Some(tracer) => end_render_pass(tracer, cb, call),
+    }
+}
+
+/// `start_rendering` for a rendering info.
+fn start_rendering(r: &Recorder<'_>, t: &mut CommandTrace, info: &vk::RenderingInfo<'_>) {
+    // SAFETY: the application's valid rendering info.
+    let (colors, depth) = unsafe {
+        (
+            slice(info.p_color_attachments, info.color_attachment_count),
+            info.p_depth_attachment.as_ref(),
+        )
+    };
+    let first = colors.first().or(depth);
+    let format_of = |view: vk::ImageView| r.objects.view_format(view);
+    trace_start_rendering(
+        r,
+        t,
+        info.render_area.extent.width,
+        info.render_area.extent.height,
+        info.color_attachment_count,
+        colors
+            .first()
+            .map_or(vk::Format::UNDEFINED, |a| format_of(a.image_view)),
+        depth.map_or(vk::Format::UNDEFINED, |a| format_of(a.image_view)),
+        first.map_or(vk::AttachmentLoadOp::DONT_CARE, |a| a.load_op),
+        first.map_or(vk::AttachmentStoreOp::DONT_CARE, |a| a.store_op),
+        colors.first().map_or(vk::SampleCountFlags::TYPE_1, |a| {
+            r.objects.view_samples(a.image_view)
+        }),
+        u64::from(info.view_mask),
+        info.flags,
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdBeginRendering` (and KHR).
+pub unsafe extern "system" fn cmd_begin_rendering(
+    cb: vk::CommandBuffer,
+    p_info: *const vk::RenderingInfo<'_>,
+) {
+    let dev = device_or!(cb);
+    let Some(next) = dev.dispatch.ext.cmd_begin_rendering else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, p_info) };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        return call();
+    };
+    // SAFETY: a valid rendering info.
+    let info = unsafe { &*p_info };
+    let resuming = info.flags.contains(vk::RenderingFlags::RESUMING);
+    let enter = |t: &mut CommandTrace| {
+        t.enter_subpass(
+            views(info.view_mask),
+            info.flags
+                .contains(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS),
+        );
+        t.suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
+    };
+    tracer.around(
+        cb,
+        |r, t| {
+            if !resuming {
+                start_rendering(r, t, info);
+            }
+        },
+        call,
+        |r, t| {
+            enter(t);
+            if resuming {
+                start_rendering(r, t, info);
+            }
+        },
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdEndRendering` (and KHR).
+pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
+    let dev = device_or!(cb);
+    let Some(next) = dev.dispatch.ext.cmd_end_rendering else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb) };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        return call();
+    };
+    tracer.around(
+        cb,
+        |r, t| {
+            if t.suspending {
+                trace_end_rendering(r, t, true);
+            }
+        },
+        call,
+        |r, t| {
+            if t.suspending {
+                t.suspend();
+            } else {
+                t.leave_render_pass();
+                trace_end_rendering(r, t, false);
+            }
+        },
+    );
+}
+
+/// # Safety
+/// Vulkan's rules for `vkCmdExecuteCommands`.
+pub unsafe extern "system" fn cmd_execute_commands(
+    cb: vk::CommandBuffer,
+    count: u32,
+    p_cbs: *const vk::CommandBuffer,
+) {
+    let dev = device_or!(cb);
+    let next = dev.dispatch.fp_v1_0.cmd_execute_commands;
+    // SAFETY: forwarded with the application's arguments.
+    let call = || unsafe { next(cb, count, p_cbs) };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        return call();
+    };
+    // The secondaries' traces, looked up before the primary's trace is locked.
+    let children = guarded("vkCmdExecuteCommands", || {
+        // SAFETY: the application passes `count` command buffers.
+        unsafe { slice(p_cbs, count) }
+            .iter()
+            .filter_map(|&s| tracer.recorded(s))
+            .collect::<Vec<_>>()
+    })
+    .unwrap_or_default();
+    tracer.around(
+        cb,
+        |r, t| trace_start_execute_commands(r, t, count),
+        call,
+        |r, t| {
+            for child in children {
+                t.add_child(child);
+            }
+            trace_end_execute_commands(r, t);
+        },
+    );
+}

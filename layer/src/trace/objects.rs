@@ -1,0 +1,164 @@
+//! What the layer remembers of the application's render passes and images, so that
+//! tracepoints can name formats, load/store operations and view masks that the recording
+//! commands themselves do not carry.
+
+use std::collections::HashMap;
+
+use ash::vk;
+use ash::vk::Handle;
+use parking_lot::RwLock;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AttachmentInfo {
+    pub format: vk::Format,
+    pub samples: vk::SampleCountFlags,
+    pub load_op: vk::AttachmentLoadOp,
+    pub store_op: vk::AttachmentStoreOp,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RenderPassInfo {
+    pub attachments: Vec<AttachmentInfo>,
+    /// Per subpass; 0 outside multiview.
+    pub view_masks: Vec<u32>,
+}
+
+impl RenderPassInfo {
+    pub fn view_mask(&self, subpass: u32) -> u32 {
+        self.view_masks.get(subpass as usize).copied().unwrap_or(0)
+    }
+
+    /// The first color and the first depth/stencil attachment's formats.
+    pub fn formats(&self) -> (vk::Format, vk::Format) {
+        let color = self
+            .attachments
+            .iter()
+            .find(|a| !is_depth_stencil(a.format));
+        let depth = self.attachments.iter().find(|a| is_depth_stencil(a.format));
+        (
+            color.map_or(vk::Format::UNDEFINED, |a| a.format),
+            depth.map_or(vk::Format::UNDEFINED, |a| a.format),
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImageInfo {
+    pub format: vk::Format,
+    pub samples: vk::SampleCountFlags,
+}
+
+pub fn is_depth_stencil(format: vk::Format) -> bool {
+    matches!(
+        format,
+        vk::Format::D16_UNORM
+            | vk::Format::X8_D24_UNORM_PACK32
+            | vk::Format::D32_SFLOAT
+            | vk::Format::S8_UINT
+            | vk::Format::D16_UNORM_S8_UINT
+            | vk::Format::D24_UNORM_S8_UINT
+            | vk::Format::D32_SFLOAT_S8_UINT
+    )
+}
+
+/// Number of views of a view mask (1 without multiview).
+pub fn views(view_mask: u32) -> u32 {
+    view_mask.count_ones().max(1)
+}
+
+#[derive(Default)]
+pub struct Objects {
+    render_passes: RwLock<HashMap<u64, RenderPassInfo>>,
+    images: RwLock<HashMap<u64, ImageInfo>>,
+    /// Image views, with their view format and their image's samples.
+    views: RwLock<HashMap<u64, ImageInfo>>,
+}
+
+impl Objects {
+    pub fn add_render_pass(&self, pass: vk::RenderPass, info: RenderPassInfo) {
+        self.render_passes.write().insert(pass.as_raw(), info);
+    }
+
+    pub fn remove_render_pass(&self, pass: vk::RenderPass) {
+        self.render_passes.write().remove(&pass.as_raw());
+    }
+
+    pub fn render_pass<R>(
+        &self,
+        pass: vk::RenderPass,
+        f: impl FnOnce(&RenderPassInfo) -> R,
+    ) -> Option<R> {
+        self.render_passes.read().get(&pass.as_raw()).map(f)
+    }
+
+    pub fn add_image(&self, image: vk::Image, info: ImageInfo) {
+        self.images.write().insert(image.as_raw(), info);
+    }
+
+    pub fn remove_image(&self, image: vk::Image) {
+        self.images.write().remove(&image.as_raw());
+    }
+
+    pub fn add_view(&self, view: vk::ImageView, image: vk::Image, format: vk::Format) {
+        let samples = self.image(image).samples;
+        self.views
+            .write()
+            .insert(view.as_raw(), ImageInfo { format, samples });
+    }
+
+    pub fn remove_view(&self, view: vk::ImageView) {
+        self.views.write().remove(&view.as_raw());
+    }
+
+    pub fn view_format(&self, view: vk::ImageView) -> vk::Format {
+        self.views
+            .read()
+            .get(&view.as_raw())
+            .map_or(vk::Format::UNDEFINED, |v| v.format)
+    }
+
+    pub fn view_samples(&self, view: vk::ImageView) -> vk::SampleCountFlags {
+        self.views
+            .read()
+            .get(&view.as_raw())
+            .map_or(vk::SampleCountFlags::TYPE_1, |v| v.samples)
+    }
+
+    /// What is known of `image` (defaults for images the layer did not see created, such as
+    /// swapchain images).
+    pub fn image(&self, image: vk::Image) -> ImageInfo {
+        self.images
+            .read()
+            .get(&image.as_raw())
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_and_views() {
+        let pass = RenderPassInfo {
+            attachments: vec![
+                AttachmentInfo {
+                    format: vk::Format::D32_SFLOAT,
+                    ..Default::default()
+                },
+                AttachmentInfo {
+                    format: vk::Format::R8G8B8A8_UNORM,
+                    ..Default::default()
+                },
+            ],
+            view_masks: vec![0b101],
+        };
+        assert_eq!(
+            pass.formats(),
+            (vk::Format::R8G8B8A8_UNORM, vk::Format::D32_SFLOAT)
+        );
+        assert_eq!(views(pass.view_mask(0)), 2);
+        assert_eq!(views(pass.view_mask(7)), 1);
+    }
+}

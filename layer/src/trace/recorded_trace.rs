@@ -1,0 +1,77 @@
+//! A command buffer's trace as recorded (frozen at `vkEndCommandBuffer`), shared by every
+//! batch that submits the command buffer, with the traces of the secondary command buffers
+//! it executes. Its chunks go back to the pool when the last holder is gone, which is never
+//! before the last batch that reads them has been processed.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::chunk::{ChunkPool, RecordedEvent};
+use crate::gpu::queue_context::QueryRange;
+
+/// A secondary command buffer executed by a recording: its trace and where its events go
+/// among the executing trace's (`position` events came before it).
+pub struct Child {
+    pub position: u32,
+    pub trace: Arc<RecordedTrace>,
+}
+
+pub struct RecordedTrace {
+    pub cmd: vk::CommandBuffer,
+    pub chunks: Vec<QueryRange>,
+    pub events: Vec<RecordedEvent>,
+    pub strings: Vec<u8>,
+    pub children: Vec<Child>,
+    /// Queries written by one execution of this command buffer alone, in readback order.
+    pub slots: u32,
+    pub complete: bool,
+    pool: Arc<ChunkPool>,
+}
+
+impl RecordedTrace {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cmd: vk::CommandBuffer,
+        chunks: Vec<QueryRange>,
+        events: Vec<RecordedEvent>,
+        strings: Vec<u8>,
+        children: Vec<Child>,
+        slots: u32,
+        complete: bool,
+        pool: Arc<ChunkPool>,
+    ) -> RecordedTrace {
+        RecordedTrace {
+            cmd,
+            chunks,
+            events,
+            strings,
+            children,
+            slots,
+            complete,
+            pool,
+        }
+    }
+
+    /// This trace and its children's, depth first (the order of their readback regions).
+    pub fn visit<'a>(&'a self, f: &mut impl FnMut(&'a RecordedTrace)) {
+        f(self);
+        for child in &self.children {
+            child.trace.visit(f);
+        }
+    }
+
+    /// Events of this trace and its children.
+    pub fn event_count(&self) -> u64 {
+        let mut n = 0;
+        self.visit(&mut |t| n += t.events.len() as u64);
+        n
+    }
+}
+
+impl Drop for RecordedTrace {
+    fn drop(&mut self) {
+        self.pool.release(self.chunks.iter().map(|c| c.pool));
+        self.pool.give_event_list(std::mem::take(&mut self.events));
+    }
+}
