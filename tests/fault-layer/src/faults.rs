@@ -1,0 +1,60 @@
+//! The fault plan, read once from `UTRACE_FAULTS`, and the per-command call counters.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use ash::vk;
+
+struct Rule {
+    result: vk::Result,
+    from_call: u64,
+    calls: AtomicU64,
+}
+
+fn plan() -> &'static HashMap<String, Rule> {
+    static PLAN: OnceLock<HashMap<String, Rule>> = OnceLock::new();
+    PLAN.get_or_init(|| {
+        let text = std::env::var("UTRACE_FAULTS").unwrap_or_default();
+        let mut plan = HashMap::new();
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((command, rest)) = item.split_once('=') else {
+                eprintln!("VK_LAYER_UTRACE_fault: ignoring {item:?} (want COMMAND=RESULT@N)");
+                continue;
+            };
+            let (result, from) = rest.split_once('@').unwrap_or((rest, "1"));
+            let result = match result {
+                "device_lost" => vk::Result::ERROR_DEVICE_LOST,
+                "out_of_device_memory" => vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                "out_of_host_memory" => vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "timeout" => vk::Result::TIMEOUT,
+                other => {
+                    eprintln!("VK_LAYER_UTRACE_fault: unknown result {other:?} in {item:?}");
+                    continue;
+                }
+            };
+            let from_call = from.parse().unwrap_or(1);
+            plan.insert(
+                command.to_string(),
+                Rule {
+                    result,
+                    from_call,
+                    calls: AtomicU64::new(0),
+                },
+            );
+        }
+        plan
+    })
+}
+
+/// Counts a call of `command`; the result to return instead of calling down, if any.
+pub fn check(command: &str) -> Option<vk::Result> {
+    let rule = plan().get(command)?;
+    let n = rule.calls.fetch_add(1, Ordering::Relaxed) + 1;
+    (n >= rule.from_call).then_some(rule.result)
+}
+
+/// Whether `command` has a rule at all (without counting a call).
+pub fn planned(command: &str) -> bool {
+    plan().contains_key(command)
+}

@@ -1,0 +1,103 @@
+//! The commands this layer can make fail. Each counts its call; when the fault plan says so
+//! it returns the planned result without reaching the driver, else it calls down.
+
+use std::ffi::CStr;
+
+use ash::vk;
+
+use crate::faults;
+use crate::loader::next_device_fn;
+
+macro_rules! hook {
+    ($f:expr) => {
+        // SAFETY: each hook has the signature of the command it is returned for.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+        })
+    };
+}
+
+/// The commands hooked, whose next functions are resolved at device creation.
+pub const COMMANDS: &[&CStr] = &[
+    c"vkQueueSubmit",
+    c"vkQueueSubmit2",
+    c"vkWaitSemaphores",
+    c"vkWaitForFences",
+    c"vkGetQueryPoolResults",
+    c"vkCreateQueryPool",
+    c"vkAllocateMemory",
+    c"vkCreateBuffer",
+];
+
+/// The hook for `name`, where the fault plan mentions it.
+pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
+    let n = name.to_str().ok()?;
+    let planned = |c: &str| faults::planned(c);
+    match n {
+        "vkQueueSubmit" if planned(n) => hook!(queue_submit),
+        "vkQueueSubmit2" | "vkQueueSubmit2KHR" if planned("vkQueueSubmit2") => hook!(queue_submit2),
+        "vkWaitSemaphores" | "vkWaitSemaphoresKHR" if planned("vkWaitSemaphores") => {
+            hook!(wait_semaphores)
+        }
+        "vkGetSemaphoreCounterValue" | "vkGetSemaphoreCounterValueKHR"
+            if planned("vkWaitSemaphores") =>
+        {
+            hook!(get_semaphore_counter_value)
+        }
+        "vkWaitForFences" if planned(n) => hook!(wait_for_fences),
+        "vkGetQueryPoolResults" if planned(n) => hook!(get_query_pool_results),
+        "vkCreateQueryPool" if planned(n) => hook!(create_query_pool),
+        "vkAllocateMemory" if planned(n) => hook!(allocate_memory),
+        "vkCreateBuffer" if planned(n) => hook!(create_buffer),
+        _ => None,
+    }
+}
+
+/// Defines a hook: `$device` finds the device for the next layer's function.
+macro_rules! faulty {
+    ($name:ident, $command:literal, $pfn:ty, $handle:ident: $hty:ty, ($($arg:ident: $ty:ty),*)) => {
+        unsafe extern "system" fn $name($handle: $hty $(, $arg: $ty)*) -> vk::Result {
+            if let Some(result) = faults::check($command) {
+                return result;
+            }
+            // SAFETY: a live object of a device of this chain; the pointer is the next
+            // layer's function of this signature.
+            unsafe {
+                let name = CStr::from_bytes_with_nul_unchecked(concat!($command, "\0").as_bytes());
+                let Some(next) = next_device_fn($handle, name) else {
+                    return vk::Result::ERROR_DEVICE_LOST;
+                };
+                let next: $pfn = std::mem::transmute(next);
+                next($handle $(, $arg)*)
+            }
+        }
+    };
+}
+
+faulty!(queue_submit, "vkQueueSubmit", vk::PFN_vkQueueSubmit, queue: vk::Queue,
+    (count: u32, submits: *const vk::SubmitInfo<'_>, fence: vk::Fence));
+faulty!(queue_submit2, "vkQueueSubmit2", vk::PFN_vkQueueSubmit2, queue: vk::Queue,
+    (count: u32, submits: *const vk::SubmitInfo2<'_>, fence: vk::Fence));
+faulty!(wait_semaphores, "vkWaitSemaphores", vk::PFN_vkWaitSemaphores, device: vk::Device,
+    (info: *const vk::SemaphoreWaitInfo<'_>, timeout: u64));
+faulty!(wait_for_fences, "vkWaitForFences", vk::PFN_vkWaitForFences, device: vk::Device,
+    (count: u32, fences: *const vk::Fence, all: vk::Bool32, timeout: u64));
+faulty!(get_query_pool_results, "vkGetQueryPoolResults", vk::PFN_vkGetQueryPoolResults, device: vk::Device,
+    (pool: vk::QueryPool, first: u32, count: u32, size: usize, data: *mut std::ffi::c_void, stride: u64, flags: vk::QueryResultFlags));
+faulty!(create_query_pool, "vkCreateQueryPool", vk::PFN_vkCreateQueryPool, device: vk::Device,
+    (info: *const vk::QueryPoolCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::QueryPool));
+faulty!(allocate_memory, "vkAllocateMemory", vk::PFN_vkAllocateMemory, device: vk::Device,
+    (info: *const vk::MemoryAllocateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::DeviceMemory));
+faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Device,
+    (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
+
+/// With `vkWaitSemaphores` planned to fail, timeline semaphores never advance.
+unsafe extern "system" fn get_semaphore_counter_value(
+    _device: vk::Device,
+    _semaphore: vk::Semaphore,
+    value: *mut u64,
+) -> vk::Result {
+    // SAFETY: the application passes a valid output pointer.
+    unsafe { *value = 0 };
+    vk::Result::SUCCESS
+}

@@ -1,0 +1,23 @@
+//! `VK_LAYER_UTRACE_fault`: a test layer that sits beneath utrace and makes chosen calls
+//! fail, so that the tests can watch utrace meet device loss, allocation failures and a
+//! semaphore that never signals on a driver that does none of that by itself.
+//!
+//! `UTRACE_FAULTS` lists the faults, comma-separated, each `COMMAND=RESULT@N`: the Nth call
+//! of COMMAND and every later one return RESULT instead of reaching the driver (N counts
+//! from 1; `@N` may be left out for 1). RESULT is `device_lost`, `out_of_device_memory`,
+//! `out_of_host_memory` or `timeout`. `vkWaitSemaphores=timeout` also makes
+//! `vkGetSemaphoreCounterValue` report 0: a semaphore that never signals.
+//!
+//! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
+//! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
+//! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer.
+#![allow(non_snake_case)]
+#![warn(unsafe_op_in_unsafe_fn)]
+
+mod faults;
+mod hooks;
+mod loader;
+
+pub use loader::{
+    vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,
+};

@@ -1,0 +1,210 @@
+//! The minimum a layer needs: interface negotiation, the chain at instance and device
+//! creation, and `vkGet*ProcAddr` that hand out this layer's hooks where it has them.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, CStr};
+use std::sync::LazyLock;
+
+use ash::vk;
+use ash_layer::{LayerFunction, NegotiateLayerInterface, NegotiateLayerStructType};
+use parking_lot::RwLock;
+
+use crate::hooks;
+
+/// The next layer's proc-addr functions, by dispatch key.
+static INSTANCES: LazyLock<RwLock<HashMap<usize, (vk::PFN_vkGetInstanceProcAddr, vk::Instance)>>> =
+    LazyLock::new(Default::default);
+static DEVICES: LazyLock<RwLock<HashMap<usize, Next>>> = LazyLock::new(Default::default);
+
+/// A device's next layer: its GDPA and, resolved at creation, the commands this layer hooks.
+struct Next {
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    fns: HashMap<&'static CStr, vk::PFN_vkVoidFunction>,
+}
+
+/// # Safety
+/// `handle` must be a live dispatchable object.
+pub unsafe fn key<H: vk::Handle>(handle: H) -> usize {
+    // SAFETY: dispatchable objects start with the loader's dispatch table pointer.
+    unsafe { *(handle.as_raw() as usize as *const usize) }
+}
+
+/// The next layer's function `name` for the device owning `handle` (one of
+/// [`hooks::COMMANDS`]).
+///
+/// # Safety
+/// `handle` must be a live dispatchable object of a device of this chain.
+pub unsafe fn next_device_fn<H: vk::Handle>(handle: H, name: &CStr) -> vk::PFN_vkVoidFunction {
+    // SAFETY: forwarded from the caller.
+    let devices = DEVICES.read();
+    let next = devices.get(&unsafe { key(handle) })?;
+    next.fns.get(name).copied().flatten()
+}
+
+unsafe extern "system" fn negotiate(p: *mut NegotiateLayerInterface) -> vk::Result {
+    // SAFETY: the loader passes a valid structure.
+    let Some(n) = (unsafe { p.as_mut() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    if n.s_type != NegotiateLayerStructType::INTERFACE_STRUCT
+        || n.loader_layer_interface_version < 2
+    {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    n.loader_layer_interface_version = 2;
+    n.pfn_get_instance_proc_addr = Some(gipa);
+    n.pfn_get_device_proc_addr = Some(gdpa);
+    n.pfn_get_physical_device_proc_addr = None;
+    vk::Result::SUCCESS
+}
+
+macro_rules! hook {
+    ($f:expr) => {
+        // SAFETY: each hook has the signature of the command it is returned for.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+        })
+    };
+}
+
+unsafe extern "system" fn create_instance(
+    info: *const vk::InstanceCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> vk::Result {
+    // SAFETY: the loader's create info and chain, advanced before calling down.
+    unsafe {
+        let Some(link) = ash_layer::get_instance_chain_info(&*info, LayerFunction::LAYER_LINK_INFO)
+        else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let link = link.as_ptr();
+        let layer = (*link).u.p_layer_info;
+        let Some(next_gipa) = (*layer).pfn_next_get_instance_proc_addr else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        (*link).u.p_layer_info = (*layer).p_next;
+        let Some(create) = next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let create: vk::PFN_vkCreateInstance = std::mem::transmute(create);
+        let r = create(info, alloc, out);
+        if r == vk::Result::SUCCESS {
+            INSTANCES.write().insert(key(*out), (next_gipa, *out));
+        }
+        r
+    }
+}
+
+unsafe extern "system" fn create_device(
+    physical: vk::PhysicalDevice,
+    info: *const vk::DeviceCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Device,
+) -> vk::Result {
+    // SAFETY: the loader's create info and chain, advanced before calling down; the next
+    // vkCreateDevice comes from the instance the physical device belongs to.
+    unsafe {
+        let Some((_, instance)) = INSTANCES.read().get(&key(physical)).copied() else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let Some(link) = ash_layer::get_device_chain_info(&*info, LayerFunction::LAYER_LINK_INFO)
+        else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let link = link.as_ptr();
+        let layer = (*link).u.p_layer_info;
+        let (Some(next_gipa), Some(next_gdpa)) = (
+            (*layer).pfn_next_get_instance_proc_addr,
+            (*layer).pfn_next_get_device_proc_addr,
+        ) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        (*link).u.p_layer_info = (*layer).p_next;
+        let Some(create) = next_gipa(instance, c"vkCreateDevice".as_ptr()) else {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        };
+        let create: vk::PFN_vkCreateDevice = std::mem::transmute(create);
+        let r = create(physical, info, alloc, out);
+        if r == vk::Result::SUCCESS {
+            let fns = hooks::COMMANDS
+                .iter()
+                .map(|&name| (name, next_gdpa(*out, name.as_ptr())))
+                .collect();
+            DEVICES.write().insert(
+                key(*out),
+                Next {
+                    gdpa: next_gdpa,
+                    fns,
+                },
+            );
+        }
+        r
+    }
+}
+
+unsafe extern "system" fn gipa(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: Vulkan passes a NUL-terminated name.
+    let n = unsafe { CStr::from_ptr(name) };
+    match n.to_bytes() {
+        b"vkGetInstanceProcAddr" => return hook!(gipa),
+        b"vkCreateInstance" => return hook!(create_instance),
+        b"vkCreateDevice" => return hook!(create_device),
+        b"vkGetDeviceProcAddr" => return hook!(gdpa),
+        _ => {}
+    }
+    if instance == vk::Instance::null() {
+        return None;
+    }
+    // SAFETY: a live instance of this chain.
+    let (next, _) = *INSTANCES.read().get(&unsafe { key(instance) })?;
+    // SAFETY: the next layer's GIPA.
+    unsafe { next(instance, name) }
+}
+
+unsafe extern "system" fn gdpa(device: vk::Device, name: *const c_char) -> vk::PFN_vkVoidFunction {
+    // SAFETY: Vulkan passes a NUL-terminated name and a live device of this chain.
+    let (n, next) = unsafe { (CStr::from_ptr(name), DEVICES.read().get(&key(device))?.gdpa) };
+    // SAFETY: the next layer's GDPA.
+    let down = unsafe { next(device, name) };
+    down?;
+    if n.to_bytes() == b"vkGetDeviceProcAddr" {
+        return hook!(gdpa);
+    }
+    hooks::lookup(n).or(down)
+}
+
+/// # Safety
+/// Called by the loader.
+#[no_mangle]
+pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
+    p: *mut NegotiateLayerInterface,
+) -> vk::Result {
+    // SAFETY: forwarded.
+    unsafe { negotiate(p) }
+}
+
+/// # Safety
+/// Called by the loader.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: forwarded.
+    unsafe { gipa(instance, name) }
+}
+
+/// # Safety
+/// Called by the loader.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: forwarded.
+    unsafe { gdpa(device, name) }
+}
