@@ -6,8 +6,10 @@
 //! - [`trace_txt`]: reading the layer's `txt` trace back.
 
 pub mod checks;
+pub mod gpu_work;
 pub mod harness;
 pub mod report;
+pub mod submitter;
 pub mod trace_txt;
 pub mod vk;
 pub mod window;

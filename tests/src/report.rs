@@ -36,6 +36,9 @@ pub struct Submission {
     pub cmdbufs: Vec<String>,
     /// Presents made on the device before this submit.
     pub frame: u32,
+    /// Secondary command buffers executed by the submitted ones, in execution order.
+    #[serde(default)]
+    pub secondaries: Vec<String>,
 }
 
 /// The names of this process's threads.

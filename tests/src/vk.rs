@@ -21,6 +21,8 @@ pub struct Instance {
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     /// Validation messages (warnings and errors), when validation is enabled.
     pub messages: Arc<Mutex<Vec<String>>>,
+    /// Whether VK_LAYER_KHRONOS_validation is enabled.
+    pub validation: bool,
     /// Leaked on purpose: the messenger's user data must outlive the instance.
     _user_data: *mut Arc<Mutex<Vec<String>>>,
 }
@@ -110,8 +112,50 @@ impl Instance {
             instance,
             debug,
             messages,
+            validation,
             _user_data: user_data,
         })
+    }
+
+    /// Of `wanted`, the device extensions the first device supports, or the validation
+    /// layer provides when it is enabled (it implements VK_EXT_debug_marker itself).
+    pub fn supported_device_extensions<'a>(&self, wanted: &[&'a CStr]) -> Result<Vec<&'a CStr>> {
+        let physical = self.physical_device()?;
+        // SAFETY: a live physical device.
+        let mut props = check(
+            unsafe {
+                self.instance
+                    .enumerate_device_extension_properties(physical)
+            },
+            "vkEnumerateDeviceExtensionProperties",
+        )?;
+        if self.validation {
+            let mut count = 0;
+            let f = self
+                .instance
+                .fp_v1_0()
+                .enumerate_device_extension_properties;
+            let layer = c"VK_LAYER_KHRONOS_validation";
+            // SAFETY: the two-call idiom on a live physical device with an enabled layer.
+            unsafe {
+                if f(physical, layer.as_ptr(), &mut count, std::ptr::null_mut())
+                    == vk::Result::SUCCESS
+                {
+                    let mut more = vec![vk::ExtensionProperties::default(); count as usize];
+                    if f(physical, layer.as_ptr(), &mut count, more.as_mut_ptr())
+                        == vk::Result::SUCCESS
+                    {
+                        more.truncate(count as usize);
+                        props.extend(more);
+                    }
+                }
+            }
+        }
+        Ok(wanted
+            .iter()
+            .copied()
+            .filter(|w| props.iter().any(|p| p.extension_name_as_c_str() == Ok(*w)))
+            .collect())
     }
 
     pub fn physical_device(&self) -> Result<vk::PhysicalDevice> {
@@ -140,6 +184,8 @@ impl Instance {
 /// A logical device with one queue that can do graphics, compute and transfer.
 pub struct Device {
     pub device: ash::Device,
+    /// The device extensions enabled.
+    pub extensions: Vec<std::ffi::CString>,
     pub physical: vk::PhysicalDevice,
     pub queue: vk::Queue,
     pub family: u32,
@@ -168,11 +214,27 @@ impl Device {
             .queue_family_index(family)
             .queue_priorities(&priorities)];
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
-        let mut features13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(sync2);
-        let info = vk::DeviceCreateInfo::default()
+        // Everything the scenarios record, all supported by Lavapipe.
+        let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
+        let mut features12 =
+            vk::PhysicalDeviceVulkan12Features::default().draw_indirect_count(true);
+        let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(sync2)
+            .dynamic_rendering(true);
+        let multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
+        let mut multi_draw_features =
+            vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
+        let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
+            .enabled_features(&features)
             .enabled_extension_names(&ext_ptrs)
+            .push_next(&mut features11)
+            .push_next(&mut features12)
             .push_next(&mut features13);
+        if multi_draw {
+            info = info.push_next(&mut multi_draw_features);
+        }
         // SAFETY: valid create info for this physical device.
         let device = check(
             unsafe { instance.create_device(physical, &info, None) },
@@ -192,6 +254,7 @@ impl Device {
         )?;
         Ok(Device {
             device,
+            extensions: extensions.iter().map(|e| (*e).to_owned()).collect(),
             physical,
             queue,
             family,
@@ -199,6 +262,10 @@ impl Device {
             pool,
             sync2,
         })
+    }
+
+    pub fn has_extension(&self, name: &CStr) -> bool {
+        self.extensions.iter().any(|e| e.as_c_str() == name)
     }
 
     pub fn command_buffers(&self, count: u32) -> Result<Vec<vk::CommandBuffer>> {
@@ -355,6 +422,15 @@ pub const FILL_GROUP: u32 = 64;
 
 impl FillPipeline {
     pub fn new(dev: &Device, target: &Buffer) -> Result<FillPipeline> {
+        Self::with_flags(dev, target, vk::PipelineCreateFlags::empty())
+    }
+
+    /// As [`Self::new`], with pipeline create flags (e.g. `DISPATCH_BASE`).
+    pub fn with_flags(
+        dev: &Device,
+        target: &Buffer,
+        flags: vk::PipelineCreateFlags,
+    ) -> Result<FillPipeline> {
         let d = &dev.device;
         let code = ash::util::read_spv(&mut std::io::Cursor::new(
             &include_bytes!("../../shaders/fill.comp.spv")[..],
@@ -399,6 +475,7 @@ impl FillPipeline {
                 .module(module)
                 .name(c"main");
             let info = [vk::ComputePipelineCreateInfo::default()
+                .flags(flags)
                 .stage(stage)
                 .layout(layout)];
             let pipeline = d
@@ -459,6 +536,36 @@ impl FillPipeline {
             d.cmd_push_constants(cb, self.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
             d.cmd_dispatch(cb, count.div_ceil(FILL_GROUP), 1, 1);
         }
+    }
+
+    /// Binds `pipeline` (which shares this one's layout shape) with this one's descriptor
+    /// set and the push constants `data[i] = i * 3 + base` for `count` words, without
+    /// dispatching.
+    pub fn record_bindings(
+        &self,
+        dev: &Device,
+        cb: vk::CommandBuffer,
+        pipeline: &FillPipeline,
+        base: u32,
+        count: u32,
+    ) {
+        let d = &dev.device;
+        let push = [base.to_ne_bytes(), count.to_ne_bytes()].concat();
+        // SAFETY: `cb` is recording; both pipelines were made by `with_flags` for the same
+        // buffer, so their layouts are compatible.
+        unsafe {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline);
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.layout,
+                0,
+                &[pipeline.set],
+                &[],
+            );
+            d.cmd_push_constants(cb, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
+        }
+        let _ = self;
     }
 
     pub fn destroy(self, dev: &Device) {

@@ -2,10 +2,10 @@
 //! updates, swapchain clears) submitted in the patterns the layer must time right.
 
 use ash::vk;
-use ash::vk::Handle;
 
-use crate::report::{DeviceReport, Report, Submission};
-use crate::vk::{check, monotonic_ns, verify_fill, Buffer, Device, FillPipeline, Instance, Result};
+use crate::report::{DeviceReport, Report};
+use crate::submitter::Submitter;
+use crate::vk::{check, verify_fill, Buffer, Device, FillPipeline, Instance, Result};
 use crate::window::{Swapchain, Window};
 
 /// Words the compute shader writes.
@@ -45,104 +45,6 @@ fn probe_proc_addrs(inst: &Instance, dev: &Device) -> std::collections::BTreeMap
             (name.to_string_lossy().into_owned(), f.is_some())
         })
         .collect()
-}
-
-/// Submits and waits, recording each submission's CPU window for the report.
-struct Submitter<'a> {
-    dev: &'a Device,
-    fence: vk::Fence,
-    frame: u32,
-    log: Vec<Submission>,
-}
-
-/// A semaphore to wait on (at a stage) and one to signal, for swapchain frames.
-type Sync = Option<(vk::Semaphore, vk::PipelineStageFlags, vk::Semaphore)>;
-
-impl<'a> Submitter<'a> {
-    fn new(dev: &'a Device) -> Result<Self> {
-        Ok(Submitter {
-            dev,
-            fence: dev.fence()?,
-            frame: 0,
-            log: Vec::new(),
-        })
-    }
-
-    fn finish(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64) -> Result<()> {
-        self.dev.wait_and_reset(self.fence)?;
-        self.log.push(Submission {
-            label: label.to_string(),
-            cpu_before_ns: before,
-            cpu_after_ns: monotonic_ns(),
-            cmdbufs: cbs.iter().map(|cb| format!("{:#x}", cb.as_raw())).collect(),
-            frame: self.frame,
-        });
-        Ok(())
-    }
-
-    /// `vkQueueSubmit` of one batch, then a wait for its fence.
-    fn submit(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
-        let (waits, stages, signals) = match sync {
-            Some((w, s, sig)) => (vec![w], vec![s], vec![sig]),
-            None => (vec![], vec![], vec![]),
-        };
-        let info = vk::SubmitInfo::default()
-            .command_buffers(cbs)
-            .wait_semaphores(&waits)
-            .wait_dst_stage_mask(&stages)
-            .signal_semaphores(&signals);
-        let before = monotonic_ns();
-        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
-        check(
-            unsafe {
-                self.dev
-                    .device
-                    .queue_submit(self.dev.queue, &[info], self.fence)
-            },
-            "vkQueueSubmit",
-        )?;
-        self.finish(label, cbs, before)
-    }
-
-    /// The same through `vkQueueSubmit2` (synchronization2).
-    fn submit2(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
-        let cb_infos: Vec<vk::CommandBufferSubmitInfo> = cbs
-            .iter()
-            .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
-            .collect();
-        let (waits, signals) = match sync {
-            Some((w, _, sig)) => (
-                vec![vk::SemaphoreSubmitInfo::default()
-                    .semaphore(w)
-                    .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)],
-                vec![vk::SemaphoreSubmitInfo::default()
-                    .semaphore(sig)
-                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)],
-            ),
-            None => (vec![], vec![]),
-        };
-        let info = vk::SubmitInfo2::default()
-            .command_buffer_infos(&cb_infos)
-            .wait_semaphore_infos(&waits)
-            .signal_semaphore_infos(&signals);
-        let before = monotonic_ns();
-        // SAFETY: as in `submit`; synchronization2 is enabled on the device.
-        check(
-            unsafe {
-                self.dev
-                    .device
-                    .queue_submit2(self.dev.queue, &[info], self.fence)
-            },
-            "vkQueueSubmit2",
-        )?;
-        self.finish(label, cbs, before)
-    }
-
-    fn destroy(self) -> Vec<Submission> {
-        // SAFETY: the fence is idle (every submission was waited for).
-        unsafe { self.dev.device.destroy_fence(self.fence, None) };
-        self.log
-    }
 }
 
 /// Clears the compute target on the host, so each submission must write it again.
@@ -340,6 +242,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         "frames" => true,
         "demo" => std::env::var_os("DISPLAY").is_some(),
         "basic" | "two-devices" | "two-instances" => false,
+        name if crate::gpu_work::is_scenario(name) => false,
         other => {
             return Err(format!(
                 "unknown scenario {other:?} (basic, two-devices, two-instances, frames, demo)"
@@ -358,12 +261,20 @@ pub fn run(opts: &Options) -> Result<Report> {
     if opts.scenario == "two-instances" {
         return two_instances(opts);
     }
+    let gpu_work = crate::gpu_work::is_scenario(&opts.scenario);
+    let mut instance_exts = instance_exts;
+    if gpu_work {
+        instance_exts.extend_from_slice(crate::gpu_work::INSTANCE_EXTENSIONS);
+    }
     let inst = Instance::new(&opts.layers, &instance_exts)?;
-    let device_exts: Vec<&std::ffi::CStr> = if window.is_some() {
+    let mut device_exts: Vec<&std::ffi::CStr> = if window.is_some() {
         vec![ash::khr::swapchain::NAME]
     } else {
         Vec::new()
     };
+    if gpu_work {
+        device_exts.extend(inst.supported_device_extensions(crate::gpu_work::DEVICE_EXTENSIONS)?);
+    }
     let device_count = if opts.scenario == "two-devices" { 2 } else { 1 };
     let devices = (0..device_count)
         .map(|_| Device::new(&inst, &device_exts, true))
@@ -393,6 +304,7 @@ pub fn run(opts: &Options) -> Result<Report> {
                 ok?
             }
             ("demo", None) => demo(dev, None, &mut sub, opts.frames)?,
+            (name, _) if gpu_work => crate::gpu_work::run(name, &inst, dev, &mut sub)?,
             _ => basic(dev, &mut sub)?,
         };
         report.presents += sub.frame;

@@ -1,0 +1,79 @@
+//! Scenarios that record every kind of GPU work the layer traces: render passes (classic,
+//! two subpasses, dynamic with suspend/resume), every draw, every dispatch, every transfer,
+//! labels, and secondaries executed in a render pass. Each checks its own results where it
+//! can and logs its submissions through the [`Submitter`].
+
+mod graphics;
+mod passes;
+mod work;
+
+use ash::vk;
+
+use crate::submitter::Submitter;
+use crate::vk::{Device, Instance, Result};
+
+/// The scenarios of this module, in the order `all-gpu-work` runs them.
+pub const SCENARIOS: &[&str] = &[
+    "render-pass",
+    "dynamic-rendering",
+    "secondaries",
+    "compute",
+    "transfers",
+    "labels",
+];
+
+/// Instance extensions these scenarios use (labels and debug markers).
+pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] =
+    &[ash::ext::debug_utils::NAME, ash::ext::debug_report::NAME];
+
+/// Device extensions these scenarios use where the device has them (multi-draw; debug
+/// markers, which Lavapipe has only through the validation layer).
+pub const DEVICE_EXTENSIONS: &[&std::ffi::CStr] =
+    &[ash::ext::multi_draw::NAME, ash::ext::debug_marker::NAME];
+
+/// Whether `name` is one of this module's scenarios (or `all-gpu-work`).
+pub fn is_scenario(name: &str) -> bool {
+    name == "all-gpu-work" || SCENARIOS.contains(&name)
+}
+
+/// Runs scenario `name` (or all of them); returns whether every result was right.
+pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let names: Vec<&str> = if name == "all-gpu-work" {
+        SCENARIOS.to_vec()
+    } else {
+        vec![name]
+    };
+    let mut ok = true;
+    for n in names {
+        ok &= match n {
+            "render-pass" => passes::render_pass(inst, dev, sub)?,
+            "dynamic-rendering" => passes::dynamic_rendering(dev, sub)?,
+            "secondaries" => passes::secondaries(dev, sub)?,
+            "compute" => work::compute(dev, sub)?,
+            "transfers" => work::transfers(dev, sub)?,
+            "labels" => work::labels(inst, dev, sub)?,
+            other => return Err(format!("unknown scenario {other:?}")),
+        };
+    }
+    // SAFETY: a live device; every submission was waited for, this only settles the queue.
+    unsafe { dev.device.device_wait_idle() }.map_err(|e| e.to_string())?;
+    Ok(ok)
+}
+
+/// A fresh primary command buffer, begun one-time-submit, recorded by `record`, ended.
+fn record_once(
+    dev: &Device,
+    record: impl FnOnce(vk::CommandBuffer) -> Result<()>,
+) -> Result<vk::CommandBuffer> {
+    let cb = dev.command_buffers(1)?[0];
+    dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    record(cb)?;
+    dev.end(cb)?;
+    Ok(cb)
+}
+
+/// Frees command buffers whose submissions completed.
+fn free(dev: &Device, cbs: &[vk::CommandBuffer]) {
+    // SAFETY: every submission of these command buffers was waited for.
+    unsafe { dev.device.free_command_buffers(dev.pool, cbs) };
+}

@@ -1,0 +1,108 @@
+//! Submitting and waiting, with each submission's CPU window and command buffers logged for
+//! the report.
+
+use ash::vk;
+use ash::vk::Handle;
+
+use crate::report::Submission;
+use crate::vk::{check, monotonic_ns, Device, Result};
+
+/// Submits and waits, recording each submission's CPU window for the report.
+pub struct Submitter<'a> {
+    dev: &'a Device,
+    fence: vk::Fence,
+    /// Presents made so far (the frame of the next submission).
+    pub frame: u32,
+    pub log: Vec<Submission>,
+}
+
+/// A semaphore to wait on (at a stage) and one to signal, for swapchain frames.
+pub type Sync = Option<(vk::Semaphore, vk::PipelineStageFlags, vk::Semaphore)>;
+
+impl<'a> Submitter<'a> {
+    pub fn new(dev: &'a Device) -> Result<Self> {
+        Ok(Submitter {
+            dev,
+            fence: dev.fence()?,
+            frame: 0,
+            log: Vec::new(),
+        })
+    }
+
+    fn finish(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64) -> Result<()> {
+        self.dev.wait_and_reset(self.fence)?;
+        self.log.push(Submission {
+            label: label.to_string(),
+            cpu_before_ns: before,
+            cpu_after_ns: monotonic_ns(),
+            cmdbufs: cbs.iter().map(|cb| format!("{:#x}", cb.as_raw())).collect(),
+            frame: self.frame,
+            secondaries: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// `vkQueueSubmit` of one batch, then a wait for its fence.
+    pub fn submit(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
+        let (waits, stages, signals) = match sync {
+            Some((w, s, sig)) => (vec![w], vec![s], vec![sig]),
+            None => (vec![], vec![], vec![]),
+        };
+        let info = vk::SubmitInfo::default()
+            .command_buffers(cbs)
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .signal_semaphores(&signals);
+        let before = monotonic_ns();
+        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
+        check(
+            unsafe {
+                self.dev
+                    .device
+                    .queue_submit(self.dev.queue, &[info], self.fence)
+            },
+            "vkQueueSubmit",
+        )?;
+        self.finish(label, cbs, before)
+    }
+
+    /// The same through `vkQueueSubmit2` (synchronization2).
+    pub fn submit2(&mut self, label: &str, cbs: &[vk::CommandBuffer], sync: Sync) -> Result<()> {
+        let cb_infos: Vec<vk::CommandBufferSubmitInfo> = cbs
+            .iter()
+            .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
+            .collect();
+        let (waits, signals) = match sync {
+            Some((w, _, sig)) => (
+                vec![vk::SemaphoreSubmitInfo::default()
+                    .semaphore(w)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)],
+                vec![vk::SemaphoreSubmitInfo::default()
+                    .semaphore(sig)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)],
+            ),
+            None => (vec![], vec![]),
+        };
+        let info = vk::SubmitInfo2::default()
+            .command_buffer_infos(&cb_infos)
+            .wait_semaphore_infos(&waits)
+            .signal_semaphore_infos(&signals);
+        let before = monotonic_ns();
+        // SAFETY: as in `submit`; synchronization2 is enabled on the device.
+        check(
+            unsafe {
+                self.dev
+                    .device
+                    .queue_submit2(self.dev.queue, &[info], self.fence)
+            },
+            "vkQueueSubmit2",
+        )?;
+        self.finish(label, cbs, before)
+    }
+
+    pub fn destroy(self) -> Vec<Submission> {
+        // SAFETY: the fence is idle (every submission was waited for).
+        unsafe { self.dev.device.destroy_fence(self.fence, None) };
+        self.log
+    }
+}
