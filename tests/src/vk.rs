@@ -64,7 +64,7 @@ impl Instance {
             .collect::<Result<_>>()?;
         let layer_ptrs: Vec<*const c_char> = layer_names.iter().map(|l| l.as_ptr()).collect();
         let mut ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
-        if validation {
+        if validation && !extensions.contains(&ash::ext::debug_utils::NAME) {
             ext_ptrs.push(ash::ext::debug_utils::NAME.as_ptr());
         }
         let messages = Arc::new(Mutex::new(Vec::new()));

@@ -82,6 +82,7 @@ pub struct Swapchain {
     surface: vk::SurfaceKHR,
     pub swapchain: vk::SwapchainKHR,
     pub images: Vec<vk::Image>,
+    pub extent: vk::Extent2D,
     /// One per image: signalled by the frame's submission, waited by its present.
     pub rendered: Vec<vk::Semaphore>,
     pub acquired: vk::Semaphore,
@@ -168,6 +169,7 @@ impl Swapchain {
             surface,
             swapchain,
             images,
+            extent,
             rendered,
             acquired,
         })
@@ -245,6 +247,62 @@ impl Swapchain {
                 &[to_present],
             );
         }
+    }
+
+    /// Records a blit of `src` (a `size`-square TRANSFER_SRC color image) to the whole of
+    /// image `index`, with its transitions to TRANSFER_DST and then PRESENT_SRC.
+    pub fn record_blit(
+        &self,
+        dev: &Device,
+        cb: vk::CommandBuffer,
+        index: u32,
+        src: vk::Image,
+        size: u32,
+    ) {
+        use crate::gpu_work::graphics::{layers, transition};
+        let image = self.images[index as usize];
+        let color = vk::ImageAspectFlags::COLOR;
+        transition(
+            dev,
+            cb,
+            image,
+            color,
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        );
+        let corner = |w: u32, h: u32| vk::Offset3D {
+            x: w as i32,
+            y: h as i32,
+            z: 1,
+        };
+        let region = vk::ImageBlit::default()
+            .src_subresource(layers(color))
+            .src_offsets([vk::Offset3D::default(), corner(size, size)])
+            .dst_subresource(layers(color))
+            .dst_offsets([
+                vk::Offset3D::default(),
+                corner(self.extent.width, self.extent.height),
+            ]);
+        // SAFETY: `cb` is recording; both images are in the layouts named.
+        unsafe {
+            dev.device.cmd_blit_image(
+                cb,
+                src,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+                vk::Filter::LINEAR,
+            )
+        };
+        transition(
+            dev,
+            cb,
+            image,
+            color,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::ImageLayout::PRESENT_SRC_KHR,
+        );
     }
 
     pub fn present(&self, dev: &Device, index: u32) -> Result<()> {

@@ -142,6 +142,7 @@ fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32)
 /// (copy + update) in one batch, then a second batch through `vkQueueSubmit2` that clears
 /// and presents the swapchain image (or dispatches, without a window).
 fn demo(
+    inst: &Instance,
     dev: &Device,
     swapchain: Option<&Swapchain>,
     sub: &mut Submitter,
@@ -181,13 +182,55 @@ fn demo(
     }
     dev.end(copy_cb)?;
 
+    // The scene: two draws into an offscreen image, shown by a blit to the swapchain.
+    use crate::gpu_work::graphics::{self, Image, Pipeline, Target, COLOR, DEPTH};
+    let color = Image::new(
+        dev,
+        COLOR,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+        vk::SampleCountFlags::TYPE_1,
+    )?;
+    let depth = Image::new(
+        dev,
+        DEPTH,
+        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        vk::SampleCountFlags::TYPE_1,
+    )?;
+    let pass = graphics::render_pass(dev, true)?;
+    let fb = graphics::framebuffer(dev, pass, &[color.view, depth.view])?;
+    let scene = Pipeline::new(
+        dev,
+        Target::Subpass {
+            pass,
+            subpass: 0,
+            depth: true,
+        },
+    )?;
+    let labels = ash::ext::debug_utils::Device::new(&inst.instance, d);
+    let label = |cb, name: &std::ffi::CStr| {
+        // SAFETY: `cb` is recording; VK_EXT_debug_utils is enabled on the instance.
+        unsafe {
+            labels.cmd_begin_debug_utils_label(
+                cb,
+                &vk::DebugUtilsLabelEXT::default().label_name(name),
+            )
+        }
+    };
+    // SAFETY: closes the label opened last in `cb`.
+    let end_label = |cb| unsafe { labels.cmd_end_debug_utils_label(cb) };
+    let clear_values = graphics::clears(true);
+
     let mut ok = true;
     for f in 0..frames {
         let work = dev.command_buffers(1)?[0];
         dev.begin(work, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        label(work, c"simulate");
         pipeline.record(dev, work, 100 + f, WORDS);
+        end_label(work);
+        label(work, c"upload");
         // SAFETY: `work` is recording; `big` has TRANSFER_DST.
         unsafe { d.cmd_fill_buffer(work, big.buffer, 0, vk::WHOLE_SIZE, f) };
+        end_label(work);
         dev.end(work)?;
         clear(&data);
         sub.submit(&format!("frame-{f}-work"), &[work, copy_cb], None)?;
@@ -195,10 +238,27 @@ fn demo(
 
         let show = dev.command_buffers(1)?[0];
         dev.begin(show, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        label(show, c"scene");
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(graphics::area())
+            .clear_values(&clear_values);
+        // SAFETY: `show` is recording; the pipeline was made for this render pass.
+        unsafe {
+            d.cmd_begin_render_pass(show, &begin, vk::SubpassContents::INLINE);
+            scene.bind(dev, show);
+            d.cmd_draw(show, 3, 1, 0, 0);
+            d.cmd_draw(show, 3, 2, 0, 0);
+            d.cmd_end_render_pass(show);
+        }
+        end_label(show);
         match swapchain {
             Some(sc) => {
                 let index = sc.acquire()?;
-                sc.record_clear(dev, show, index, f as f32 / frames as f32);
+                label(show, c"present");
+                sc.record_blit(dev, show, index, color.image, graphics::SIZE);
+                end_label(show);
                 dev.end(show)?;
                 let sync = Some((
                     sc.acquired,
@@ -209,7 +269,6 @@ fn demo(
                 sc.present(dev, index)?;
             }
             None => {
-                pipeline.record(dev, show, 200 + f, WORDS);
                 dev.end(show)?;
                 sub.submit2(&format!("frame-{f}-show"), &[show], None)?;
             }
@@ -219,13 +278,21 @@ fn demo(
         unsafe { d.free_command_buffers(dev.pool, &[work, show]) };
     }
     // SAFETY: all work completed.
+    unsafe {
+        d.destroy_framebuffer(fb, None);
+        d.destroy_render_pass(pass, None);
+    }
+    scene.destroy(dev);
+    color.destroy(dev);
+    depth.destroy(dev);
+    // SAFETY: all work completed.
     unsafe { d.free_command_buffers(dev.pool, &[copy_cb]) };
     pipeline.destroy(dev);
     for b in [data, big, src, dst] {
         b.destroy(dev);
     }
     eprintln!(
-        "utrace-workload: demo: {} frames, {} submissions (dispatches, fills, copies, updates{})",
+        "utrace-workload: demo: {} frames, {} submissions (labels, dispatches, fills, copies, updates, a render pass with draws{})",
         frames,
         sub.log.len(),
         if swapchain.is_some() {
@@ -262,8 +329,10 @@ pub fn run(opts: &Options) -> Result<Report> {
         return two_instances(opts);
     }
     let gpu_work = crate::gpu_work::is_scenario(&opts.scenario);
+    // Labels need VK_EXT_debug_utils: the GPU-work scenarios and the demo use them.
+    let labels = gpu_work || opts.scenario == "demo";
     let mut instance_exts = instance_exts;
-    if gpu_work {
+    if labels {
         instance_exts.extend_from_slice(crate::gpu_work::INSTANCE_EXTENSIONS);
     }
     let inst = Instance::new(&opts.layers, &instance_exts)?;
@@ -297,13 +366,13 @@ pub fn run(opts: &Options) -> Result<Report> {
             }
             ("demo", Some(w)) => {
                 let sc = Swapchain::new(&inst, dev, w)?;
-                let ok = demo(dev, Some(&sc), &mut sub, opts.frames);
+                let ok = demo(&inst, dev, Some(&sc), &mut sub, opts.frames);
                 // SAFETY: a live device.
                 check(unsafe { dev.device.device_wait_idle() }, "vkDeviceWaitIdle")?;
                 sc.destroy(dev);
                 ok?
             }
-            ("demo", None) => demo(dev, None, &mut sub, opts.frames)?,
+            ("demo", None) => demo(&inst, dev, None, &mut sub, opts.frames)?,
             (name, _) if gpu_work => crate::gpu_work::run(name, &inst, dev, &mut sub)?,
             _ => basic(dev, &mut sub)?,
         };

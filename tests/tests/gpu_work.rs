@@ -369,7 +369,10 @@ fn labels_nest_and_survive_odd_names() {
     );
     let marker = named(b, "insert_label");
     assert_eq!(marker[0].arg("label"), Some("marker: after cascade"));
-    assert_eq!(marker[0].depth, 3, "inside the command buffer, frame and shadow pass");
+    assert_eq!(
+        marker[0].depth, 3,
+        "inside the command buffer, frame and shadow pass"
+    );
     // A 1000-character label is kept to its first 256 bytes.
     assert_eq!(names[3], "x".repeat(256));
     // Bytes that are not UTF-8 come out as U+FFFD, the rest intact.

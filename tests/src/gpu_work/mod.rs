@@ -3,7 +3,7 @@
 //! labels, and secondaries executed in a render pass. Each checks its own results where it
 //! can and logs its submissions through the [`Submitter`].
 
-mod graphics;
+pub mod graphics;
 mod passes;
 mod work;
 
