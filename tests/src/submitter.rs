@@ -31,15 +31,20 @@ impl<'a> Submitter<'a> {
 
     fn finish(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64) -> Result<()> {
         self.dev.wait_and_reset(self.fence)?;
+        self.note(label, cbs, before, monotonic_ns());
+        Ok(())
+    }
+
+    /// Logs a submission made by the caller, with its CPU window.
+    pub fn note(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64, after: u64) {
         self.log.push(Submission {
             label: label.to_string(),
             cpu_before_ns: before,
-            cpu_after_ns: monotonic_ns(),
+            cpu_after_ns: after,
             cmdbufs: cbs.iter().map(|cb| format!("{:#x}", cb.as_raw())).collect(),
             frame: self.frame,
             secondaries: Vec::new(),
         });
-        Ok(())
     }
 
     /// `vkQueueSubmit` of one batch, then a wait for its fence.

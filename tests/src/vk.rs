@@ -216,8 +216,9 @@ impl Device {
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
         // Everything the scenarios record, all supported by Lavapipe.
         let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
-        let mut features12 =
-            vk::PhysicalDeviceVulkan12Features::default().draw_indirect_count(true);
+        let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
+            .draw_indirect_count(true)
+            .timeline_semaphore(true);
         let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(sync2)
             .dynamic_rendering(true);

@@ -310,6 +310,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         "demo" => std::env::var_os("DISPLAY").is_some(),
         "basic" | "two-devices" | "two-instances" => false,
         name if crate::gpu_work::is_scenario(name) => false,
+        name if crate::patterns::is_scenario(name) => false,
         other => {
             return Err(format!(
                 "unknown scenario {other:?} (basic, two-devices, two-instances, frames, demo)"
@@ -374,6 +375,9 @@ pub fn run(opts: &Options) -> Result<Report> {
             }
             ("demo", None) => demo(&inst, dev, None, &mut sub, opts.frames)?,
             (name, _) if gpu_work => crate::gpu_work::run(name, &inst, dev, &mut sub)?,
+            (name, _) if crate::patterns::is_scenario(name) => {
+                crate::patterns::run(name, dev, &mut sub, opts.frames)?
+            }
             _ => basic(dev, &mut sub)?,
         };
         report.presents += sub.frame;

@@ -22,11 +22,23 @@ use super::completion::{Completion, CompletionMode};
 use super::readback::Readback;
 use crate::loader::dispatch::DeviceDispatch;
 
-/// A contiguous run of written queries at the start of one query pool.
+/// A contiguous run of written queries at the start of one query pool (what a batch
+/// re-arms).
 #[derive(Clone, Copy, Debug)]
 pub struct QueryRange {
     pub pool: vk::QueryPool,
     pub count: u32,
+}
+
+/// Queries whose values a batch reads, and where in its readback they go (in 64-bit
+/// slots). In a multiview render pass a timestamp takes one query per view but only the
+/// first holds the time, so the others are re-armed and never copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyRange {
+    pub pool: vk::QueryPool,
+    pub first: u32,
+    pub count: u32,
+    pub slot: u32,
 }
 
 /// What one traced submission needs on top of the application's work.
@@ -112,16 +124,17 @@ impl QueueContext {
         d: &DeviceDispatch,
         set_loader_data: Option<SetLoaderData>,
         memory: &vk::PhysicalDeviceMemoryProperties,
-        ranges: &[QueryRange],
+        resets: &[QueryRange],
+        copies: &[CopyRange],
+        total: u32,
     ) -> Result<(BatchResources, Completion), vk::Result> {
-        let total: u32 = ranges.iter().map(|r| r.count).sum();
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
         let mut res = match inner.free.pop() {
             Some(res) => res,
             None => self.allocate(d, set_loader_data, inner.pool)?,
         };
-        let outcome = self.record(d, memory, &mut res, ranges, total);
+        let outcome = self.record(d, memory, &mut res, resets, copies, total);
         if let Err(e) = outcome {
             inner.free.push(res);
             return Err(e);
@@ -179,7 +192,8 @@ impl QueueContext {
         d: &DeviceDispatch,
         memory: &vk::PhysicalDeviceMemoryProperties,
         res: &mut BatchResources,
-        ranges: &[QueryRange],
+        resets: &[QueryRange],
+        copies: &[CopyRange],
         total: u32,
     ) -> Result<(), vk::Result> {
         if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
@@ -215,7 +229,7 @@ impl QueueContext {
                 0,
                 std::ptr::null(),
             );
-            for r in ranges {
+            for r in resets {
                 (fp.cmd_reset_query_pool)(res.rearm, r.pool, 0, r.count);
             }
             check((fp.end_command_buffer)(res.rearm))?;
@@ -238,19 +252,17 @@ impl QueueContext {
                 0,
                 std::ptr::null(),
             );
-            let mut offset = 0u64;
-            for r in ranges {
+            for c in copies {
                 (fp.cmd_copy_query_pool_results)(
                     res.copy,
-                    r.pool,
-                    0,
-                    r.count,
+                    c.pool,
+                    c.first,
+                    c.count,
                     readback.buffer,
-                    offset * 8,
+                    u64::from(c.slot) * 8,
                     8,
                     vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
                 );
-                offset += u64::from(r.count);
             }
             let to_host = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)

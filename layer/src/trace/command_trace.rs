@@ -24,7 +24,7 @@ use super::objects::Objects;
 use super::recorded_trace::{Child, RecordedTrace};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
 use crate::gpu::query_pool::CHUNK_QUERIES;
-use crate::gpu::queue_context::QueryRange;
+use crate::gpu::queue_context::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest label kept, in bytes.
@@ -74,6 +74,8 @@ pub struct CommandTrace {
     labels: Vec<LabelRef>,
     /// Chunks being filled, with the number of queries used in each.
     chunks: Vec<QueryRange>,
+    /// The queries whose values are read, merged into runs.
+    copies: Vec<CopyRange>,
     events: Vec<RecordedEvent>,
     /// Labels of this recording, referenced by `LabelRef`s in payloads.
     strings: Vec<u8>,
@@ -104,6 +106,7 @@ impl CommandTrace {
             suspending: false,
             labels: Vec::new(),
             chunks: Vec::new(),
+            copies: Vec::new(),
             events: Vec::new(),
             strings: Vec::new(),
             children: Vec::new(),
@@ -161,6 +164,7 @@ impl CommandTrace {
                 // SAFETY: the command buffer is recording (the application is inside a call
                 // that records into it) and every batch that runs it re-arms the query first.
                 unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
+                self.note_copy(pool, query, slot);
                 self.last_slot = Some(slot);
                 slot
             }
@@ -169,6 +173,25 @@ impl CommandTrace {
             self.events = rec.chunks.take_event_list();
         }
         self.events.push(RecordedEvent { payload, slot });
+    }
+
+    /// Notes that the query at `slot` is read, extending the last run where it continues it.
+    fn note_copy(&mut self, pool: vk::QueryPool, query: u32, slot: u32) {
+        if let Some(last) = self.copies.last_mut() {
+            if last.pool == pool
+                && last.first + last.count == query
+                && last.slot + last.count == slot
+            {
+                last.count += 1;
+                return;
+            }
+        }
+        self.copies.push(CopyRange {
+            pool,
+            first: query,
+            count: 1,
+            slot,
+        });
     }
 
     /// `views` consecutive queries in one chunk: the pool, the first query and its slot.
@@ -231,6 +254,7 @@ impl CommandTrace {
     pub fn reset(&mut self, pool: &ChunkPool) {
         self.recorded = None;
         pool.release(self.chunks.drain(..).map(|c| c.pool));
+        self.copies.clear();
         pool.give_event_list(std::mem::take(&mut self.events));
         self.strings.clear();
         self.children.clear();
@@ -282,6 +306,7 @@ impl CommandTrace {
         self.recorded = Some(Arc::new(RecordedTrace::new(
             cmd,
             std::mem::take(&mut self.chunks),
+            std::mem::take(&mut self.copies),
             std::mem::take(&mut self.events),
             std::mem::take(&mut self.strings),
             std::mem::take(&mut self.children),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use crate::gpu::queue_context::QueryRange;
+use crate::gpu::queue_context::{CopyRange, QueryRange};
 
 /// A secondary command buffer executed by a recording: its trace and where its events go
 /// among the executing trace's (`position` events came before it).
@@ -20,6 +20,8 @@ pub struct Child {
 pub struct RecordedTrace {
     pub cmd: vk::CommandBuffer,
     pub chunks: Vec<QueryRange>,
+    /// The queries read, with their slots relative to this trace's readback region.
+    pub copies: Vec<CopyRange>,
     pub events: Vec<RecordedEvent>,
     pub strings: Vec<u8>,
     pub children: Vec<Child>,
@@ -34,6 +36,7 @@ impl RecordedTrace {
     pub fn new(
         cmd: vk::CommandBuffer,
         chunks: Vec<QueryRange>,
+        copies: Vec<CopyRange>,
         events: Vec<RecordedEvent>,
         strings: Vec<u8>,
         children: Vec<Child>,
@@ -44,6 +47,7 @@ impl RecordedTrace {
         RecordedTrace {
             cmd,
             chunks,
+            copies,
             events,
             strings,
             children,

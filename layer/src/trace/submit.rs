@@ -11,7 +11,7 @@ use super::batch::Batch;
 use super::recorded_trace::RecordedTrace;
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{BatchResources, QueryRange, QueueContext};
+use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueContext};
 use crate::gpu::submit::Wrapping;
 use crate::traceq::Message;
 
@@ -67,16 +67,28 @@ impl DeviceTracer {
         if traces.is_empty() {
             return None;
         }
-        // Every query the batch writes, its secondaries' included, in readback order.
-        let mut ranges: Vec<QueryRange> = Vec::new();
+        // Every query the batch writes (re-armed) and reads (copied, at its slot in the
+        // batch's readback: each trace's region follows the previous ones, depth first).
+        let mut resets: Vec<QueryRange> = Vec::new();
+        let mut copies: Vec<CopyRange> = Vec::new();
+        let mut total = 0u32;
         for trace in &traces {
-            trace.visit(&mut |t| ranges.extend_from_slice(&t.chunks));
+            trace.visit(&mut |t| {
+                resets.extend_from_slice(&t.chunks);
+                copies.extend(t.copies.iter().map(|c| CopyRange {
+                    slot: c.slot + total,
+                    ..*c
+                }));
+                total += t.slots;
+            });
         }
         match queue_ctx.prepare(
             &self.dispatch,
             self.set_loader_data,
             &self.caps.memory,
-            &ranges,
+            &resets,
+            &copies,
+            total,
         ) {
             Ok((resources, completion)) => Some(Prepared {
                 queue: queue_ctx,

@@ -23,6 +23,28 @@ impl Image {
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
     ) -> Result<Image> {
+        Self::create(dev, format, usage, samples, 1)
+    }
+
+    /// A color attachment with `layers` array layers and a 2D-array view of them all (for
+    /// multiview).
+    pub fn layered(dev: &Device, format: vk::Format, layers: u32) -> Result<Image> {
+        Self::create(
+            dev,
+            format,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            vk::SampleCountFlags::TYPE_1,
+            layers,
+        )
+    }
+
+    fn create(
+        dev: &Device,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+        layers: u32,
+    ) -> Result<Image> {
         let d = &dev.device;
         let aspect = if format == DEPTH {
             vk::ImageAspectFlags::DEPTH
@@ -38,7 +60,7 @@ impl Image {
                 depth: 1,
             })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(layers)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
@@ -59,11 +81,16 @@ impl Image {
             let attachment = vk::ImageUsageFlags::COLOR_ATTACHMENT
                 | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
             let view = if usage.intersects(attachment) {
+                let view_type = if layers > 1 {
+                    vk::ImageViewType::TYPE_2D_ARRAY
+                } else {
+                    vk::ImageViewType::TYPE_2D
+                };
                 let view_info = vk::ImageViewCreateInfo::default()
                     .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .view_type(view_type)
                     .format(format)
-                    .subresource_range(range(aspect));
+                    .subresource_range(range(aspect).layer_count(layers));
                 check(d.create_image_view(&view_info, None), "vkCreateImageView")?
             } else {
                 vk::ImageView::null()
@@ -447,4 +474,36 @@ pub fn area() -> vk::Rect2D {
         width: SIZE,
         height: SIZE,
     })
+}
+
+/// A one-subpass render pass over one color attachment, multiview with `view_mask`.
+pub fn multiview_render_pass(dev: &Device, view_mask: u32) -> Result<vk::RenderPass> {
+    let attachments = [vk::AttachmentDescription::default()
+        .format(COLOR)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+        .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+    let color_ref = [vk::AttachmentReference::default()
+        .attachment(0)
+        .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+    let subpasses = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&color_ref)];
+    let masks = [view_mask];
+    let mut multiview = vk::RenderPassMultiviewCreateInfo::default()
+        .view_masks(&masks)
+        .correlation_masks(&masks);
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .push_next(&mut multiview);
+    // SAFETY: a valid create info; multiview is enabled on the device.
+    check(
+        unsafe { dev.device.create_render_pass(&info, None) },
+        "vkCreateRenderPass",
+    )
 }

@@ -1,0 +1,130 @@
+//! Submission patterns of real applications, each validation-clean with the exact event
+//! counts and every timestamp inside its submission's CPU window (assert_trace_matches).
+
+use utrace_tests::checks::{assert_clean, assert_trace_matches, named};
+use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::trace_txt::Trace;
+use utrace_tests::workload;
+
+const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
+
+/// Runs `scenario` traced to stdout with (synchronization) validation beneath.
+fn traced(scenario: &str, frames: u32) -> (Run, Trace) {
+    let dir = TempDir::new(scenario);
+    let run = workload!(scenario)
+        .arg("--frames", &frames.to_string())
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    (run, trace)
+}
+
+/// Each batch of a transfer scenario: the command buffer, a fill and an update.
+fn assert_transfer_batches(trace: &Trace) {
+    for b in &trace.batches {
+        assert_eq!(named(b, "start_fill_buffer").len(), b.cmdbufs as usize);
+        assert_eq!(named(b, "start_update_buffer").len(), b.cmdbufs as usize);
+        assert_eq!(b.events.len(), 6 * b.cmdbufs as usize);
+    }
+}
+
+#[test]
+fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
+    let (run, trace) = traced("resubmit", 1000);
+    assert_eq!(run.report.devices[0].submissions.len(), 1000);
+    assert_eq!(trace.batches.len(), 1000);
+    assert_transfer_batches(&trace);
+    // Every submission has its own timestamps, later than the previous submission's.
+    for w in trace.batches.windows(2) {
+        assert!(w[1].events[0].ns > w[0].events[5].ns);
+    }
+    assert_eq!(trace.ends[0].events, 6000);
+    assert_eq!(trace.ends[0].dropped, 0);
+}
+
+#[test]
+fn a_simultaneous_use_command_buffer_pending_twice() {
+    let (_, trace) = traced("simultaneous", 1);
+    assert_eq!(trace.batches.len(), 2);
+    assert_transfer_batches(&trace);
+    let (first, second) = (&trace.batches[0], &trace.batches[1]);
+    assert_eq!(first.events[0].arg("usage"), Some("simultaneous_use"));
+    assert!(
+        second.events[0].ns >= first.events[5].ns,
+        "the second execution's own timestamps, after the first's"
+    );
+}
+
+#[test]
+fn pools_and_command_buffers_reset_freed_trimmed_destroyed_right_after_the_wait() {
+    let (run, trace) = traced("reset-after-wait", 1);
+    let labels: Vec<&str> = run.report.devices[0]
+        .submissions
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "reset-command-buffer",
+            "after-reset",
+            "reset-pool",
+            "free-and-trim",
+            "destroy-pool"
+        ]
+    );
+    assert_eq!(trace.batches.len(), 5);
+    assert_transfer_batches(&trace);
+    assert_eq!(trace.ends[0].dropped, 0);
+}
+
+#[test]
+fn eight_threads_recording_and_submitting() {
+    let (run, trace) = traced("threads", 1);
+    assert_eq!(run.report.devices[0].submissions.len(), 8 * 16);
+    assert_eq!(trace.batches.len(), 8 * 16);
+    assert_transfer_batches(&trace);
+}
+
+#[test]
+fn submissions_without_command_buffers_and_with_timeline_semaphores() {
+    let (_, trace) = traced("odd-submits", 1);
+    // Calls 1 (fence only), 2 (a semaphore only) and 5 (vkQueueSubmit2, fence only) carry
+    // no command buffers: counted, not traced.
+    let submissions: Vec<u64> = trace.batches.iter().map(|b| b.submission).collect();
+    assert_eq!(submissions, [3, 4, 6]);
+    let cmdbufs: Vec<u32> = trace.batches.iter().map(|b| b.cmdbufs).collect();
+    assert_eq!(
+        cmdbufs,
+        [1, 2, 1],
+        "two batches of one call are one traced batch"
+    );
+    assert_transfer_batches(&trace);
+}
+
+#[test]
+fn multiview_takes_one_query_per_view() {
+    let (_, trace) = traced("multiview", 1);
+    let b = &trace.batches[0];
+    assert_eq!(
+        named(b, "start_render_pass")[0].arg("view_mask"),
+        Some("0x3")
+    );
+    let names: Vec<&str> = b.events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "start_cmd_buffer",
+            "start_render_pass",
+            "start_draw",
+            "end_draw",
+            "end_render_pass",
+            "end_cmd_buffer"
+        ]
+    );
+    // Four timestamps outside the render pass, two inside it with two views each.
+    assert_eq!(b.queries, 4 + 2 * 2);
+}
