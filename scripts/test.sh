@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-# The integration tests load the freshly built debug layer through a generated manifest.
-cargo build --quiet -p utrace-layer
+# The integration tests load the freshly built debug layers (utrace, and the fault-injection
+# layer beneath it) through generated manifests.
+cargo build --quiet -p utrace-layer -p utrace-fault-layer
 cargo test --workspace "$@"

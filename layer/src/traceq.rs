@@ -178,10 +178,14 @@ impl Traceq {
                     if self.stopping.load(Ordering::Relaxed) {
                         let started = *stop_started.get_or_insert_with(Instant::now);
                         if started.elapsed() >= STOP_GRACE {
+                            // The GPU is not finishing: later batches cannot complete
+                            // before this one, so they are given up without waiting too.
                             log::warn!(
-                                "device {}: a batch did not complete before shutdown; its events are dropped",
-                                self.device_index
+                                "device {}: a batch did not complete within {:?} of shutdown; it and the batches after it are dropped",
+                                self.device_index,
+                                STOP_GRACE
                             );
+                            self.broken = true;
                             return false;
                         }
                     }

@@ -18,6 +18,7 @@ const CONTRACT: &[&str] = &[
     "GPU_TRACEPOINTS",
     "UTRACE_LOG",
     "UTRACE_FORCE_FENCE",
+    "UTRACE_FAULTS",
     "VK_INSTANCE_LAYERS",
     "VK_LOADER_LAYERS_ENABLE",
     "VK_LAYER_ENABLES",
@@ -75,10 +76,41 @@ impl Drop for TempDir {
     }
 }
 
-/// Writes the layer's manifest (pointing at the built library) into `dir/layers`.
+/// The fault-injection test layer (`tests/fault-layer`) of this build's profile, if built.
+pub fn fault_layer_library() -> Option<PathBuf> {
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    let lib = target_dir()
+        .join(profile)
+        .join("libVkLayer_utrace_fault.so");
+    lib.canonicalize().ok()
+}
+
+/// Writes the layers' manifests (pointing at the built libraries) into `dir/layers`.
 pub fn write_manifest(dir: &Path) -> PathBuf {
     let layers = dir.join("layers");
     std::fs::create_dir_all(&layers).expect("the manifest directory");
+    if let Some(fault) = fault_layer_library() {
+        let manifest = format!(
+            r#"{{
+    "file_format_version": "1.2.0",
+    "layer": {{
+        "name": "VK_LAYER_UTRACE_fault",
+        "type": "GLOBAL",
+        "library_path": "{}",
+        "api_version": "1.3.239",
+        "implementation_version": "1",
+        "description": "utrace's fault injection (tests)"
+    }}
+}}
+"#,
+            fault.display()
+        );
+        std::fs::write(layers.join("VkLayer_utrace_fault.json"), manifest).expect("a manifest");
+    }
     let manifest = format!(
         r#"{{
     "file_format_version": "1.2.0",
@@ -143,10 +175,55 @@ impl Drop for XServer {
     }
 }
 
+/// How long one workload run may take: a hang fails the test instead of stalling it.
+const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `cmd` to completion, killing it (and failing the test) after `limit`.
+fn output_within(mut cmd: Command, limit: std::time::Duration) -> std::process::Output {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the workload starts");
+    // Drain both pipes on threads so that a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the workload") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the workload did not finish within {limit:?}: a hang");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    std::process::Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    }
+}
+
 /// A finished run of the workload.
 #[derive(Debug)]
 pub struct Run {
     pub success: bool,
+    /// The exit code (None when killed by a signal: a crash).
+    pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
     pub report: Report,
@@ -219,13 +296,14 @@ impl Workload {
         for (k, v) in &self.envs {
             cmd.env(k, v);
         }
-        let out = cmd.output().expect("the workload starts");
+        let out = output_within(cmd, RUN_LIMIT);
         let report = std::fs::read_to_string(&report_path)
             .ok()
             .and_then(|s| serde_json::from_str(&s).ok())
             .unwrap_or_default();
         Run {
             success: out.status.success(),
+            code: out.status.code(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             report,

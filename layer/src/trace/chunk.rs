@@ -8,6 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
+use super::health::Health;
 use super::tracepoints::Payload;
 use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;
@@ -17,6 +18,7 @@ const SPARE_EVENT_LISTS: usize = 256;
 
 pub struct ChunkPool {
     dispatch: Arc<DeviceDispatch>,
+    health: Arc<Health>,
     free: Mutex<Vec<vk::QueryPool>>,
     all: Mutex<Vec<vk::QueryPool>>,
     spare_events: Mutex<Vec<Vec<RecordedEvent>>>,
@@ -31,9 +33,10 @@ pub struct RecordedEvent {
 }
 
 impl ChunkPool {
-    pub fn new(dispatch: Arc<DeviceDispatch>) -> ChunkPool {
+    pub fn new(dispatch: Arc<DeviceDispatch>, health: Arc<Health>) -> ChunkPool {
         ChunkPool {
             dispatch,
+            health,
             free: Mutex::new(Vec::new()),
             all: Mutex::new(Vec::new()),
             spare_events: Mutex::new(Vec::new()),
@@ -46,7 +49,9 @@ impl ChunkPool {
         if let Some(pool) = self.free.lock().pop() {
             return Ok(pool);
         }
-        let pool = query_pool::create(&self.dispatch)?;
+        let pool = query_pool::create(&self.dispatch).inspect_err(|&e| {
+            self.health.fault("creating a timestamp query pool", e);
+        })?;
         self.all.lock().push(pool);
         Ok(pool)
     }

@@ -2,7 +2,7 @@
 //! queues' state, the frame and submission counters, and the traceq consumer.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use parking_lot::{Mutex, RwLock};
 
 use super::chunk::ChunkPool;
 use super::command_trace::{CommandTrace, Recorder};
+use super::health::Health;
 use super::objects::{self, Objects};
 use super::recorded_trace::RecordedTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
@@ -33,10 +34,8 @@ pub struct DeviceTracer {
     pub(super) chunks: Arc<ChunkPool>,
     /// The application's render passes and images, for tracepoint arguments.
     pub objects: Objects,
-    /// Whether newly recorded command buffers get tracepoints; cleared by an internal error.
-    recording: AtomicBool,
-    /// Set once an internal error was logged, so it is logged once.
-    faulted: AtomicBool,
+    /// Cleared by an internal error, shared with the chunk pool.
+    pub(super) health: Arc<Health>,
     pub(super) cmdbufs: RwLock<HashMap<u64, Mutex<CommandTrace>>>,
     pools: Mutex<HashMap<u64, PoolRecord>>,
     pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
@@ -91,16 +90,16 @@ impl DeviceTracer {
                 CompletionMode::Fence => "fence",
             }
         );
+        let health = Arc::new(Health::new(index));
         Ok(DeviceTracer {
             index,
-            chunks: Arc::new(ChunkPool::new(Arc::clone(&dispatch))),
+            chunks: Arc::new(ChunkPool::new(Arc::clone(&dispatch), Arc::clone(&health))),
             objects: Objects::default(),
             dispatch,
             caps,
             mode,
             set_loader_data,
-            recording: AtomicBool::new(true),
-            faulted: AtomicBool::new(false),
+            health,
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
@@ -114,13 +113,7 @@ impl DeviceTracer {
     /// An internal error: new command buffers are no longer instrumented (those already
     /// instrumented keep being re-armed so that they stay valid), logged once.
     pub fn fault(&self, what: &str, error: vk::Result) {
-        self.recording.store(false, Ordering::Relaxed);
-        if !self.faulted.swap(true, Ordering::Relaxed) {
-            log::error!(
-                "{what} failed ({error}); tracing stops for device {}",
-                self.index
-            );
-        }
+        self.health.fault(what, error);
     }
 
     pub fn register_queue(&self, queue: vk::Queue, family: u32) {
@@ -268,7 +261,7 @@ impl DeviceTracer {
             t.reset(&self.chunks);
             let level = t.level;
             let secondary = level == vk::CommandBufferLevel::SECONDARY;
-            if !self.recording.load(Ordering::Relaxed)
+            if !self.health.recording()
                 || !self.caps.family_traceable(t.family)
                 || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
             {

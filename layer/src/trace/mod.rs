@@ -10,6 +10,7 @@ pub mod chunk;
 pub mod command_trace;
 mod device_tracer;
 pub mod events;
+mod health;
 pub mod objects;
 pub mod recorded_trace;
 mod submit;
