@@ -191,3 +191,34 @@ pub fn assert_trace_matches(text: &str, run: &Run) -> Trace {
     }
     trace
 }
+
+/// What a soak run showed: submissions made, the trace's counts, and resident memory.
+#[derive(Debug)]
+pub struct Soak {
+    pub submitted: u64,
+    pub batches: u64,
+    pub events: u64,
+    pub dropped: u64,
+    /// Resident memory after the warm-up tenth and at the end, in KiB.
+    pub rss_after_warmup_kib: u64,
+    pub rss_at_end_kib: u64,
+}
+
+/// Reads a soak run (scenario `soak`, traced to `trace`): the trace is not parsed whole
+/// (it is large); its closing counts are checked against the submissions.
+pub fn soak_result(run: &Run, trace: &std::path::Path) -> Soak {
+    assert!(run.success, "the soak run failed: {}", run.stderr);
+    let device = &run.report.devices[0];
+    let text = std::fs::read_to_string(trace).expect("the soak trace");
+    let last = text.lines().last().unwrap_or_default();
+    let end = crate::trace_txt::parse_trace(last).expect("an END OF TRACE line");
+    let end = end.ends.first().expect("an END OF TRACE line");
+    Soak {
+        submitted: device.unlogged_submissions,
+        batches: end.batches,
+        events: end.events,
+        dropped: end.dropped,
+        rss_after_warmup_kib: device.rss_kib.first().copied().unwrap_or(0),
+        rss_at_end_kib: device.rss_kib.last().copied().unwrap_or(0),
+    }
+}

@@ -20,6 +20,7 @@ pub const SCENARIOS: &[&str] = &[
     "odd-submits",
     "multiview",
     "secondary-reuse",
+    "soak",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -35,6 +36,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "odd-submits" => odd_submits(dev, sub),
         "multiview" => multiview(dev, sub),
         "secondary-reuse" => secondary_reuse(dev, sub),
+        "soak" => soak(dev, sub, frames),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
@@ -564,5 +566,34 @@ fn secondary_reuse(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     pipeline.destroy(dev);
     image.destroy(dev);
     buffer.destroy(dev);
+    Ok(ok)
+}
+
+/// `count` submissions of two reusable command buffers, not logged one by one; resident
+/// memory sampled ten times along the way (the first sample after a warm-up tenth).
+fn soak(dev: &Device, sub: &mut Submitter, count: u32) -> Result<bool> {
+    let buffers = [
+        Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?,
+        Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?,
+    ];
+    let cbs = dev.command_buffers(2)?;
+    for (i, &cb) in cbs.iter().enumerate() {
+        dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
+        record_transfer(dev, cb, &buffers[i], i as u32 + 1);
+        dev.end(cb)?;
+    }
+    let tenth = (count / 10).max(1);
+    for i in 0..count {
+        sub.submit_unlogged(&cbs[i as usize % 2..i as usize % 2 + 1])?;
+        if (i + 1) % tenth == 0 {
+            sub.rss_kib.push(crate::report::rss_kib());
+        }
+    }
+    let ok = first_word(&buffers[0]) == 1 && first_word(&buffers[1]) == 2;
+    // SAFETY: every submission completed.
+    unsafe { dev.device.free_command_buffers(dev.pool, &cbs) };
+    for b in buffers {
+        b.destroy(dev);
+    }
     Ok(ok)
 }

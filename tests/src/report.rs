@@ -23,6 +23,12 @@ pub struct DeviceReport {
     /// Every compute result checked out.
     pub results_ok: bool,
     pub submissions: Vec<Submission>,
+    /// Submissions made but not logged one by one (the soak scenario).
+    #[serde(default)]
+    pub unlogged_submissions: u64,
+    /// Resident memory of the process, in KiB, sampled along a long run.
+    #[serde(default)]
+    pub rss_kib: Vec<u64>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Default, Clone)]
@@ -53,4 +59,15 @@ pub fn thread_names() -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The process's resident memory in KiB (from /proc/self/statm), 0 where unknown.
+pub fn rss_kib() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    pages * 4
 }

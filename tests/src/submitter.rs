@@ -14,6 +14,10 @@ pub struct Submitter<'a> {
     /// Presents made so far (the frame of the next submission).
     pub frame: u32,
     pub log: Vec<Submission>,
+    /// Submissions counted but not logged (see `submit_unlogged`).
+    pub unlogged: u64,
+    /// Resident memory samples, in KiB.
+    pub rss_kib: Vec<u64>,
 }
 
 /// A semaphore to wait on (at a stage) and one to signal, for swapchain frames.
@@ -26,6 +30,8 @@ impl<'a> Submitter<'a> {
             fence: dev.fence()?,
             frame: 0,
             log: Vec::new(),
+            unlogged: 0,
+            rss_kib: Vec::new(),
         })
     }
 
@@ -45,6 +51,24 @@ impl<'a> Submitter<'a> {
             frame: self.frame,
             secondaries: Vec::new(),
         });
+    }
+
+    /// `vkQueueSubmit` of `cbs` and a wait for its fence, counted but not logged (a long
+    /// run's log would itself grow the process).
+    pub fn submit_unlogged(&mut self, cbs: &[vk::CommandBuffer]) -> Result<()> {
+        let info = vk::SubmitInfo::default().command_buffers(cbs);
+        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
+        check(
+            unsafe {
+                self.dev
+                    .device
+                    .queue_submit(self.dev.queue, &[info], self.fence)
+            },
+            "vkQueueSubmit",
+        )?;
+        self.dev.wait_and_reset(self.fence)?;
+        self.unlogged += 1;
+        Ok(())
     }
 
     /// `vkQueueSubmit` of one batch, then a wait for its fence.

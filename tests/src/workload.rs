@@ -381,10 +381,13 @@ pub fn run(opts: &Options) -> Result<Report> {
             _ => basic(dev, &mut sub)?,
         };
         report.presents += sub.frame;
+        let (unlogged_submissions, rss_kib) = (sub.unlogged, std::mem::take(&mut sub.rss_kib));
         report.devices.push(DeviceReport {
             index: index as u32,
             results_ok,
             submissions: sub.destroy(),
+            unlogged_submissions,
+            rss_kib,
         });
     }
     report.threads = crate::report::thread_names();
@@ -419,10 +422,13 @@ fn two_instances(opts: &Options) -> Result<Report> {
     for (index, dev) in devices.iter().enumerate() {
         let mut sub = Submitter::new(dev)?;
         let results_ok = basic(dev, &mut sub)?;
+        let (unlogged_submissions, rss_kib) = (sub.unlogged, std::mem::take(&mut sub.rss_kib));
         report.devices.push(DeviceReport {
             index: index as u32,
             results_ok,
             submissions: sub.destroy(),
+            unlogged_submissions,
+            rss_kib,
         });
     }
     report.threads = crate::report::thread_names();
