@@ -21,6 +21,7 @@ pub const SCENARIOS: &[&str] = &[
     "multiview",
     "secondary-reuse",
     "soak",
+    "twice-in-one-submit",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -37,6 +38,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "multiview" => multiview(dev, sub),
         "secondary-reuse" => secondary_reuse(dev, sub),
         "soak" => soak(dev, sub, frames),
+        "twice-in-one-submit" => twice_in_one_submit(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
@@ -595,5 +597,56 @@ fn soak(dev: &Device, sub: &mut Submitter, count: u32) -> Result<bool> {
     for b in buffers {
         b.destroy(dev);
     }
+    Ok(ok)
+}
+
+/// A simultaneous-use command buffer run twice by one call: twice in one batch, in two
+/// batches of one vkQueueSubmit, and twice through vkQueueSubmit2.
+fn twice_in_one_submit(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let d = &dev.device;
+    let buffer = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let cb = dev.command_buffers(1)?[0];
+    dev.begin(cb, vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)?;
+    record_transfer(dev, cb, &buffer, 9);
+    dev.end(cb)?;
+    let fence = dev.fence()?;
+    let pair = [cb, cb];
+    // SAFETY (all three): a simultaneous-use command buffer may run twice in one call; the
+    // fence is waited for and reset after each.
+    let before = monotonic_ns();
+    let info = vk::SubmitInfo::default().command_buffers(&pair);
+    check(
+        unsafe { d.queue_submit(dev.queue, &[info], fence) },
+        "vkQueueSubmit",
+    )?;
+    dev.wait_and_reset(fence)?;
+    sub.note("twice-in-one-batch", &pair, before, monotonic_ns());
+
+    let before = monotonic_ns();
+    let one = vk::SubmitInfo::default().command_buffers(&pair[..1]);
+    check(
+        unsafe { d.queue_submit(dev.queue, &[one, one], fence) },
+        "vkQueueSubmit",
+    )?;
+    dev.wait_and_reset(fence)?;
+    sub.note("twice-in-two-batches", &pair, before, monotonic_ns());
+
+    let infos = [vk::CommandBufferSubmitInfo::default().command_buffer(cb); 2];
+    let before = monotonic_ns();
+    let info2 = vk::SubmitInfo2::default().command_buffer_infos(&infos);
+    check(
+        unsafe { d.queue_submit2(dev.queue, &[info2], fence) },
+        "vkQueueSubmit2",
+    )?;
+    dev.wait_and_reset(fence)?;
+    sub.note("twice-through-submit2", &pair, before, monotonic_ns());
+
+    let ok = first_word(&buffer) == 9;
+    // SAFETY: every submission completed.
+    unsafe {
+        d.destroy_fence(fence, None);
+        d.free_command_buffers(dev.pool, &[cb]);
+    }
+    buffer.destroy(dev);
     Ok(ok)
 }

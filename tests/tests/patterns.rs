@@ -166,3 +166,28 @@ fn secondaries_reused_across_primaries_and_submissions() {
         ]
     );
 }
+
+#[test]
+fn a_command_buffer_run_twice_by_one_call_gets_two_sets_of_timestamps() {
+    let (_, trace) = traced("twice-in-one-submit", 1);
+    assert_eq!(trace.batches.len(), 3);
+    assert_transfer_batches(&trace);
+    for b in &trace.batches {
+        assert_eq!(b.cmdbufs, 2);
+        let starts = named(b, "start_cmd_buffer");
+        let ends = named(b, "end_cmd_buffer");
+        assert_eq!(
+            starts[0].arg("cmd"),
+            starts[1].arg("cmd"),
+            "the same command buffer"
+        );
+        assert!(
+            starts[1].ns >= ends[0].ns,
+            "the second run's own timestamps, after the first's"
+        );
+        assert_eq!(
+            b.queries, 12,
+            "each run's timestamps copied before the next re-arms them"
+        );
+    }
+}

@@ -41,13 +41,34 @@ pub struct CopyRange {
     pub slot: u32,
 }
 
-/// What one traced submission needs on top of the application's work.
-pub struct BatchResources {
+/// What one segment of a submission re-arms before it runs and copies after.
+pub struct Segment<'a> {
+    pub resets: &'a [QueryRange],
+    pub copies: &'a [CopyRange],
+}
+
+/// The layer's command buffers around one segment of a submission.
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentCommands {
     pub rearm: vk::CommandBuffer,
     pub copy: vk::CommandBuffer,
+}
+
+/// What one traced submission needs on top of the application's work.
+pub struct BatchResources {
+    /// One pair per segment; more are allocated when a submission has more segments.
+    pub segments: Vec<SegmentCommands>,
+    /// How many of `segments` this batch uses.
+    pub used: usize,
     pub readback: Option<Readback>,
     /// Only in fence mode.
     pub fence: vk::Fence,
+}
+
+impl BatchResources {
+    pub fn used(&self) -> &[SegmentCommands] {
+        &self.segments[..self.used]
+    }
 }
 
 pub struct QueueContext {
@@ -116,25 +137,41 @@ impl QueueContext {
         })
     }
 
-    /// Records the re-arm and copy command buffers for `ranges` (in readback order) and
-    /// returns them with the batch's completion. The caller submits them around the
+    /// Records the re-arm and copy command buffers of each segment (a submission is cut into
+    /// segments where a command buffer runs a second time: its queries are copied and
+    /// re-armed in between) and returns them with the batch's completion; `total` is the
+    /// readback's size in slots. The caller submits them around the
     /// application's batches, then hands them back with [`Self::recycle`] once completed.
     pub fn prepare(
         &self,
         d: &DeviceDispatch,
         set_loader_data: Option<SetLoaderData>,
         memory: &vk::PhysicalDeviceMemoryProperties,
-        resets: &[QueryRange],
-        copies: &[CopyRange],
+        segments: &[Segment<'_>],
         total: u32,
     ) -> Result<(BatchResources, Completion), vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
         let mut res = match inner.free.pop() {
             Some(res) => res,
-            None => self.allocate(d, set_loader_data, inner.pool)?,
+            None => BatchResources {
+                segments: Vec::new(),
+                used: 0,
+                readback: None,
+                fence: self.fence(d)?,
+            },
         };
-        let outcome = self.record(d, memory, &mut res, resets, copies, total);
+        while res.segments.len() < segments.len() {
+            match self.allocate(d, set_loader_data, inner.pool) {
+                Ok(pair) => res.segments.push(pair),
+                Err(e) => {
+                    inner.free.push(res);
+                    return Err(e);
+                }
+            }
+        }
+        res.used = segments.len();
+        let outcome = self.record(d, memory, &mut res, segments, total);
         if let Err(e) = outcome {
             inner.free.push(res);
             return Err(e);
@@ -151,12 +188,25 @@ impl QueueContext {
         Ok((res, completion))
     }
 
+    /// The layer fence of a batch (fence mode only; null otherwise).
+    fn fence(&self, d: &DeviceDispatch) -> Result<vk::Fence, vk::Result> {
+        let mut fence = vk::Fence::null();
+        if self.timeline == vk::Semaphore::null() {
+            let info = vk::FenceCreateInfo::default();
+            // SAFETY: valid create info on a live device.
+            check(unsafe {
+                (d.fp_v1_0.create_fence)(d.handle, &info, std::ptr::null(), &mut fence)
+            })?;
+        }
+        Ok(fence)
+    }
+
     fn allocate(
         &self,
         d: &DeviceDispatch,
         set_loader_data: Option<SetLoaderData>,
         pool: vk::CommandPool,
-    ) -> Result<BatchResources, vk::Result> {
+    ) -> Result<SegmentCommands, vk::Result> {
         let fp = &d.fp_v1_0;
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
@@ -173,17 +223,9 @@ impl QueueContext {
                 check(unsafe { set(d.handle, loader_object(cb)) })?;
             }
         }
-        let mut fence = vk::Fence::null();
-        if self.timeline == vk::Semaphore::null() {
-            let info = vk::FenceCreateInfo::default();
-            // SAFETY: valid create info on a live device.
-            check(unsafe { (fp.create_fence)(d.handle, &info, std::ptr::null(), &mut fence) })?;
-        }
-        Ok(BatchResources {
+        Ok(SegmentCommands {
             rearm: cbs[0],
             copy: cbs[1],
-            readback: None,
-            fence,
         })
     }
 
@@ -192,8 +234,7 @@ impl QueueContext {
         d: &DeviceDispatch,
         memory: &vk::PhysicalDeviceMemoryProperties,
         res: &mut BatchResources,
-        resets: &[QueryRange],
-        copies: &[CopyRange],
+        segments: &[Segment<'_>],
         total: u32,
     ) -> Result<(), vk::Result> {
         if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
@@ -209,77 +250,9 @@ impl QueueContext {
         let Some(readback) = res.readback.as_ref() else {
             return Err(vk::Result::ERROR_UNKNOWN);
         };
-        let fp = &d.fp_v1_0;
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        // SAFETY: both command buffers are idle (fresh, or recycled after their batch
-        // completed), their pool is locked by the caller, and every handle is live.
-        unsafe {
-            check((fp.begin_command_buffer)(res.rearm, &begin))?;
-            // Orders the resets after earlier copies of the same queries on this queue.
-            (fp.cmd_pipeline_barrier)(
-                res.rearm,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-            );
-            for r in resets {
-                (fp.cmd_reset_query_pool)(res.rearm, r.pool, 0, r.count);
-            }
-            check((fp.end_command_buffer)(res.rearm))?;
-
-            check((fp.begin_command_buffer)(res.copy, &begin))?;
-            // The readback buffer was written by an earlier batch's copy (and read by the
-            // host since); order this copy's writes after those.
-            let after_last_copy = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            (fp.cmd_pipeline_barrier)(
-                res.copy,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                1,
-                &after_last_copy,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-            );
-            for c in copies {
-                (fp.cmd_copy_query_pool_results)(
-                    res.copy,
-                    c.pool,
-                    c.first,
-                    c.count,
-                    readback.buffer,
-                    u64::from(c.slot) * 8,
-                    8,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                );
-            }
-            let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            (fp.cmd_pipeline_barrier)(
-                res.copy,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                1,
-                &to_host,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-            );
-            check((fp.end_command_buffer)(res.copy))?;
+        for (segment, cbs) in segments.iter().zip(&res.segments) {
+            record_rearm(d, cbs.rearm, segment.resets)?;
+            record_copy(d, cbs.copy, segment.copies, readback.buffer)?;
         }
         Ok(())
     }
@@ -299,6 +272,7 @@ impl QueueContext {
     }
 
     /// Destroys everything. Only when the device is idle and the traceq thread has stopped.
+    /// (The command buffers go with their pool.)
     pub fn destroy(&self, d: &DeviceDispatch) {
         let mut inner = self.inner.lock();
         let Inner {
@@ -331,4 +305,96 @@ impl QueueContext {
 fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
     use ash::vk::Handle;
     cb.as_raw() as usize as *mut c_void
+}
+
+fn one_time() -> vk::CommandBufferBeginInfo<'static> {
+    vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)
+}
+
+fn barrier(
+    d: &DeviceDispatch,
+    cb: vk::CommandBuffer,
+    dst: vk::PipelineStageFlags,
+    memory: Option<vk::MemoryBarrier<'_>>,
+) {
+    let (count, ptr) = match memory.as_ref() {
+        Some(m) => (1, m as *const vk::MemoryBarrier<'_>),
+        None => (0, std::ptr::null()),
+    };
+    // SAFETY: `cb` is recording; the barrier (if any) lives across the call.
+    unsafe {
+        (d.fp_v1_0.cmd_pipeline_barrier)(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            dst,
+            vk::DependencyFlags::empty(),
+            count,
+            ptr,
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+        )
+    };
+}
+
+/// Re-arm: an execution barrier after earlier copies of the same queries on this queue,
+/// then a reset of every query the segment writes.
+fn record_rearm(
+    d: &DeviceDispatch,
+    cb: vk::CommandBuffer,
+    resets: &[QueryRange],
+) -> Result<(), vk::Result> {
+    let fp = &d.fp_v1_0;
+    // SAFETY: `cb` is idle (fresh, or its batch completed) and its pool is locked by the
+    // caller; the query pools are live.
+    unsafe {
+        check((fp.begin_command_buffer)(cb, &one_time()))?;
+        barrier(d, cb, vk::PipelineStageFlags::TRANSFER, None);
+        for r in resets {
+            (fp.cmd_reset_query_pool)(cb, r.pool, 0, r.count);
+        }
+        check((fp.end_command_buffer)(cb))
+    }
+}
+
+/// Copy: after earlier copies into the readback (write after write), the segment's
+/// timestamps into their slots (waiting for availability), then made visible to the host.
+fn record_copy(
+    d: &DeviceDispatch,
+    cb: vk::CommandBuffer,
+    copies: &[CopyRange],
+    readback: vk::Buffer,
+) -> Result<(), vk::Result> {
+    let fp = &d.fp_v1_0;
+    let after_last_copy = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    let to_host = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ);
+    // SAFETY: as in `record_rearm`; the readback buffer is large enough for every slot.
+    unsafe {
+        check((fp.begin_command_buffer)(cb, &one_time()))?;
+        barrier(
+            d,
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            Some(after_last_copy),
+        );
+        for c in copies {
+            (fp.cmd_copy_query_pool_results)(
+                cb,
+                c.pool,
+                c.first,
+                c.count,
+                readback,
+                u64::from(c.slot) * 8,
+                8,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            );
+        }
+        barrier(d, cb, vk::PipelineStageFlags::HOST, Some(to_host));
+        check((fp.end_command_buffer)(cb))
+    }
 }

@@ -1,19 +1,86 @@
 //! The application's submission, wrapped: `[re-arm] + the application's batches + [copy]`
 //! in one call, so that the application's fence also covers the layer's copy. The
-//! application's own `VkSubmitInfo`s are passed through untouched. In timeline mode the copy
-//! batch signals the queue's timeline semaphore; in fence mode an empty submission with the
+//! application's own `VkSubmitInfo`s are passed through untouched, except where a command
+//! buffer runs twice in one call: there the layer's copy and re-arm command buffers are
+//! inserted into the batch's list, before the second run. In timeline mode the copy batch
+//! signals the queue's timeline semaphore; in fence mode an empty submission with the
 //! layer's fence follows (it signals once everything before it on the queue has completed).
 
 use ash::vk;
 
 use super::completion::Completion;
-use super::queue_context::BatchResources;
+use super::queue_context::SegmentCommands;
 use crate::loader::dispatch::DeviceDispatch;
 
-/// The layer's two batches of one traced submission.
+/// The layer's command buffers of one traced submission.
 pub struct Wrapping<'a> {
-    pub resources: &'a BatchResources,
+    /// Re-arm and copy per segment (at least one).
+    pub segments: &'a [SegmentCommands],
+    /// Where segments 1.. start, as positions among the submitted command buffers.
+    pub splits: &'a [usize],
     pub completion: Completion,
+}
+
+/// Whether the layer may insert command buffers into these batches: not into protected
+/// batches (its command buffers are not protected) nor where a device group gives each
+/// command buffer a device mask.
+pub fn splittable(submits: &[vk::SubmitInfo<'_>]) -> bool {
+    submits.iter().all(|s| {
+        let mut next = s.p_next.cast::<vk::BaseInStructure>();
+        while !next.is_null() {
+            // SAFETY: a valid chain of the application's; each element starts with
+            // sType/pNext, and the protected info is read as its own type.
+            unsafe {
+                match (*next).s_type {
+                    vk::StructureType::DEVICE_GROUP_SUBMIT_INFO => return false,
+                    vk::StructureType::PROTECTED_SUBMIT_INFO
+                        if (*next.cast::<vk::ProtectedSubmitInfo>()).protected_submit
+                            == vk::TRUE =>
+                    {
+                        return false
+                    }
+                    _ => {}
+                }
+                next = (*next).p_next;
+            }
+        }
+        true
+    })
+}
+
+/// As [`splittable`], for `vkQueueSubmit2`.
+pub fn splittable2(submits: &[vk::SubmitInfo2<'_>]) -> bool {
+    submits
+        .iter()
+        .all(|s| !s.flags.contains(vk::SubmitFlags::PROTECTED))
+}
+
+/// The command buffer lists of batches with the layer's inserted at the splits: before the
+/// command buffer at position `splits[k]`, segment k's copy and segment k+1's re-arm.
+fn with_insertions<T: Copy>(
+    lists: &[&[T]],
+    splits: &[usize],
+    segments: &[SegmentCommands],
+    layer: impl Fn(vk::CommandBuffer) -> T,
+) -> Vec<Vec<T>> {
+    let mut position = 0;
+    let mut next_split = 0;
+    lists
+        .iter()
+        .map(|list| {
+            let mut out = Vec::with_capacity(list.len() + 2);
+            for &item in *list {
+                if splits.get(next_split) == Some(&position) {
+                    out.push(layer(segments[next_split].copy));
+                    out.push(layer(segments[next_split + 1].rearm));
+                    next_split += 1;
+                }
+                out.push(item);
+                position += 1;
+            }
+            out
+        })
+        .collect()
 }
 
 /// # Safety
@@ -25,26 +92,45 @@ pub unsafe fn queue_submit(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
+    let (first, last) = (wrap.segments[0], wrap.segments[wrap.segments.len() - 1]);
     let (signal, value) = match wrap.completion {
         Completion::Timeline { semaphore, value } => (semaphore, value),
         Completion::Fence(_) => (vk::Semaphore::null(), 0),
     };
     let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
         .signal_semaphore_values(std::slice::from_ref(&value));
-    let rearm =
-        vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&wrap.resources.rearm));
-    let mut copy =
-        vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&wrap.resources.copy));
+    let rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&first.rearm));
+    let mut copy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&last.copy));
     if signal != vk::Semaphore::null() {
         copy = copy
             .signal_semaphores(std::slice::from_ref(&signal))
             .push_next(&mut timeline_info);
     }
+    // SAFETY: each batch holds `command_buffer_count` command buffers.
+    let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
+        .iter()
+        .map(|s| unsafe { crate::hooks::slice(s.p_command_buffers, s.command_buffer_count) })
+        .collect();
+    let lists = if wrap.splits.is_empty() {
+        Vec::new()
+    } else {
+        with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| cb)
+    };
     let mut all = Vec::with_capacity(app_submits.len() + 2);
     all.push(rearm);
-    all.extend_from_slice(app_submits);
+    if lists.is_empty() {
+        all.extend_from_slice(app_submits);
+    } else {
+        for (info, list) in app_submits.iter().zip(&lists) {
+            let mut info = *info;
+            info.command_buffer_count = list.len() as u32;
+            info.p_command_buffers = list.as_ptr();
+            all.push(info);
+        }
+    }
     all.push(copy);
-    // SAFETY: the application's batches are unchanged; the layer's reference live objects.
+    // SAFETY: the application's batches, unchanged but for the layer's command buffers
+    // inserted at the splits; the layer's reference live objects.
     let result = unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) };
     if result != vk::Result::SUCCESS {
         return result;
@@ -65,8 +151,9 @@ pub unsafe fn queue_submit2(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
-    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(wrap.resources.rearm);
-    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(wrap.resources.copy);
+    let (first, last) = (wrap.segments[0], wrap.segments[wrap.segments.len() - 1]);
+    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
+    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(last.copy);
     let signal = match wrap.completion {
         Completion::Timeline { semaphore, value } => Some(
             vk::SemaphoreSubmitInfo::default()
@@ -81,11 +168,34 @@ pub unsafe fn queue_submit2(
     if let Some(signal) = signal.as_ref() {
         copy = copy.signal_semaphore_infos(std::slice::from_ref(signal));
     }
+    // SAFETY: each batch holds `command_buffer_info_count` infos.
+    let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
+        .iter()
+        .map(|s| unsafe {
+            crate::hooks::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
+        })
+        .collect();
+    let lists = if wrap.splits.is_empty() {
+        Vec::new()
+    } else {
+        with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| {
+            vk::CommandBufferSubmitInfo::default().command_buffer(cb)
+        })
+    };
     let mut all = Vec::with_capacity(app_submits.len() + 2);
     all.push(rearm);
-    all.extend_from_slice(app_submits);
+    if lists.is_empty() {
+        all.extend_from_slice(app_submits);
+    } else {
+        for (info, list) in app_submits.iter().zip(&lists) {
+            let mut info = *info;
+            info.command_buffer_info_count = list.len() as u32;
+            info.p_command_buffer_infos = list.as_ptr();
+            all.push(info);
+        }
+    }
     all.push(copy);
-    // SAFETY: the application's batches are unchanged; the layer's reference live objects.
+    // SAFETY: as in `queue_submit`.
     let result = unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) };
     if result != vk::Result::SUCCESS {
         return result;
@@ -107,5 +217,35 @@ unsafe fn submit_fence(d: &DeviceDispatch, queue: vk::Queue, wrap: &Wrapping<'_>
         if r != vk::Result::SUCCESS {
             log::error!("could not submit the layer's completion fence: {r}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    fn cb(n: u64) -> vk::CommandBuffer {
+        vk::CommandBuffer::from_raw(n)
+    }
+
+    #[test]
+    fn insertions_go_before_each_second_run_across_batches() {
+        let segments: Vec<SegmentCommands> = (0..3)
+            .map(|k| SegmentCommands {
+                rearm: cb(100 + k),
+                copy: cb(200 + k),
+            })
+            .collect();
+        // Batches [A B] [A C B]: segment 1 starts at position 2 (A again), segment 2 at
+        // position 4 (B again).
+        let a = [cb(1), cb(2)];
+        let b = [cb(1), cb(3), cb(2)];
+        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, |c| c);
+        assert_eq!(lists[0], vec![cb(1), cb(2)]);
+        assert_eq!(
+            lists[1],
+            vec![cb(200), cb(101), cb(1), cb(3), cb(201), cb(102), cb(2)]
+        );
     }
 }

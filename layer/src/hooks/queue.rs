@@ -15,11 +15,13 @@ fn traced_submit(
     what: &str,
     queue: vk::Queue,
     cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
+    can_split: bool,
     plain: impl FnOnce() -> vk::Result,
     wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
 ) -> vk::Result {
     let submission = tracer.next_submission();
-    let Some(prepared) = guarded(what, || tracer.prepare(queue, cmdbufs)).flatten() else {
+    let Some(prepared) = guarded(what, || tracer.prepare(queue, cmdbufs, can_split)).flatten()
+    else {
         return plain();
     };
     let result = wrapped(&prepared.wrapping());
@@ -50,10 +52,19 @@ pub unsafe extern "system" fn queue_submit(
             .iter()
             .copied()
     });
-    traced_submit(tracer, "vkQueueSubmit", queue, cmdbufs, plain, |wrap| {
-        // SAFETY: the application's batches, untouched, between the layer's own.
-        unsafe { submit::queue_submit(&dev.dispatch, queue, submits, fence, wrap) }
-    })
+    let can_split = submit::splittable(submits);
+    traced_submit(
+        tracer,
+        "vkQueueSubmit",
+        queue,
+        cmdbufs,
+        can_split,
+        plain,
+        |wrap| {
+            // SAFETY: the application's batches, untouched, between the layer's own.
+            unsafe { submit::queue_submit(&dev.dispatch, queue, submits, fence, wrap) }
+        },
+    )
 }
 
 /// # Safety
@@ -82,10 +93,19 @@ pub unsafe extern "system" fn queue_submit2(
             .iter()
             .map(|info| info.command_buffer)
     });
-    traced_submit(tracer, "vkQueueSubmit2", queue, cmdbufs, plain, |wrap| {
-        // SAFETY: the application's batches, untouched, between the layer's own.
-        unsafe { submit::queue_submit2(&dev.dispatch, next, queue, submits, fence, wrap) }
-    })
+    let can_split = submit::splittable2(submits);
+    traced_submit(
+        tracer,
+        "vkQueueSubmit2",
+        queue,
+        cmdbufs,
+        can_split,
+        plain,
+        |wrap| {
+            // SAFETY: the application's batches, untouched, between the layer's own.
+            unsafe { submit::queue_submit2(&dev.dispatch, next, queue, submits, fence, wrap) }
+        },
+    )
 }
 
 /// # Safety

@@ -11,14 +11,18 @@ use super::batch::Batch;
 use super::recorded_trace::RecordedTrace;
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueContext};
+use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueContext, Segment};
 use crate::gpu::submit::Wrapping;
 use crate::traceq::Message;
 
 /// A batch whose layer command buffers are recorded, waiting for the submit call's result.
 pub struct Prepared {
     queue: Arc<QueueContext>,
+    /// The executions of instrumented command buffers, in order (a command buffer may run
+    /// more than once in one call).
     traces: Vec<Arc<RecordedTrace>>,
+    /// Positions (among the submitted command buffers) where a new segment starts.
+    splits: Vec<usize>,
     resources: BatchResources,
     completion: Completion,
     frame: u32,
@@ -27,72 +31,103 @@ pub struct Prepared {
 impl Prepared {
     pub fn wrapping(&self) -> Wrapping<'_> {
         Wrapping {
-            resources: &self.resources,
+            segments: self.resources.used(),
+            splits: &self.splits,
             completion: self.completion,
         }
     }
 }
 
+/// The executions of one segment: a run of submitted command buffers in which none runs
+/// twice.
+struct SegmentPlan {
+    traces: Vec<Arc<RecordedTrace>>,
+}
+
 impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and records the layer's
     /// command buffers for them. `None`: nothing to trace, submit the application's batches
-    /// as they are.
+    /// as they are. `can_split`: whether the layer may insert its command buffers between
+    /// the application's (see [`crate::gpu::submit::splittable`]); without it a command
+    /// buffer that runs twice in the call cannot be timed the second time.
     pub fn prepare(
         &self,
         queue: vk::Queue,
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
+        can_split: bool,
     ) -> Option<Prepared> {
         let queue_ctx = self.queues.read().get(&queue.as_raw()).cloned()?;
-        let mut traces: Vec<Arc<RecordedTrace>> = Vec::new();
+        let mut plans = vec![SegmentPlan { traces: Vec::new() }];
+        let mut splits = Vec::new();
         {
             let map = self.cmdbufs.read();
-            for cb in cmdbufs {
+            for (position, cb) in cmdbufs.enumerate() {
                 let Some(entry) = map.get(&cb.as_raw()) else {
                     continue;
                 };
                 let Some(recorded) = entry.lock().recorded().cloned() else {
                     continue;
                 };
-                // A command buffer executed twice in one call writes its queries twice with
-                // no reset in between: only its first execution can be timed.
-                if traces.iter().any(|t| Arc::ptr_eq(t, &recorded)) {
-                    log::debug!(
-                        "command buffer {cb:?} submitted twice in one call; timing the first"
-                    );
-                    continue;
+                // A command buffer that runs a second time in this call writes its queries
+                // again: its first run's values are copied and its queries re-armed in
+                // between, in a new segment.
+                let current = plans.last().map_or(&[][..], |p| &p.traces[..]);
+                if current.iter().any(|t| Arc::ptr_eq(t, &recorded)) {
+                    if !can_split {
+                        log::debug!("command buffer {cb:?} runs twice in one protected or device-group submission; its second run is not timed");
+                        self.stats
+                            .dropped
+                            .fetch_add(recorded.event_count(), Ordering::Relaxed);
+                        continue;
+                    }
+                    splits.push(position);
+                    plans.push(SegmentPlan { traces: Vec::new() });
                 }
-                traces.push(recorded);
+                if let Some(plan) = plans.last_mut() {
+                    plan.traces.push(recorded);
+                }
             }
         }
-        if traces.is_empty() {
+        if plans.iter().all(|p| p.traces.is_empty()) {
             return None;
         }
-        // Every query the batch writes (re-armed) and reads (copied, at its slot in the
-        // batch's readback: each trace's region follows the previous ones, depth first).
-        let mut resets: Vec<QueryRange> = Vec::new();
-        let mut copies: Vec<CopyRange> = Vec::new();
+        // Per segment, every query it writes (re-armed) and reads (copied, at its slot in
+        // the batch's readback: each execution's region follows the previous ones, depth
+        // first).
+        let mut resets: Vec<Vec<QueryRange>> = Vec::with_capacity(plans.len());
+        let mut copies: Vec<Vec<CopyRange>> = Vec::with_capacity(plans.len());
         let mut total = 0u32;
-        for trace in &traces {
-            trace.visit(&mut |t| {
-                resets.extend_from_slice(&t.chunks);
-                copies.extend(t.copies.iter().map(|c| CopyRange {
-                    slot: c.slot + total,
-                    ..*c
-                }));
-                total += t.slots;
-            });
+        for plan in &plans {
+            let (mut r, mut c) = (Vec::new(), Vec::new());
+            for trace in &plan.traces {
+                trace.visit(&mut |t| {
+                    r.extend_from_slice(&t.chunks);
+                    c.extend(t.copies.iter().map(|copy| CopyRange {
+                        slot: copy.slot + total,
+                        ..*copy
+                    }));
+                    total += t.slots;
+                });
+            }
+            resets.push(r);
+            copies.push(c);
         }
+        let segments: Vec<Segment<'_>> = resets
+            .iter()
+            .zip(&copies)
+            .map(|(resets, copies)| Segment { resets, copies })
+            .collect();
         match queue_ctx.prepare(
             &self.dispatch,
             self.set_loader_data,
             &self.caps.memory,
-            &resets,
-            &copies,
+            &segments,
             total,
         ) {
             Ok((resources, completion)) => Some(Prepared {
                 queue: queue_ctx,
-                traces,
+                traces: plans.into_iter().flat_map(|p| p.traces).collect(),
+                splits,
                 resources,
                 completion,
                 frame: self.frame.load(Ordering::Relaxed),
@@ -113,6 +148,7 @@ impl DeviceTracer {
             resources,
             completion,
             frame,
+            ..
         } = prepared;
         if result != vk::Result::SUCCESS {
             queue.recycle(&self.dispatch, resources);
