@@ -22,6 +22,7 @@ pub const SCENARIOS: &[&str] = &[
     "secondary-reuse",
     "soak",
     "twice-in-one-submit",
+    "in-flight",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -39,6 +40,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "secondary-reuse" => secondary_reuse(dev, sub),
         "soak" => soak(dev, sub, frames),
         "twice-in-one-submit" => twice_in_one_submit(dev, sub),
+        "in-flight" => in_flight(dev, sub, frames),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
@@ -648,5 +650,63 @@ fn twice_in_one_submit(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         d.free_command_buffers(dev.pool, &[cb]);
     }
     buffer.destroy(dev);
+    Ok(ok)
+}
+
+/// `count` submissions made back to back without waiting, then only the last one's fence
+/// is waited for and the device is destroyed at once: the layer has most of the batches
+/// still to read when vkDestroyDevice comes.
+fn in_flight(dev: &Device, sub: &mut Submitter, count: u32) -> Result<bool> {
+    let d = &dev.device;
+    let buffers = (0..count)
+        .map(|_| Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST))
+        .collect::<Result<Vec<_>>>()?;
+    let cbs = dev.command_buffers(count)?;
+    for (i, &cb) in cbs.iter().enumerate() {
+        dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        record_transfer(dev, cb, &buffers[i], i as u32);
+        dev.end(cb)?;
+    }
+    let fence = dev.fence()?;
+    let mut before = Vec::with_capacity(cbs.len());
+    for (i, cb) in cbs.iter().enumerate() {
+        let last = i + 1 == cbs.len();
+        let info = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(cb));
+        before.push(monotonic_ns());
+        // SAFETY: recorded one-time command buffers, each submitted once; the fence only
+        // with the last (the queue completes in submission order).
+        check(
+            unsafe {
+                d.queue_submit(
+                    dev.queue,
+                    &[info],
+                    if last { fence } else { vk::Fence::null() },
+                )
+            },
+            "vkQueueSubmit",
+        )?;
+    }
+    dev.wait_and_reset(fence)?;
+    let after = monotonic_ns();
+    for (i, cb) in cbs.iter().enumerate() {
+        sub.note(
+            &format!("in-flight-{i}"),
+            std::slice::from_ref(cb),
+            before[i],
+            after,
+        );
+    }
+    let ok = buffers
+        .iter()
+        .enumerate()
+        .all(|(i, b)| first_word(b) == i as u32);
+    // SAFETY: every submission completed (the queue finished the last one).
+    unsafe {
+        d.destroy_fence(fence, None);
+        d.free_command_buffers(dev.pool, &cbs);
+    }
+    for b in buffers {
+        b.destroy(dev);
+    }
     Ok(ok)
 }

@@ -57,3 +57,19 @@ fn proc_addr_answers_follow_the_next_layer() {
     );
     assert_eq!(with.report.proc_addrs.get("vkQueueSubmit"), Some(&true));
 }
+
+#[test]
+fn destroy_device_with_batches_not_yet_read_writes_them_all() {
+    let dir = TempDir::new("in-flight");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("in-flight")
+        .arg("--frames", "200")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&std::fs::read_to_string(&file).unwrap(), &run);
+    assert_eq!(trace.batches.len(), 200);
+    assert_eq!(trace.ends[0].batches, 200);
+    assert_eq!(trace.ends[0].dropped, 0);
+}

@@ -18,6 +18,8 @@ pub struct Wrapping<'a> {
     pub segments: &'a [SegmentCommands],
     /// Where segments 1.. start, as positions among the submitted command buffers.
     pub splits: &'a [usize],
+    /// Timeline values of other queues' copies the first re-arm waits for.
+    pub waits: &'a [(vk::Semaphore, u64)],
     pub completion: Completion,
 }
 
@@ -99,7 +101,18 @@ pub unsafe fn queue_submit(
     };
     let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
         .signal_semaphore_values(std::slice::from_ref(&value));
-    let rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&first.rearm));
+    let wait_semaphores: Vec<vk::Semaphore> = wrap.waits.iter().map(|w| w.0).collect();
+    let wait_values: Vec<u64> = wrap.waits.iter().map(|w| w.1).collect();
+    let wait_stages = vec![vk::PipelineStageFlags::TRANSFER; wrap.waits.len()];
+    let mut wait_info =
+        vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&wait_values);
+    let mut rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&first.rearm));
+    if !wrap.waits.is_empty() {
+        rearm = rearm
+            .wait_semaphores(&wait_semaphores)
+            .wait_dst_stage_mask(&wait_stages)
+            .push_next(&mut wait_info);
+    }
     let mut copy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&last.copy));
     if signal != vk::Semaphore::null() {
         copy = copy
@@ -163,7 +176,19 @@ pub unsafe fn queue_submit2(
         ),
         Completion::Fence(_) => None,
     };
-    let rearm = vk::SubmitInfo2::default().command_buffer_infos(std::slice::from_ref(&rearm_cb));
+    let waits: Vec<vk::SemaphoreSubmitInfo<'_>> = wrap
+        .waits
+        .iter()
+        .map(|&(semaphore, value)| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
+        })
+        .collect();
+    let rearm = vk::SubmitInfo2::default()
+        .command_buffer_infos(std::slice::from_ref(&rearm_cb))
+        .wait_semaphore_infos(&waits);
     let mut copy = vk::SubmitInfo2::default().command_buffer_infos(std::slice::from_ref(&copy_cb));
     if let Some(signal) = signal.as_ref() {
         copy = copy.signal_semaphore_infos(std::slice::from_ref(signal));

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use ash::vk;
+use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use crate::gpu::queue_context::{CopyRange, QueryRange};
@@ -28,7 +29,17 @@ pub struct RecordedTrace {
     /// Queries written by one execution of this command buffer alone, in readback order.
     pub slots: u32,
     pub complete: bool,
+    /// The last batch that ran this trace: its queue and the timeline value that signals
+    /// its copy, so that a later run on another queue re-arms only after that copy.
+    pub last_run: Mutex<Option<LastRun>>,
     pool: Arc<ChunkPool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LastRun {
+    pub queue: vk::Queue,
+    pub semaphore: vk::Semaphore,
+    pub value: u64,
 }
 
 impl RecordedTrace {
@@ -53,6 +64,7 @@ impl RecordedTrace {
             children,
             slots,
             complete,
+            last_run: Mutex::new(None),
             pool,
         }
     }

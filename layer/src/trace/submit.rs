@@ -8,7 +8,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::Batch;
-use super::recorded_trace::RecordedTrace;
+use super::recorded_trace::{LastRun, RecordedTrace};
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
 use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueContext, Segment};
@@ -23,6 +23,8 @@ pub struct Prepared {
     traces: Vec<Arc<RecordedTrace>>,
     /// Positions (among the submitted command buffers) where a new segment starts.
     splits: Vec<usize>,
+    /// Copies on other queues the re-arm must wait for (timeline semaphore, value).
+    waits: Vec<(vk::Semaphore, u64)>,
     resources: BatchResources,
     completion: Completion,
     frame: u32,
@@ -33,6 +35,7 @@ impl Prepared {
         Wrapping {
             segments: self.resources.used(),
             splits: &self.splits,
+            waits: &self.waits,
             completion: self.completion,
         }
     }
@@ -112,6 +115,7 @@ impl DeviceTracer {
             resets.push(r);
             copies.push(c);
         }
+        let waits = cross_queue_waits(queue, &plans);
         let segments: Vec<Segment<'_>> = resets
             .iter()
             .zip(&copies)
@@ -128,6 +132,7 @@ impl DeviceTracer {
                 queue: queue_ctx,
                 traces: plans.into_iter().flat_map(|p| p.traces).collect(),
                 splits,
+                waits,
                 resources,
                 completion,
                 frame: self.frame.load(Ordering::Relaxed),
@@ -157,6 +162,16 @@ impl DeviceTracer {
             }
             return;
         }
+        if let Completion::Timeline { semaphore, value } = completion {
+            let run = LastRun {
+                queue: queue.queue,
+                semaphore,
+                value,
+            };
+            for trace in &traces {
+                trace.visit(&mut |t| *t.last_run.lock() = Some(run));
+            }
+        }
         self.consumer.send(Message::Batch(Batch {
             queue,
             traces,
@@ -166,4 +181,30 @@ impl DeviceTracer {
             submission,
         }));
     }
+}
+
+/// The copies of earlier runs on other queues that this submission's re-arm must follow:
+/// per timeline semaphore, the highest value. (On one queue, submission order and the
+/// re-arm's barrier already order it after them. In fence mode there is nothing to wait on
+/// across queues; the application's own synchronisation then has to cover the layer's copy,
+/// as it does when it waits for its fence.)
+fn cross_queue_waits(queue: vk::Queue, plans: &[SegmentPlan]) -> Vec<(vk::Semaphore, u64)> {
+    let mut waits: Vec<(vk::Semaphore, u64)> = Vec::new();
+    for plan in plans {
+        for trace in &plan.traces {
+            trace.visit(&mut |t| {
+                let Some(run) = *t.last_run.lock() else {
+                    return;
+                };
+                if run.queue == queue {
+                    return;
+                }
+                match waits.iter_mut().find(|(s, _)| *s == run.semaphore) {
+                    Some((_, v)) => *v = (*v).max(run.value),
+                    None => waits.push((run.semaphore, run.value)),
+                }
+            });
+        }
+    }
+    waits
 }
