@@ -1,0 +1,102 @@
+//! Submission patterns real applications use, which the layer must time right: a reusable
+//! command buffer resubmitted for many frames, a simultaneous-use one pending twice, pools
+//! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
+//! submissions without command buffers or with the application's own timeline semaphores,
+//! and a multiview render pass.
+
+use ash::vk;
+
+use crate::submitter::Submitter;
+use crate::vk::{check, Buffer, Device, Result};
+
+mod lifetime;
+mod passes;
+mod resubmission;
+mod submits;
+
+pub const SCENARIOS: &[&str] = &[
+    "resubmit",
+    "simultaneous",
+    "reset-after-wait",
+    "threads",
+    "odd-submits",
+    "multiview",
+    "secondary-reuse",
+    "soak",
+    "twice-in-one-submit",
+    "in-flight",
+];
+
+pub fn is_scenario(name: &str) -> bool {
+    SCENARIOS.contains(&name)
+}
+
+pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result<bool> {
+    match name {
+        "resubmit" => resubmission::resubmit(dev, sub, frames),
+        "simultaneous" => resubmission::simultaneous(dev, sub),
+        "reset-after-wait" => lifetime::reset_after_wait(dev, sub),
+        "threads" => lifetime::threads(dev, sub),
+        "odd-submits" => submits::odd_submits(dev, sub),
+        "multiview" => passes::multiview(dev, sub),
+        "secondary-reuse" => passes::secondary_reuse(dev, sub),
+        "soak" => resubmission::soak(dev, sub, frames),
+        "twice-in-one-submit" => resubmission::twice_in_one_submit(dev, sub),
+        "in-flight" => resubmission::in_flight(dev, sub, frames),
+        other => Err(format!("unknown scenario {other:?}")),
+    }
+}
+
+/// A small transfer: fill the first 4 KiB of `buffer` with `value`, then update a word.
+pub(super) fn record_transfer(dev: &Device, cb: vk::CommandBuffer, buffer: &Buffer, value: u32) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    // SAFETY: `cb` is recording; the buffer has TRANSFER_DST and is at least 4 KiB.
+    unsafe {
+        dev.device
+            .cmd_fill_buffer(cb, buffer.buffer, 0, 4096, value);
+        dev.device.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        dev.device
+            .cmd_update_buffer(cb, buffer.buffer, 0, &value.to_ne_bytes());
+    }
+}
+
+pub(super) fn pool(dev: &Device) -> Result<vk::CommandPool> {
+    let info = vk::CommandPoolCreateInfo::default()
+        .queue_family_index(dev.family)
+        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+    // SAFETY: valid create info.
+    check(
+        unsafe { dev.device.create_command_pool(&info, None) },
+        "vkCreateCommandPool",
+    )
+}
+
+pub(super) fn allocate(
+    dev: &Device,
+    pool: vk::CommandPool,
+    count: u32,
+) -> Result<Vec<vk::CommandBuffer>> {
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(count);
+    // SAFETY: valid allocate info.
+    check(
+        unsafe { dev.device.allocate_command_buffers(&info) },
+        "vkAllocateCommandBuffers",
+    )
+}
+
+pub(super) fn first_word(buffer: &Buffer) -> u32 {
+    buffer.words()[0]
+}
