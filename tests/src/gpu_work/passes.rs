@@ -11,7 +11,7 @@ use super::graphics::{
 };
 use super::{free, record_once};
 use crate::submitter::Submitter;
-use crate::vk::{check, Buffer, Device, FillPipeline, Instance, Result};
+use crate::vk::{Buffer, Device, FillPipeline, Instance, Result};
 
 /// The color the fragment shader writes, as R8G8B8A8_UNORM bytes.
 const ORANGE: [u8; 4] = [255, 128, 0, 255];
@@ -345,36 +345,6 @@ pub fn dynamic_rendering(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     Ok(ok)
 }
 
-/// A secondary command buffer recorded by `record`, begun with `inheritance`.
-fn secondary(
-    dev: &Device,
-    usage: vk::CommandBufferUsageFlags,
-    inheritance: &vk::CommandBufferInheritanceInfo<'_>,
-    record: impl FnOnce(vk::CommandBuffer),
-) -> Result<vk::CommandBuffer> {
-    let info = vk::CommandBufferAllocateInfo::default()
-        .command_pool(dev.pool)
-        .level(vk::CommandBufferLevel::SECONDARY)
-        .command_buffer_count(1);
-    // SAFETY: valid allocate and begin infos; the command buffer is ended below.
-    unsafe {
-        let cb = check(
-            dev.device.allocate_command_buffers(&info),
-            "vkAllocateCommandBuffers",
-        )?[0];
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(usage)
-            .inheritance_info(inheritance);
-        check(
-            dev.device.begin_command_buffer(cb, &begin),
-            "vkBeginCommandBuffer",
-        )?;
-        record(cb);
-        check(dev.device.end_command_buffer(cb), "vkEndCommandBuffer")?;
-        Ok(cb)
-    }
-}
-
 /// Two secondaries drawing inside a render pass whose contents are secondary command
 /// buffers, and one dispatching outside any render pass, all executed by one primary.
 pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
@@ -409,10 +379,10 @@ pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         unsafe { d.cmd_draw(cb, 3, 1, 0, 0) };
     };
     let continuing = vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE;
-    let s1 = secondary(dev, continuing, &in_pass, draw)?;
-    let s2 = secondary(dev, continuing, &in_pass, draw)?;
+    let s1 = dev.secondary(continuing, &in_pass, draw)?;
+    let s2 = dev.secondary(continuing, &in_pass, draw)?;
     let outside = vk::CommandBufferInheritanceInfo::default();
-    let s3 = secondary(dev, vk::CommandBufferUsageFlags::empty(), &outside, |cb| {
+    let s3 = dev.secondary(vk::CommandBufferUsageFlags::empty(), &outside, |cb| {
         fill.record(dev, cb, 5, 4096)
     })?;
 

@@ -5,7 +5,7 @@ use ash::vk;
 use super::{first_word, record_transfer};
 use crate::gpu_work::graphics::{self, Pipeline, Target, COLOR};
 use crate::submitter::Submitter;
-use crate::vk::{check, Buffer, Device, Result};
+use crate::vk::{Buffer, Device, Result};
 
 /// A draw in a multiview render pass (two views): every timestamp written inside it takes
 /// one query per view.
@@ -57,31 +57,8 @@ pub(super) fn secondary_reuse(dev: &Device, sub: &mut Submitter) -> Result<bool>
     use ash::vk::Handle;
     let d = &dev.device;
     let buffer = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let secondary = |usage,
-                     inheritance: &vk::CommandBufferInheritanceInfo<'_>,
-                     record: &dyn Fn(vk::CommandBuffer)|
-     -> Result<vk::CommandBuffer> {
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(dev.pool)
-            .level(vk::CommandBufferLevel::SECONDARY)
-            .command_buffer_count(1);
-        // SAFETY: valid allocate and begin infos; ended below.
-        unsafe {
-            let cb = check(
-                d.allocate_command_buffers(&info),
-                "vkAllocateCommandBuffers",
-            )?[0];
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(usage)
-                .inheritance_info(inheritance);
-            check(d.begin_command_buffer(cb, &begin), "vkBeginCommandBuffer")?;
-            record(cb);
-            check(d.end_command_buffer(cb), "vkEndCommandBuffer")?;
-            Ok(cb)
-        }
-    };
     let outside = vk::CommandBufferInheritanceInfo::default();
-    let reusable = secondary(vk::CommandBufferUsageFlags::empty(), &outside, &|cb| {
+    let reusable = dev.secondary(vk::CommandBufferUsageFlags::empty(), &outside, |cb| {
         record_transfer(dev, cb, &buffer, 77)
     })?;
     let primaries = dev.command_buffers(2)?;
@@ -125,11 +102,11 @@ pub(super) fn secondary_reuse(dev: &Device, sub: &mut Submitter) -> Result<bool>
         .render_pass(pass)
         .subpass(0)
         .framebuffer(fb);
-    let twice = secondary(
+    let twice = dev.secondary(
         vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE
             | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
         &in_pass,
-        &|cb| {
+        |cb| {
             pipeline.bind(dev, cb);
             // SAFETY: `cb` continues the render pass with the pipeline bound.
             unsafe { d.cmd_draw(cb, 3, 1, 0, 0) };

@@ -1,0 +1,59 @@
+use ash::vk;
+
+use super::{check, Device, Result};
+
+/// A buffer with host-visible, coherent memory, mapped.
+pub struct Buffer {
+    pub buffer: vk::Buffer,
+    pub memory: vk::DeviceMemory,
+    pub size: u64,
+    pub mapped: *mut u8,
+}
+
+impl Buffer {
+    pub fn new(dev: &Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
+        let d = &dev.device;
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        // SAFETY: valid create info, allocation for the buffer's requirements, and a map of
+        // the whole allocation.
+        unsafe {
+            let buffer = check(d.create_buffer(&info, None), "vkCreateBuffer")?;
+            let reqs = d.get_buffer_memory_requirements(buffer);
+            let type_index = dev.memory_type(
+                reqs.memory_type_bits,
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            )?;
+            let alloc = vk::MemoryAllocateInfo::default()
+                .allocation_size(reqs.size)
+                .memory_type_index(type_index);
+            let memory = check(d.allocate_memory(&alloc, None), "vkAllocateMemory")?;
+            check(
+                d.bind_buffer_memory(buffer, memory, 0),
+                "vkBindBufferMemory",
+            )?;
+            let mapped = check(
+                d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()),
+                "vkMapMemory",
+            )? as *mut u8;
+            Ok(Buffer {
+                buffer,
+                memory,
+                size,
+                mapped,
+            })
+        }
+    }
+
+    pub fn words(&self) -> &[u32] {
+        // SAFETY: the mapping covers `size` bytes and stays mapped while self lives.
+        unsafe { std::slice::from_raw_parts(self.mapped as *const u32, (self.size / 4) as usize) }
+    }
+
+    pub fn destroy(self, dev: &Device) {
+        // SAFETY: no pending work uses the buffer.
+        unsafe {
+            dev.device.destroy_buffer(self.buffer, None);
+            dev.device.free_memory(self.memory, None);
+        }
+    }
+}

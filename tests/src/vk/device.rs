@@ -1,0 +1,207 @@
+use std::ffi::{c_char, CStr};
+
+use ash::vk;
+
+use super::{check, Instance, Result};
+
+/// A logical device with one queue that can do graphics, compute and transfer.
+pub struct Device {
+    pub device: ash::Device,
+    /// The device extensions enabled.
+    pub extensions: Vec<std::ffi::CString>,
+    pub physical: vk::PhysicalDevice,
+    pub queue: vk::Queue,
+    pub family: u32,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    pub pool: vk::CommandPool,
+    pub sync2: bool,
+}
+
+impl Device {
+    /// `extensions`: device extensions to enable; `sync2`: enable synchronization2 (for
+    /// `vkQueueSubmit2`).
+    pub fn new(inst: &Instance, extensions: &[&CStr], sync2: bool) -> Result<Device> {
+        let physical = inst.physical_device()?;
+        let instance = &inst.instance;
+        // SAFETY: a live physical device.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        let family = families
+            .iter()
+            .position(|f| {
+                f.queue_flags
+                    .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+            })
+            .ok_or("no graphics+compute queue family")? as u32;
+        let priorities = [1.0f32];
+        let queue_info = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
+        // Everything the scenarios record, all supported by Lavapipe.
+        let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
+        let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
+            .draw_indirect_count(true)
+            .timeline_semaphore(true);
+        let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(sync2)
+            .dynamic_rendering(true);
+        let multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
+        let mut multi_draw_features =
+            vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
+        let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_info)
+            .enabled_features(&features)
+            .enabled_extension_names(&ext_ptrs)
+            .push_next(&mut features11)
+            .push_next(&mut features12)
+            .push_next(&mut features13);
+        if multi_draw {
+            info = info.push_next(&mut multi_draw_features);
+        }
+        // SAFETY: valid create info for this physical device.
+        let device = check(
+            unsafe { instance.create_device(physical, &info, None) },
+            "vkCreateDevice",
+        )?;
+        // SAFETY: the queue was requested above.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        // SAFETY: a live physical device.
+        let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid create info.
+        let pool = check(
+            unsafe { device.create_command_pool(&pool_info, None) },
+            "vkCreateCommandPool",
+        )?;
+        Ok(Device {
+            device,
+            extensions: extensions.iter().map(|e| (*e).to_owned()).collect(),
+            physical,
+            queue,
+            family,
+            memory,
+            pool,
+            sync2,
+        })
+    }
+
+    pub fn has_extension(&self, name: &CStr) -> bool {
+        self.extensions.iter().any(|e| e.as_c_str() == name)
+    }
+
+    pub fn command_buffers(&self, count: u32) -> Result<Vec<vk::CommandBuffer>> {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(count);
+        // SAFETY: valid allocate info.
+        check(
+            unsafe { self.device.allocate_command_buffers(&info) },
+            "vkAllocateCommandBuffers",
+        )
+    }
+
+    /// A secondary command buffer from the device's pool, begun with `usage` and
+    /// `inheritance`, recorded by `record`, ended.
+    pub fn secondary(
+        &self,
+        usage: vk::CommandBufferUsageFlags,
+        inheritance: &vk::CommandBufferInheritanceInfo<'_>,
+        record: impl FnOnce(vk::CommandBuffer),
+    ) -> Result<vk::CommandBuffer> {
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::SECONDARY)
+            .command_buffer_count(1);
+        // SAFETY: valid allocate and begin infos; the command buffer is ended below.
+        unsafe {
+            let cb = check(
+                self.device.allocate_command_buffers(&info),
+                "vkAllocateCommandBuffers",
+            )?[0];
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(usage)
+                .inheritance_info(inheritance);
+            check(
+                self.device.begin_command_buffer(cb, &begin),
+                "vkBeginCommandBuffer",
+            )?;
+            record(cb);
+            check(self.device.end_command_buffer(cb), "vkEndCommandBuffer")?;
+            Ok(cb)
+        }
+    }
+
+    pub fn begin(&self, cb: vk::CommandBuffer, usage: vk::CommandBufferUsageFlags) -> Result<()> {
+        let info = vk::CommandBufferBeginInfo::default().flags(usage);
+        // SAFETY: an idle command buffer of this device.
+        check(
+            unsafe { self.device.begin_command_buffer(cb, &info) },
+            "vkBeginCommandBuffer",
+        )
+    }
+
+    pub fn end(&self, cb: vk::CommandBuffer) -> Result<()> {
+        // SAFETY: a recording command buffer.
+        check(
+            unsafe { self.device.end_command_buffer(cb) },
+            "vkEndCommandBuffer",
+        )
+    }
+
+    pub fn fence(&self) -> Result<vk::Fence> {
+        // SAFETY: valid create info.
+        check(
+            unsafe {
+                self.device
+                    .create_fence(&vk::FenceCreateInfo::default(), None)
+            },
+            "vkCreateFence",
+        )
+    }
+
+    pub fn semaphore(&self) -> Result<vk::Semaphore> {
+        // SAFETY: valid create info.
+        check(
+            unsafe {
+                self.device
+                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            },
+            "vkCreateSemaphore",
+        )
+    }
+
+    /// Waits for a fence (10 s at most) and resets it.
+    pub fn wait_and_reset(&self, fence: vk::Fence) -> Result<()> {
+        // SAFETY: a fence of this device.
+        unsafe {
+            check(
+                self.device.wait_for_fences(&[fence], true, 10_000_000_000),
+                "vkWaitForFences",
+            )?;
+            check(self.device.reset_fences(&[fence]), "vkResetFences")
+        }
+    }
+
+    pub fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Result<u32> {
+        (0..self.memory.memory_type_count)
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && self.memory.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+            .ok_or_else(|| format!("no memory type with {flags:?}"))
+    }
+
+    pub fn destroy(self) {
+        // SAFETY: the device is idle and every other object of it was destroyed.
+        unsafe {
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+        }
+    }
+}
