@@ -25,6 +25,21 @@ unsafe fn multiview_masks(p_next: *const std::ffi::c_void, subpasses: u32) -> Ve
     vec![0; subpasses as usize]
 }
 
+/// What a tracepoint shows of an attachment (v1 and v2 descriptions alike).
+fn attachment(
+    format: vk::Format,
+    samples: vk::SampleCountFlags,
+    load_op: vk::AttachmentLoadOp,
+    store_op: vk::AttachmentStoreOp,
+) -> AttachmentInfo {
+    AttachmentInfo {
+        format,
+        samples,
+        load_op,
+        store_op,
+    }
+}
+
 /// # Safety
 /// Vulkan's rules for `vkCreateRenderPass`.
 pub unsafe extern "system" fn create_render_pass(
@@ -50,12 +65,7 @@ pub unsafe extern "system" fn create_render_pass(
             };
             let attachments = attachments
                 .iter()
-                .map(|a| AttachmentInfo {
-                    format: a.format,
-                    samples: a.samples,
-                    load_op: a.load_op,
-                    store_op: a.store_op,
-                })
+                .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op))
                 .collect();
             tracer.objects.add_render_pass(
                 pass,
@@ -95,12 +105,7 @@ pub unsafe extern "system" fn create_render_pass2(
             };
             let attachments = attachments
                 .iter()
-                .map(|a| AttachmentInfo {
-                    format: a.format,
-                    samples: a.samples,
-                    load_op: a.load_op,
-                    store_op: a.store_op,
-                })
+                .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op))
                 .collect();
             let view_masks = subpasses.iter().map(|s| s.view_mask).collect();
             tracer.objects.add_render_pass(

@@ -62,6 +62,26 @@ fn enter_subpass(r: &Recorder<'_>, t: &mut CommandTrace, contents: vk::SubpassCo
     );
 }
 
+/// Both begin commands: `start_render_pass` before, the trace in subpass 0 after.
+fn begin_render_pass(
+    tracer: &crate::trace::DeviceTracer,
+    cb: vk::CommandBuffer,
+    begin: &vk::RenderPassBeginInfo<'_>,
+    contents: vk::SubpassContents,
+    call: impl FnOnce(),
+) {
+    tracer.around(
+        cb,
+        |r, t| start_render_pass(r, t, begin, contents),
+        call,
+        |r, t| {
+            t.render_pass = begin.render_pass;
+            t.subpass = 0;
+            enter_subpass(r, t, contents);
+        },
+    );
+}
+
 /// # Safety
 /// Vulkan's rules for `vkCmdBeginRenderPass`.
 pub unsafe extern "system" fn cmd_begin_render_pass(
@@ -77,17 +97,7 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
         return call();
     };
     // SAFETY: a valid begin info.
-    let begin = unsafe { &*p_begin };
-    tracer.around(
-        cb,
-        |r, t| start_render_pass(r, t, begin, contents),
-        call,
-        |r, t| {
-            t.render_pass = begin.render_pass;
-            t.subpass = 0;
-            enter_subpass(r, t, contents);
-        },
-    );
+    begin_render_pass(tracer, cb, unsafe { &*p_begin }, contents, call);
 }
 
 /// # Safety
@@ -108,16 +118,7 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
     };
     // SAFETY: valid begin infos.
     let (begin, contents) = unsafe { (&*p_begin, (*p_subpass_begin).contents) };
-    tracer.around(
-        cb,
-        |r, t| start_render_pass(r, t, begin, contents),
-        call,
-        |r, t| {
-            t.render_pass = begin.render_pass;
-            t.subpass = 0;
-            enter_subpass(r, t, contents);
-        },
-    );
+    begin_render_pass(tracer, cb, begin, contents, call);
 }
 
 fn next_subpass(
