@@ -133,3 +133,14 @@ fn out_of_memory_for_the_layers_buffers_leaves_the_application_alone() {
         assert!(trace.batches.is_empty(), "{faults}");
     }
 }
+
+#[test]
+fn the_layer_does_not_depend_on_get_query_pool_results() {
+    // utrace reads timestamps through its own copies on the GPU, never through
+    // vkGetQueryPoolResults: a device whose vkGetQueryPoolResults fails traces as usual.
+    let (run, trace, _) = with_faults("vkGetQueryPoolResults=device_lost");
+    assert!(run.success, "{}", run.stderr);
+    assert!(utrace_lines(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(trace.batches.len(), 4);
+    assert_eq!(trace.ends[0].dropped, 0);
+}

@@ -63,7 +63,8 @@ pub(super) fn reset_after_wait(dev: &Device, sub: &mut Submitter) -> Result<bool
 }
 
 /// Eight threads record into their own pools at once, then submit, each under the
-/// application's queue lock (Vulkan requires the queue to be externally synchronised).
+/// application's queue lock (Vulkan requires the queue to be externally synchronised);
+/// then eight threads record and the main thread submits everything in one batch.
 pub(super) fn threads(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     const THREADS: u32 = 8;
     const PER_THREAD: u32 = 16;
@@ -128,6 +129,48 @@ pub(super) fn threads(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let mut ok = true;
     for r in results {
         ok &= r?;
+    }
+    Ok(ok && recorded_on_threads_submitted_from_one(dev, sub)?)
+}
+
+/// Eight threads record at once into their own pools; the main thread submits it all.
+fn recorded_on_threads_submitted_from_one(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    const THREADS: u32 = 8;
+    let recorded: Vec<Result<(vk::CommandPool, Buffer, vk::CommandBuffer)>> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    s.spawn(
+                        move || -> Result<(vk::CommandPool, Buffer, vk::CommandBuffer)> {
+                            let buffer =
+                                Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
+                            let pool = pool(dev)?;
+                            let cb = allocate(dev, pool, 1)?[0];
+                            dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+                            record_transfer(dev, cb, &buffer, 500 + t);
+                            dev.end(cb)?;
+                            Ok((pool, buffer, cb))
+                        },
+                    )
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a recording thread panicked".into()))
+                })
+                .collect()
+        });
+    let recorded = recorded.into_iter().collect::<Result<Vec<_>>>()?;
+    let cbs: Vec<vk::CommandBuffer> = recorded.iter().map(|r| r.2).collect();
+    sub.submit("eight-threads-one-submit", &cbs, None)?;
+    let mut ok = true;
+    for (t, (pool, buffer, _)) in recorded.into_iter().enumerate() {
+        ok &= first_word(&buffer) == 500 + t as u32;
+        // SAFETY: the submission completed.
+        unsafe { dev.device.destroy_command_pool(pool, None) };
+        buffer.destroy(dev);
     }
     Ok(ok)
 }

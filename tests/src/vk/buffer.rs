@@ -10,6 +10,10 @@ pub struct Buffer {
     pub mapped: *mut u8,
 }
 
+// SAFETY: the mapping is host memory owned by the buffer; Vulkan allows it to be used from
+// any thread, and the buffer moves between threads whole.
+unsafe impl Send for Buffer {}
+
 impl Buffer {
     pub fn new(dev: &Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
         let d = &dev.device;
