@@ -220,10 +220,24 @@ impl Traceq {
         let period = self.caps.timestamp_period;
         let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
         let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
-        if let Some(readback) = resources.readback.as_ref() {
-            let values = readback.read(&self.dispatch, total);
-            let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
-            self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
+        match resources.readback.as_ref() {
+            Some(readback) => {
+                let values = readback.read(&self.dispatch, total);
+                let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
+                self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
+            }
+            // An untimed batch (no readback could be had): its events are given up.
+            None => {
+                self.stats
+                    .dropped
+                    .fetch_add(batch.event_count(), Ordering::Relaxed);
+            }
+        }
+        if events.is_empty() {
+            // Nothing could be read (an untimed batch, incomplete traces): no empty block.
+            drop(events);
+            batch.queue.recycle(&self.dispatch, resources);
+            return;
         }
         self.batches_written += 1;
         let info = BatchInfo {

@@ -41,6 +41,15 @@ pub struct CopyRange {
     pub slot: u32,
 }
 
+/// A submission's layer command buffers, recorded.
+pub struct Prepared {
+    pub resources: BatchResources,
+    pub completion: Completion,
+    /// `Some(error)` when no readback buffer could be had: the re-arms are recorded (the
+    /// application's queries stay valid) but nothing is copied, so the batch is untimed.
+    pub untimed: Option<vk::Result>,
+}
+
 /// What one segment of a submission re-arms before it runs and copies after.
 pub struct Segment<'a> {
     pub resets: &'a [QueryRange],
@@ -149,7 +158,7 @@ impl QueueContext {
         memory: &vk::PhysicalDeviceMemoryProperties,
         segments: &[Segment<'_>],
         total: u32,
-    ) -> Result<(BatchResources, Completion), vk::Result> {
+    ) -> Result<Prepared, vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
         let mut res = match inner.free.pop() {
@@ -172,10 +181,15 @@ impl QueueContext {
         }
         res.used = segments.len();
         let outcome = self.record(d, memory, &mut res, segments, total);
-        if let Err(e) = outcome {
-            inner.free.push(res);
-            return Err(e);
-        }
+        let untimed = match outcome {
+            Ok(()) => None,
+            // Re-arms recorded, no readback: the batch still goes (untimed).
+            Err(e) if res.readback.is_none() && res.used > 0 => Some(e),
+            Err(e) => {
+                inner.free.push(res);
+                return Err(e);
+            }
+        };
         drop(inner);
         let completion = if self.timeline != vk::Semaphore::null() {
             Completion::Timeline {
@@ -185,7 +199,11 @@ impl QueueContext {
         } else {
             Completion::Fence(res.fence)
         };
-        Ok((res, completion))
+        Ok(Prepared {
+            resources: res,
+            completion,
+            untimed,
+        })
     }
 
     /// The layer fence of a batch (fence mode only; null otherwise).
@@ -241,11 +259,19 @@ impl QueueContext {
             if let Some(old) = res.readback.take() {
                 old.destroy(d);
             }
-            res.readback = Some(Readback::create(
-                d,
-                memory,
-                total.next_power_of_two().max(64),
-            )?);
+            match Readback::create(d, memory, total.next_power_of_two().max(64)) {
+                Ok(readback) => res.readback = Some(readback),
+                Err(e) => {
+                    // Without a readback the batch cannot be timed, but the queries its
+                    // command buffers write must still be re-armed to stay valid: record
+                    // the re-arms, copies that copy nothing, and report the failure.
+                    for (segment, cbs) in segments.iter().zip(&res.segments) {
+                        record_rearm(d, cbs.rearm, segment.resets)?;
+                        record_copy(d, cbs.copy, &[], vk::Buffer::null())?;
+                    }
+                    return Err(e);
+                }
+            }
         }
         let Some(readback) = res.readback.as_ref() else {
             return Err(vk::Result::ERROR_UNKNOWN);

@@ -128,15 +128,20 @@ impl DeviceTracer {
             &segments,
             total,
         ) {
-            Ok((resources, completion)) => Some(Prepared {
-                queue: queue_ctx,
-                traces: plans.into_iter().flat_map(|p| p.traces).collect(),
-                splits,
-                waits,
-                resources,
-                completion,
-                frame: self.frame.load(Ordering::Relaxed),
-            }),
+            Ok(recorded) => {
+                if let Some(e) = recorded.untimed {
+                    self.fault("creating a readback buffer", e);
+                }
+                Some(Prepared {
+                    queue: queue_ctx,
+                    traces: plans.into_iter().flat_map(|p| p.traces).collect(),
+                    splits,
+                    waits,
+                    resources: recorded.resources,
+                    completion: recorded.completion,
+                    frame: self.frame.load(Ordering::Relaxed),
+                })
+            }
             Err(e) => {
                 self.fault("recording the layer's command buffers", e);
                 None
