@@ -29,6 +29,12 @@ pub struct Config {
     pub destination: Destination,
     pub format: Format,
     pub log_level: log::LevelFilter,
+    /// `GPU_TRACE_FRAMES=FIRST-LAST`: the frames to trace (inclusive, counted from 0 at
+    /// `vkQueuePresentKHR`); all frames when absent.
+    pub frames: Option<(u32, u32)>,
+    /// `GPU_TRACE_INSTRUMENT=1`: instrument every command buffer, even while no capture is
+    /// active, so that a capture started later sees command buffers recorded before it.
+    pub instrument: bool,
     /// `GPU_TRACEPOINTS`: switches over the spec's defaults (`-draw,+barrier`).
     pub tracepoints: Option<String>,
     /// `UTRACE_FORCE_FENCE=1`: learn of batch completion through fences even where timeline
@@ -141,6 +147,31 @@ impl Config {
             },
         };
 
+        let frames = match lookup("GPU_TRACE_FRAMES") {
+            None => None,
+            Some(v) => match parse_frames(&v) {
+                Some(range) => Some(range),
+                None => {
+                    problems.push(format!(
+                        "GPU_TRACE_FRAMES={v:?} is not FIRST-LAST (e.g. 3-5) with FIRST <= LAST; tracing every frame"
+                    ));
+                    None
+                }
+            },
+        };
+        let instrument = match lookup("GPU_TRACE_INSTRUMENT") {
+            None => false,
+            Some(v) => match parse_switch(&v) {
+                Switch::On => true,
+                Switch::Off => false,
+                Switch::Unrecognised => {
+                    problems.push(format!(
+                        "GPU_TRACE_INSTRUMENT={v:?} is not a recognised value (use 1 or 0); instrumenting"
+                    ));
+                    true
+                }
+            },
+        };
         let tracepoints = lookup("GPU_TRACEPOINTS");
         let force_fence =
             lookup("UTRACE_FORCE_FENCE").is_some_and(|v| parse_switch(&v) == Switch::On);
@@ -150,11 +181,21 @@ impl Config {
             destination,
             format,
             log_level,
+            frames,
+            instrument,
             tracepoints,
             force_fence,
             problems,
         }
     }
+}
+
+/// `FIRST-LAST` (or a single frame `N`) with FIRST <= LAST.
+fn parse_frames(value: &str) -> Option<(u32, u32)> {
+    let value = value.trim();
+    let (first, last) = value.split_once('-').unwrap_or((value, value));
+    let (first, last) = (first.trim().parse().ok()?, last.trim().parse().ok()?);
+    (first <= last).then_some((first, last))
 }
 
 /// Expands `%p` (pid) and `%i` (device index) in a `GPU_TRACEFILE` template; `%%` is `%`.
@@ -269,6 +310,24 @@ mod tests {
         assert_eq!(c.format, Format::Txt);
         assert_eq!(c.log_level, log::LevelFilter::Warn);
         assert_eq!(c.problems.len(), 2);
+    }
+
+    #[test]
+    fn frames_and_instrument() {
+        let c = parse(&[
+            ("GPU_TRACE", "1"),
+            ("GPU_TRACE_FRAMES", "3-5"),
+            ("GPU_TRACE_INSTRUMENT", "1"),
+        ]);
+        assert_eq!(c.frames, Some((3, 5)));
+        assert!(c.instrument);
+        assert!(c.problems.is_empty());
+        assert_eq!(parse(&[("GPU_TRACE_FRAMES", " 7 ")]).frames, Some((7, 7)));
+        for bad in ["5-3", "x-4", "3-", ""] {
+            let c = parse(&[("GPU_TRACE_FRAMES", bad)]);
+            assert_eq!(c.frames, None, "{bad}");
+            assert_eq!(c.problems.len(), 1, "{bad}");
+        }
     }
 
     #[test]

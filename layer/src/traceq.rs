@@ -212,6 +212,11 @@ impl Traceq {
         let Some(resources) = batch.resources.take() else {
             return;
         };
+        if !batch.captured {
+            // Outside a capture: the batch only kept its queries valid.
+            batch.queue.recycle(&self.dispatch, resources);
+            return;
+        }
         let mut total = 0u32;
         for trace in &batch.traces {
             trace.visit(&mut |t| total += t.slots);

@@ -104,7 +104,8 @@ fn report_check(r: Result<()>) -> bool {
 }
 
 /// `frames` frames presented through a swapchain; each frame a fresh one-time command
-/// buffer with a dispatch and the clear of the acquired image.
+/// buffer with a dispatch and the clear of the acquired image, submitted with a reusable
+/// command buffer recorded at start-up.
 fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32) -> Result<bool> {
     let data = Buffer::new(
         dev,
@@ -112,6 +113,17 @@ fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32)
         vk::BufferUsageFlags::STORAGE_BUFFER,
     )?;
     let pipeline = FillPipeline::new(dev, &data)?;
+    // Recorded once at start-up and submitted with every frame (a capture that starts later
+    // sees it only with GPU_TRACE_INSTRUMENT=1).
+    let startup_target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let startup = dev.command_buffers(1)?[0];
+    dev.begin(startup, vk::CommandBufferUsageFlags::empty())?;
+    // SAFETY: `startup` is recording; the buffer has TRANSFER_DST.
+    unsafe {
+        dev.device
+            .cmd_fill_buffer(startup, startup_target.buffer, 0, vk::WHOLE_SIZE, 3)
+    };
+    dev.end(startup)?;
     let mut ok = true;
     for f in 0..frames {
         let index = swapchain.acquire()?;
@@ -126,13 +138,16 @@ fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32)
             vk::PipelineStageFlags::TRANSFER,
             swapchain.rendered[index as usize],
         ));
-        sub.submit(&format!("frame-{f}"), &[cb], sync)?;
+        sub.submit(&format!("frame-{f}"), &[cb, startup], sync)?;
         ok &= report_check(verify_fill(&data, f, WORDS));
         // SAFETY: the submission completed (its fence was waited for).
         unsafe { dev.device.free_command_buffers(dev.pool, &[cb]) };
         swapchain.present(dev, index)?;
         sub.frame += 1;
     }
+    // SAFETY: every submission completed.
+    unsafe { dev.device.free_command_buffers(dev.pool, &[startup]) };
+    startup_target.destroy(dev);
     pipeline.destroy(dev);
     data.destroy(dev);
     Ok(ok)

@@ -42,3 +42,60 @@ fn demo_is_traced_and_validation_clean() {
     // Two command buffers in one batch, and the reusable one in every frame.
     assert!(trace.batches.iter().any(|b| b.cmdbufs == 2));
 }
+
+/// `frames` (10 frames) with `GPU_TRACE_FRAMES=3-5`, and `extra` environment.
+fn captured_window(extra: &[(&str, &str)]) -> (Run, utrace_tests::trace_txt::Trace) {
+    let x = XServer::start();
+    let dir = TempDir::new("capture");
+    let mut w = workload!("frames")
+        .arg("--frames", "10")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_FRAMES", "3-5")
+        .env("DISPLAY", &x.display);
+    for (k, v) in extra {
+        w = w.env(k, v);
+    }
+    let run = w.run(&dir);
+    assert_clean(&run);
+    let trace = utrace_tests::checks::parse(&run.stdout);
+    (run, trace)
+}
+
+#[test]
+fn a_frame_window_traces_what_was_recorded_and_submitted_inside_it() {
+    let (run, trace) = captured_window(&[]);
+    let subs = &run.report.devices[0].submissions;
+    // Frames 3 to 5 only; in each, only the command buffer recorded that frame: the one
+    // recorded at start-up was not instrumented.
+    let frames: Vec<u32> = trace.batches.iter().map(|b| b.frame).collect();
+    assert_eq!(frames, [3, 4, 5]);
+    for b in &trace.batches {
+        let sub = &subs[b.frame as usize];
+        assert_eq!(b.cmdbufs, 1);
+        let starts = utrace_tests::checks::named(b, "start_cmd_buffer");
+        assert_eq!(starts[0].arg("cmd"), Some(sub.cmdbufs[0].as_str()));
+        for e in &b.events {
+            assert!(sub.cpu_before_ns <= e.ns && e.ns <= sub.cpu_after_ns);
+        }
+    }
+    assert_eq!(trace.frames_ended(), vec![3, 4, 5]);
+}
+
+#[test]
+fn with_instrument_the_window_also_sees_command_buffers_recorded_before_it() {
+    let (run, trace) = captured_window(&[("GPU_TRACE_INSTRUMENT", "1")]);
+    let subs = &run.report.devices[0].submissions;
+    let frames: Vec<u32> = trace.batches.iter().map(|b| b.frame).collect();
+    assert_eq!(frames, [3, 4, 5]);
+    for b in &trace.batches {
+        let sub = &subs[b.frame as usize];
+        assert_eq!(b.cmdbufs, 2, "the start-up command buffer too");
+        let cmds: Vec<&str> = utrace_tests::checks::named(b, "start_cmd_buffer")
+            .iter()
+            .map(|e| e.arg("cmd").unwrap())
+            .collect();
+        assert_eq!(cmds, [sub.cmdbufs[0].as_str(), sub.cmdbufs[1].as_str()]);
+    }
+    assert_eq!(trace.frames_ended(), vec![3, 4, 5]);
+}

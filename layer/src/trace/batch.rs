@@ -19,6 +19,9 @@ pub struct Batch {
     pub frame: u32,
     /// The device's submission counter value of this `vkQueueSubmit*` call.
     pub submission: u64,
+    /// Submitted while a capture was active: written. Otherwise the batch only re-arms
+    /// and completes (instrumented command buffers submitted outside a capture).
+    pub captured: bool,
 }
 
 impl Batch {

@@ -10,6 +10,7 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::{Mutex, RwLock};
 
+use super::capture::Capture;
 use super::chunk::ChunkPool;
 use super::command_trace::{CommandTrace, Recorder};
 use super::health::Health;
@@ -36,6 +37,8 @@ pub struct DeviceTracer {
     pub objects: Objects,
     /// Cleared by an internal error, shared with the chunk pool.
     pub(super) health: Arc<Health>,
+    /// Whether the trace is being written (`GPU_TRACE_FRAMES`, tracing sessions).
+    pub capture: Capture,
     pub(super) cmdbufs: RwLock<HashMap<u64, Mutex<CommandTrace>>>,
     pools: Mutex<HashMap<u64, PoolRecord>>,
     pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
@@ -100,6 +103,7 @@ impl DeviceTracer {
             mode,
             set_loader_data,
             health,
+            capture: Capture::new(config.frames, config.instrument),
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
@@ -262,6 +266,7 @@ impl DeviceTracer {
             let level = t.level;
             let secondary = level == vk::CommandBufferLevel::SECONDARY;
             if !self.health.recording()
+                || !self.capture.instrumenting()
                 || !self.caps.family_traceable(t.family)
                 || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
             {
@@ -333,7 +338,9 @@ impl DeviceTracer {
     /// After `vkQueuePresentKHR`: the current frame ends.
     pub fn end_frame(&self) {
         let frame = self.frame.fetch_add(1, Ordering::Relaxed);
-        self.consumer.send(Message::EndOfFrame(frame));
+        if self.capture.end_frame(frame).captured {
+            self.consumer.send(Message::EndOfFrame(frame));
+        }
     }
 
     /// Waits (bounded) until the traceq thread has written everything sent before; used

@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod capture;
 pub mod chunk;
 pub mod command_trace;
 mod device_tracer;

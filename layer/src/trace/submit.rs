@@ -177,6 +177,7 @@ impl DeviceTracer {
                 trace.visit(&mut |t| *t.last_run.lock() = Some(run));
             }
         }
+        let captured = self.capture.active();
         self.consumer.send(Message::Batch(Batch {
             queue,
             traces,
@@ -184,6 +185,7 @@ impl DeviceTracer {
             completion,
             frame,
             submission,
+            captured,
         }));
     }
 }
