@@ -22,6 +22,8 @@ const CONTRACT: &[&str] = &[
     "VK_INSTANCE_LAYERS",
     "VK_LOADER_LAYERS_ENABLE",
     "VK_LAYER_ENABLES",
+    "UTRACE_DISABLE",
+    "XDG_DATA_HOME",
 ];
 
 pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -128,6 +130,24 @@ pub fn write_manifest(dir: &Path) -> PathBuf {
     );
     std::fs::write(layers.join("VkLayer_utrace.json"), manifest).expect("the manifest");
     layers
+}
+
+/// Installs the implicit manifest (`manifest/VkLayer_utrace_implicit.json`, its library path
+/// pointed at the built layer) where the loader looks for a user's implicit layers:
+/// `dir/data/vulkan/implicit_layer.d`. Set `XDG_DATA_HOME` to the returned path.
+pub fn install_implicit_manifest(dir: &Path) -> PathBuf {
+    let data = dir.join("data");
+    let implicit = data.join("vulkan/implicit_layer.d");
+    std::fs::create_dir_all(&implicit).expect("the implicit layer directory");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest/VkLayer_utrace_implicit.json");
+    let text = std::fs::read_to_string(&source).expect("the implicit manifest");
+    let text = text.replace(
+        "../target/release/libVkLayer_utrace.so",
+        &layer_library().display().to_string(),
+    );
+    std::fs::write(implicit.join("VkLayer_utrace.json"), text).expect("the manifest");
+    data
 }
 
 /// An Xvfb server for one test, stopped when dropped.

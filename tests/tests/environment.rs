@@ -119,3 +119,32 @@ fn tracefile_pid_expansion() {
     let text = std::fs::read_to_string(dir.path().join(&traces[0])).unwrap();
     assert_eq!(parse(&text).batches.len(), 4);
 }
+
+#[test]
+fn the_implicit_manifest_switches_the_layer_on_with_gpu_trace_alone() {
+    use utrace_tests::harness::install_implicit_manifest;
+    let dir = TempDir::new("implicit");
+    let data = install_implicit_manifest(dir.path());
+    let data = data.to_str().unwrap();
+    // No layer named by the application or VK_INSTANCE_LAYERS: GPU_TRACE=1 is enough.
+    let on = workload!("basic")
+        .env("XDG_DATA_HOME", data)
+        .env("GPU_TRACE", "1")
+        .run(&dir);
+    assert!(on.success, "{}", on.stderr);
+    assert_eq!(parse(&on.stdout).batches.len(), 4);
+    // Without it the loader does not load the layer at all.
+    let off = workload!("basic").env("XDG_DATA_HOME", data).run(&dir);
+    assert!(off.success && off.stdout.is_empty(), "{off:?}");
+    assert!(!off.report.threads.iter().any(|t| t == TRACEQ_THREAD));
+    // UTRACE_DISABLE=1 turns the implicit layer off even with GPU_TRACE=1.
+    let disabled = workload!("basic")
+        .env("XDG_DATA_HOME", data)
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_DISABLE", "1")
+        .run(&dir);
+    assert!(
+        disabled.success && disabled.stdout.is_empty(),
+        "{disabled:?}"
+    );
+}
