@@ -19,6 +19,9 @@ pub enum Destination {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Txt,
+    /// JSON Lines: one object per batch, frame end and trace end.
+    Json,
+    Csv,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,9 +141,11 @@ impl Config {
             None => Format::Txt,
             Some(v) => match v.trim().to_ascii_lowercase().as_str() {
                 "" | "txt" => Format::Txt,
+                "json" => Format::Json,
+                "csv" => Format::Csv,
                 _ => {
                     problems.push(format!(
-                        "GPU_TRACE_FORMAT={v:?} is not a supported format (txt); writing txt"
+                        "GPU_TRACE_FORMAT={v:?} is not a supported format (txt, json, csv); writing txt"
                     ));
                     Format::Txt
                 }
@@ -309,6 +314,8 @@ mod tests {
         ]);
         assert_eq!(c.format, Format::Txt);
         assert_eq!(c.log_level, log::LevelFilter::Warn);
+        assert_eq!(parse(&[("GPU_TRACE_FORMAT", "JSON")]).format, Format::Json);
+        assert_eq!(parse(&[("GPU_TRACE_FORMAT", "csv")]).format, Format::Csv);
         assert_eq!(c.problems.len(), 2);
     }
 

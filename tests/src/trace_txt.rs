@@ -105,6 +105,14 @@ pub fn parse_args(text: &str) -> Result<Vec<(String, String)>, String> {
                 match c {
                     '\\' => match chars.next() {
                         Some((_, 'n')) => value.push('\n'),
+                        Some((_, 'u')) => {
+                            let hex: String = (0..4)
+                                .filter_map(|_| chars.next().map(|(_, c)| c))
+                                .collect();
+                            let code = u32::from_str_radix(&hex, 16)
+                                .map_err(|_| format!("bad \\u escape {hex:?}"))?;
+                            value.push(char::from_u32(code).ok_or("bad \\u escape")?);
+                        }
                         Some((_, c)) => value.push(c),
                         None => return Err("dangling escape".into()),
                     },

@@ -138,6 +138,7 @@ fn emit_info(o: &mut String, tp: &Tracepoint) {
                 ValueKind::Number => "ValueKind::Number",
                 ValueKind::Bool => "ValueKind::Bool",
                 ValueKind::Text => "ValueKind::Text",
+                ValueKind::Quoted => "ValueKind::Quoted",
             };
             format!("FieldInfo {{ name: {:?}, kind: {kind} }}", a.name)
         })

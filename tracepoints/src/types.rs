@@ -11,6 +11,8 @@ pub enum ValueKind {
     Bool,
     /// Text, quoted (and escaped) in JSON.
     Text,
+    /// Already printed as a quoted, JSON-escaped string (labels).
+    Quoted,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -122,7 +124,7 @@ pub const TYPES: &[ArgType] = &[
         param: "impl LabelInput",
         stored: "LabelRef",
         printer: "label",
-        kind: ValueKind::Text,
+        kind: ValueKind::Quoted,
         is_label: true,
     },
 ];

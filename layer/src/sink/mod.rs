@@ -1,7 +1,10 @@
 //! Output formats. A sink only knows [`Event`]s and the batch, frame and trace boundaries
 //! around them (u_trace's printer callbacks); [`output`] is where the bytes go.
 
+pub mod csv;
+pub mod json;
 pub mod output;
+mod ranges;
 pub mod txt;
 
 use crate::config::{Config, Format};
@@ -54,5 +57,7 @@ pub fn open(config: &Config, device_index: u32) -> Box<dyn Sink> {
     let out = output::Output::open(&config.destination, device_index);
     match config.format {
         Format::Txt => Box::new(txt::TxtSink::new(out)),
+        Format::Json => Box::new(json::JsonSink::new(out)),
+        Format::Csv => Box::new(csv::CsvSink::new(out)),
     }
 }

@@ -15,8 +15,8 @@
 use std::fmt::Write;
 
 use super::output::Output;
+use super::ranges::Ranges;
 use super::{BatchInfo, Event, Sink, TraceSummary};
-use crate::trace::tracepoints::RangeKind;
 
 pub struct TxtSink {
     out: Output,
@@ -59,22 +59,15 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
         info.queries
     );
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
-    // Ranges open around the current event, innermost last. An end closes the innermost
-    // open range of its name (and any left open inside it); an end whose begin is not in
-    // the batch (a label opened in an earlier submission) closes nothing.
-    let mut open: Vec<&'static str> = Vec::new();
+    let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
         let info = e.payload.info();
-        if info.kind == RangeKind::End {
-            if let Some(at) = open.iter().rposition(|r| *r == info.range) {
-                open.truncate(at);
-            }
-        }
+        let depth = ranges.depth(info);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
         let _ = write!(buf, "{:016} {:+9}: ", e.ns, delta);
-        for _ in 0..open.len() {
+        for _ in 0..depth {
             buf.push_str("   ");
         }
         buf.push_str(info.name);
@@ -86,9 +79,6 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
             buf.truncate(before);
         }
         buf.push('\n');
-        if info.kind == RangeKind::Begin {
-            open.push(info.range);
-        }
     }
     let elapsed = match (events.first(), events.last()) {
         (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),

@@ -96,8 +96,9 @@ pub fn query_type(out: &mut String, v: &vk::QueryType) {
     lower_debug(out, v, "");
 }
 
-/// A label, quoted, with `"` and `\` escaped and control characters written as `\u{..}`;
-/// bytes that are not UTF-8 become U+FFFD.
+/// A label, quoted, with `"` and `\` escaped and control characters written as `\uXXXX`
+/// (so that the printed label is also a valid JSON string); bytes that are not UTF-8
+/// become U+FFFD.
 pub fn label(out: &mut String, v: &LabelRef, strings: &[u8]) {
     out.push('"');
     for chunk in v.bytes(strings).utf8_chunks() {
@@ -106,8 +107,8 @@ pub fn label(out: &mut String, v: &LabelRef, strings: &[u8]) {
                 '"' => out.push_str("\\\""),
                 '\\' => out.push_str("\\\\"),
                 '\n' => out.push_str("\\n"),
-                c if c.is_control() => {
-                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
                 }
                 c => out.push(c),
             }
@@ -185,7 +186,7 @@ mod tests {
         };
         let mut s = String::new();
         label(&mut s, &all, strings);
-        assert_eq!(s, "\"say \\\"hi\\\"\\\\\\n\\u{1}\u{fffd}\u{fffd}ok\"");
+        assert_eq!(s, "\"say \\\"hi\\\"\\\\\\n\\u0001\u{fffd}\u{fffd}ok\"");
         let out_of_range = LabelRef {
             offset: 100,
             len: 4,

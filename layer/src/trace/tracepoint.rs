@@ -23,9 +23,14 @@ pub enum Category {
 /// How an argument appears in structured output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueKind {
+    /// Printed bare in JSON.
     Number,
+    /// `true`/`false`, bare in JSON.
     Bool,
+    /// Text to quote and escape.
     Text,
+    /// Printed already quoted and escaped (labels), valid as a JSON string as it is.
+    Quoted,
 }
 
 #[derive(Debug)]

@@ -1,0 +1,179 @@
+//! The `json` format: JSON Lines, one object per line, so that the output stays valid JSON
+//! line by line even if the process dies mid-trace (each line is written whole and
+//! flushed). Three kinds of lines, in the order of the txt format's blocks:
+//!
+//! ```text
+//! {"type":"batch","device":0,"batch":1,"queue":"0x1","frame":0,"submission":1,"cmdbufs":1,"queries":2,"elapsed_ns":3344,
+//!  "events":[{"ns":1000000,"delta":0,"depth":0,"name":"start_cmd_buffer","args":{"cmd":"0xabc","level":"primary"}},...]}
+//! {"type":"end_of_frame","device":0,"frame":0}
+//! {"type":"end_of_trace","device":0,"batches":1,"events":2,"dropped":0}
+//! ```
+//!
+//! Arguments keep their kind: numbers and booleans bare, everything else a string.
+
+use std::fmt::Write;
+
+use super::output::Output;
+use super::ranges::Ranges;
+use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::trace::tracepoints::ValueKind;
+
+pub struct JsonSink {
+    out: Output,
+    buf: String,
+    /// Reused for each argument's text before it is escaped.
+    arg: String,
+    write_failed: bool,
+}
+
+impl JsonSink {
+    pub fn new(out: Output) -> JsonSink {
+        JsonSink {
+            out,
+            buf: String::new(),
+            arg: String::new(),
+            write_failed: false,
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Err(e) = self.out.write(self.buf.as_bytes()) {
+            if !self.write_failed {
+                log::error!("writing the trace failed ({e}); later output may be lost");
+                self.write_failed = true;
+            }
+        }
+        self.buf.clear();
+    }
+}
+
+/// Appends `text` as a JSON string.
+pub fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Formats one batch as a line; separate from the sink so it is testable without an output.
+pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
+    let elapsed = match (events.first(), events.last()) {
+        (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
+        _ => 0,
+    };
+    let _ = write!(
+        buf,
+        "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},\"events\":[",
+        info.device, info.number, info.queue, info.frame, info.submission, info.cmdbufs, info.queries
+    );
+    let mut ranges = Ranges::default();
+    let mut prev = events.first().map_or(0, |e| e.ns);
+    for (i, e) in events.iter().enumerate() {
+        let tp = e.payload.info();
+        let depth = ranges.depth(tp);
+        let delta = e.ns.wrapping_sub(prev) as i64;
+        prev = e.ns;
+        if i > 0 {
+            buf.push(',');
+        }
+        let _ = write!(
+            buf,
+            "{{\"ns\":{},\"delta\":{delta},\"depth\":{depth},\"name\":\"{}\",\"args\":{{",
+            e.ns, tp.name
+        );
+        for (k, field) in tp.fields.iter().enumerate() {
+            if k > 0 {
+                buf.push(',');
+            }
+            let _ = write!(buf, "\"{}\":", field.name);
+            arg.clear();
+            e.payload.write_arg(k, arg, e.strings);
+            match field.kind {
+                ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
+                ValueKind::Text => push_json_string(buf, arg),
+            }
+        }
+        buf.push_str("}}");
+    }
+    buf.push_str("]}\n");
+}
+
+impl Sink for JsonSink {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        format_batch(&mut self.buf, &mut self.arg, info, events);
+        self.flush();
+    }
+
+    fn end_of_frame(&mut self, device: u32, frame: u32) {
+        let _ = writeln!(
+            self.buf,
+            "{{\"type\":\"end_of_frame\",\"device\":{device},\"frame\":{frame}}}"
+        );
+        self.flush();
+    }
+
+    fn end_of_trace(&mut self, s: &TraceSummary) {
+        let _ = writeln!(
+            self.buf,
+            "{{\"type\":\"end_of_trace\",\"device\":{},\"batches\":{},\"events\":{},\"dropped\":{}}}",
+            s.device, s.batches, s.events, s.dropped
+        );
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tracepoints::{BeginLabel, EndCmdBuffer, LabelRef, Payload};
+
+    #[test]
+    fn lines_are_json_with_kinds_kept() {
+        let strings = b"a \"quoted\", label\x01";
+        let label = Payload::BeginLabel(BeginLabel {
+            label: LabelRef {
+                offset: 0,
+                len: strings.len() as u32,
+            },
+        });
+        let end = Payload::EndCmdBuffer(EndCmdBuffer { cmd: 0xabc });
+        let events = [
+            Event {
+                ns: 10,
+                payload: &label,
+                strings,
+            },
+            Event {
+                ns: 25,
+                payload: &end,
+                strings,
+            },
+        ];
+        let info = BatchInfo {
+            number: 1,
+            device: 0,
+            queue: 0x10,
+            frame: 2,
+            submission: 5,
+            cmdbufs: 1,
+            queries: 2,
+        };
+        let (mut buf, mut arg) = (String::new(), String::new());
+        format_batch(&mut buf, &mut arg, &info, &events);
+        assert_eq!(
+            buf,
+            "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":2,\"submission\":5,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":15,\"events\":[\
+             {\"ns\":10,\"delta\":0,\"depth\":0,\"name\":\"begin_label\",\"args\":{\"label\":\"a \\\"quoted\\\", label\\u0001\"}},\
+             {\"ns\":25,\"delta\":15,\"depth\":1,\"name\":\"end_cmd_buffer\",\"args\":{\"cmd\":\"0xabc\"}}]}\n"
+        );
+    }
+}

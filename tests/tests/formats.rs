@@ -1,0 +1,114 @@
+//! The json (JSON Lines) and csv formats carry what the txt format does.
+
+use utrace_tests::checks::{assert_clean, parse};
+use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::workload;
+
+fn run(scenario: &str, format: &str) -> Run {
+    let dir = TempDir::new(format);
+    let run = workload!(scenario)
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_FORMAT", format)
+        .run(&dir);
+    assert_clean(&run);
+    run
+}
+
+#[test]
+fn json_lines_hold_every_batch_event_and_argument() {
+    let run = run("basic", "json");
+    let lines: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let batches: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "batch").collect();
+    assert_eq!(batches.len(), 4);
+    let subs = &run.report.devices[0].submissions;
+    for (b, sub) in batches.iter().zip(subs) {
+        let events = b["events"].as_array().unwrap();
+        assert_eq!(events.len(), 6);
+        assert_eq!(events[0]["name"], "start_cmd_buffer");
+        assert_eq!(events[0]["args"]["cmd"], sub.cmdbufs[0].as_str());
+        assert_eq!(events[0]["args"]["level"], "primary");
+        assert_eq!(events[1]["name"], "start_dispatch");
+        assert_eq!(
+            events[1]["args"]["group_count_x"], 64,
+            "numbers stay numbers"
+        );
+        assert_eq!(events[1]["depth"], 1);
+        assert_eq!(events[3]["args"]["size"], "whole");
+        for e in events {
+            let ns = e["ns"].as_u64().unwrap();
+            assert!(sub.cpu_before_ns <= ns && ns <= sub.cpu_after_ns);
+        }
+        let first = events[0]["ns"].as_u64().unwrap();
+        let last = events[5]["ns"].as_u64().unwrap();
+        assert_eq!(b["elapsed_ns"].as_u64().unwrap(), last - first);
+    }
+    let end = lines.last().unwrap();
+    assert_eq!(end["type"], "end_of_trace");
+    assert_eq!(end["events"], 24);
+}
+
+#[test]
+fn json_labels_are_strings_whatever_their_bytes() {
+    let run = run("labels", "json");
+    let labels: Vec<String> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["type"] == "batch")
+        .flat_map(|b| b["events"].as_array().unwrap().clone())
+        .filter(|e| e["name"] == "begin_label")
+        .map(|e| e["args"]["label"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(&labels[..3], ["frame", "shadow pass", "cascade 0"]);
+    assert!(labels.contains(&"bad \u{fffd}\u{fffd} label".to_string()));
+}
+
+#[test]
+fn csv_has_a_row_per_event() {
+    let csv = run("basic", "csv");
+    let txt = run("basic", "txt");
+    let rows: Vec<&str> = csv.stdout.lines().collect();
+    assert_eq!(
+        rows[0],
+        "device,batch,frame,submission,ns,delta,depth,event,args"
+    );
+    let txt = parse(&txt.stdout);
+    let txt_events: Vec<&str> = txt
+        .batches
+        .iter()
+        .flat_map(|b| b.events.iter().map(|e| e.name.as_str()))
+        .collect();
+    let csv_events: Vec<&str> = rows[1..]
+        .iter()
+        .map(|r| r.split(',').nth(7).unwrap())
+        .collect();
+    assert_eq!(csv_events, txt_events, "the same events in the same order");
+    assert!(
+        rows[1].ends_with(",start_cmd_buffer,\"cmd=")
+            || rows[1].contains(",start_cmd_buffer,\"cmd=")
+    );
+}
+
+#[test]
+fn unknown_formats_are_reported_and_fall_back_to_txt() {
+    let dir = TempDir::new("bad-format");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_FORMAT", "xml")
+        .run(&dir);
+    assert!(run.success);
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("GPU_TRACE_FORMAT"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(said[0].contains("xml"));
+    assert_eq!(parse(&run.stdout).batches.len(), 4);
+}
