@@ -32,6 +32,13 @@ fn frames_are_counted_at_present() {
         .chain([Item::EndOfTrace(0)])
         .collect();
     assert_eq!(trace.items, expected);
+    // The swapchain image's format is known (from vkCreateSwapchainKHR).
+    for b in &trace.batches {
+        let clear = utrace_tests::checks::named(b, "start_clear_color_image");
+        assert_eq!(clear.len(), 1);
+        let format = clear[0].arg("format").unwrap();
+        assert!(format != "UNDEFINED" && format.contains('8'), "{format}");
+    }
 }
 
 #[test]

@@ -120,6 +120,9 @@ pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkDestroyImage" => hook!(objects::destroy_image),
         b"vkCreateImageView" => hook!(objects::create_image_view),
         b"vkDestroyImageView" => hook!(objects::destroy_image_view),
+        b"vkCreateSwapchainKHR" => hook!(objects::create_swapchain),
+        b"vkGetSwapchainImagesKHR" => hook!(objects::get_swapchain_images),
+        b"vkDestroySwapchainKHR" => hook!(objects::destroy_swapchain),
         _ => command_hook(name),
     }
 }

@@ -216,3 +216,72 @@ pub unsafe extern "system" fn destroy_image_view(
         guarded("vkDestroyImageView", || tracer.objects.remove_view(view));
     }
 }
+
+/// # Safety
+/// Vulkan's rules for `vkCreateSwapchainKHR`.
+pub unsafe extern "system" fn create_swapchain(
+    device: vk::Device,
+    p_info: *const vk::SwapchainCreateInfoKHR<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_swapchain: *mut vk::SwapchainKHR,
+) -> vk::Result {
+    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
+    let Some(next) = dev.dispatch.ext.create_swapchain else {
+        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { next(device, p_info, p_allocator, p_swapchain) };
+    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
+        // SAFETY: a valid create info; the driver wrote the swapchain.
+        let (format, swapchain) = unsafe { ((*p_info).image_format, *p_swapchain) };
+        guarded("vkCreateSwapchainKHR", || {
+            tracer.objects.add_swapchain(swapchain, format)
+        });
+    }
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkGetSwapchainImagesKHR`.
+pub unsafe extern "system" fn get_swapchain_images(
+    device: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    p_count: *mut u32,
+    p_images: *mut vk::Image,
+) -> vk::Result {
+    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
+    let Some(next) = dev.dispatch.ext.get_swapchain_images else {
+        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { next(device, swapchain, p_count, p_images) };
+    let filled = matches!(result, vk::Result::SUCCESS | vk::Result::INCOMPLETE);
+    if let (true, Some(tracer)) = (filled && !p_images.is_null(), dev.tracer.as_ref()) {
+        // SAFETY: the driver wrote `*p_count` images.
+        let images = unsafe { slice(p_images, *p_count) };
+        guarded("vkGetSwapchainImagesKHR", || {
+            tracer.objects.add_swapchain_images(swapchain, images)
+        });
+    }
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkDestroySwapchainKHR`.
+pub unsafe extern "system" fn destroy_swapchain(
+    device: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let dev = device_or!(device);
+    let Some(next) = dev.dispatch.ext.destroy_swapchain else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    unsafe { next(device, swapchain, p_allocator) };
+    if let Some(tracer) = dev.tracer.as_ref() {
+        guarded("vkDestroySwapchainKHR", || {
+            tracer.objects.remove_swapchain(swapchain)
+        });
+    }
+}

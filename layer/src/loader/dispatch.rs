@@ -239,4 +239,7 @@ ext_fns! {
     cmd_debug_marker_insert: vk::PFN_vkCmdDebugMarkerInsertEXT = [c"vkCmdDebugMarkerInsertEXT"];
     create_render_pass2: vk::PFN_vkCreateRenderPass2 =
         [c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"];
+    create_swapchain: vk::PFN_vkCreateSwapchainKHR = [c"vkCreateSwapchainKHR"];
+    get_swapchain_images: vk::PFN_vkGetSwapchainImagesKHR = [c"vkGetSwapchainImagesKHR"];
+    destroy_swapchain: vk::PFN_vkDestroySwapchainKHR = [c"vkDestroySwapchainKHR"];
 }

@@ -72,6 +72,8 @@ pub struct Objects {
     images: RwLock<HashMap<u64, ImageInfo>>,
     /// Image views, with their view format and their image's samples.
     views: RwLock<HashMap<u64, ImageInfo>>,
+    /// Swapchains: their image format and, once the application asked, their images.
+    swapchains: RwLock<HashMap<u64, (vk::Format, Vec<vk::Image>)>>,
 }
 
 impl Objects {
@@ -124,8 +126,41 @@ impl Objects {
             .map_or(vk::SampleCountFlags::TYPE_1, |v| v.samples)
     }
 
-    /// What is known of `image` (defaults for images the layer did not see created, such as
-    /// swapchain images).
+    pub fn add_swapchain(&self, swapchain: vk::SwapchainKHR, format: vk::Format) {
+        self.swapchains
+            .write()
+            .insert(swapchain.as_raw(), (format, Vec::new()));
+    }
+
+    /// The images of a swapchain, as `vkGetSwapchainImagesKHR` returned them.
+    pub fn add_swapchain_images(&self, swapchain: vk::SwapchainKHR, images: &[vk::Image]) {
+        let mut swapchains = self.swapchains.write();
+        let Some((format, known)) = swapchains.get_mut(&swapchain.as_raw()) else {
+            return;
+        };
+        let info = ImageInfo {
+            format: *format,
+            samples: vk::SampleCountFlags::TYPE_1,
+        };
+        let mut map = self.images.write();
+        for &image in images {
+            map.insert(image.as_raw(), info);
+            if !known.contains(&image) {
+                known.push(image);
+            }
+        }
+    }
+
+    pub fn remove_swapchain(&self, swapchain: vk::SwapchainKHR) {
+        if let Some((_, images)) = self.swapchains.write().remove(&swapchain.as_raw()) {
+            let mut map = self.images.write();
+            for image in images {
+                map.remove(&image.as_raw());
+            }
+        }
+    }
+
+    /// What is known of `image` (defaults for images the layer did not see created).
     pub fn image(&self, image: vk::Image) -> ImageInfo {
         self.images
             .read()
