@@ -9,6 +9,7 @@ packages=(
   vulkan-validationlayers # VK_LAYER_KHRONOS_validation, beneath utrace in the tests
   xvfb                    # an X server for the swapchain (frames) scenarios
   xauth                   # xvfb-run needs it
+  vulkan-tools            # vkcube, a real application the tests trace
 )
 missing=()
 for p in "${packages[@]}"; do

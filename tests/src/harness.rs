@@ -150,6 +150,34 @@ pub fn install_implicit_manifest(dir: &Path) -> PathBuf {
     data
 }
 
+/// Runs a real application (`program args`) under the built layer, enabled the way users
+/// enable it (`VK_INSTANCE_LAYERS`, `layers` colon-separated), with `envs`; its output.
+pub fn run_application(
+    dir: &TempDir,
+    program: &str,
+    args: &[&str],
+    layers: &str,
+    envs: &[(&str, &str)],
+) -> std::process::Output {
+    let manifests = write_manifest(dir.path());
+    let runtime = dir.path().join("xdg");
+    std::fs::create_dir_all(&runtime).expect("a runtime dir");
+    let mut cmd = Command::new(program);
+    for var in CONTRACT {
+        cmd.env_remove(var);
+    }
+    cmd.args(args)
+        .current_dir(dir.path())
+        .env("VK_DRIVER_FILES", LAVAPIPE_ICD)
+        .env("VK_ADD_LAYER_PATH", &manifests)
+        .env("VK_INSTANCE_LAYERS", layers)
+        .env("XDG_RUNTIME_DIR", &runtime);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    output_within(cmd, RUN_LIMIT)
+}
+
 /// An Xvfb server for one test, stopped when dropped.
 pub struct XServer {
     child: Child,
