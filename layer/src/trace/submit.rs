@@ -215,3 +215,71 @@ fn cross_queue_waits(queue: vk::Queue, plans: &[SegmentPlan]) -> Vec<(vk::Semaph
     }
     waits
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::dispatch::DeviceDispatch;
+    use crate::trace::chunk::ChunkPool;
+    use crate::trace::health::Health;
+
+    /// A next layer without any function: enough for traces that never call Vulkan.
+    unsafe extern "system" fn no_functions(
+        _device: vk::Device,
+        _name: *const std::ffi::c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        None
+    }
+
+    fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
+        let t = RecordedTrace::new(
+            vk::CommandBuffer::null(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            0,
+            true,
+            Arc::clone(pool),
+        );
+        *t.last_run.lock() = last.map(|(queue, semaphore, value)| LastRun {
+            queue: vk::Queue::from_raw(queue),
+            semaphore: vk::Semaphore::from_raw(semaphore),
+            value,
+        });
+        Arc::new(t)
+    }
+
+    #[test]
+    fn a_run_on_another_queue_waits_for_the_last_copy_there() {
+        // SAFETY: the stand-in GDPA resolves nothing; no function is ever called.
+        let dispatch = Arc::new(unsafe { DeviceDispatch::load(no_functions, vk::Device::null()) });
+        let pool = Arc::new(ChunkPool::new(dispatch, Arc::new(Health::new(0))));
+        let (here, there, elsewhere) = (1, 2, 3);
+        let plans = [
+            SegmentPlan {
+                traces: vec![
+                    trace(&pool, Some((there, 20, 5))),
+                    trace(&pool, Some((here, 10, 9))),
+                    trace(&pool, None),
+                ],
+            },
+            SegmentPlan {
+                traces: vec![
+                    trace(&pool, Some((there, 20, 7))),
+                    trace(&pool, Some((elsewhere, 30, 1))),
+                ],
+            },
+        ];
+        let waits = cross_queue_waits(vk::Queue::from_raw(here), &plans);
+        // Per other queue's semaphore, the highest value; nothing for this queue's own runs.
+        assert_eq!(
+            waits,
+            vec![
+                (vk::Semaphore::from_raw(20), 7),
+                (vk::Semaphore::from_raw(30), 1)
+            ]
+        );
+    }
+}
