@@ -7,8 +7,9 @@
 //! utrace-bench [--iterations N]
 //! ```
 //!
-//! Figures: recording a command buffer (begin + 100 dispatches + end), one `vkQueueSubmit`
-//! call, and a submit-and-wait round trip of a reusable command buffer.
+//! Figures: recording a command buffer (begin + 100 dispatches + end), two threads each
+//! recording one at once (wall time per pair), one `vkQueueSubmit` call, and a
+//! submit-and-wait round trip of a reusable command buffer.
 
 use std::process::Command;
 use std::time::Instant;
@@ -49,6 +50,10 @@ fn child(mode: &str, iterations: u32) -> Result<String> {
     }
     let record_ns = t.elapsed().as_nanos() as f64 / f64::from(iterations);
 
+    // Recording on two threads at once, each into its own pool: the layer must not
+    // serialise them (no global lock held while recording).
+    let threaded_ns = record_on_threads(&dev, &pipeline, iterations)?;
+
     // Submit and wait, with the call's own cost measured apart.
     let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&cb));
     let mut submit_ns = 0f64;
@@ -73,7 +78,62 @@ fn child(mode: &str, iterations: u32) -> Result<String> {
     data.destroy(&dev);
     dev.destroy();
     inst.destroy();
-    Ok(format!("{record_ns:.0} {submit_ns:.0} {round_trip_ns:.0}"))
+    Ok(format!(
+        "{record_ns:.0} {threaded_ns:.0} {submit_ns:.0} {round_trip_ns:.0}"
+    ))
+}
+
+/// Per pair of command buffers, the wall time two threads take to record `iterations` command buffers of
+/// `DISPATCHES` dispatches each, at once, into pools of their own.
+fn record_on_threads(dev: &Device, pipeline: &FillPipeline, iterations: u32) -> Result<f64> {
+    const THREADS: usize = 2;
+    let started = Instant::now();
+    let results: Vec<Result<()>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                s.spawn(move || -> Result<()> {
+                    let info = vk::CommandPoolCreateInfo::default()
+                        .queue_family_index(dev.family)
+                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+                    // SAFETY: valid create and allocate infos; the pool is this thread's.
+                    let (pool, cb) = unsafe {
+                        let pool = dev
+                            .device
+                            .create_command_pool(&info, None)
+                            .map_err(|e| e.to_string())?;
+                        let alloc = vk::CommandBufferAllocateInfo::default()
+                            .command_pool(pool)
+                            .level(vk::CommandBufferLevel::PRIMARY)
+                            .command_buffer_count(1);
+                        (
+                            pool,
+                            dev.device
+                                .allocate_command_buffers(&alloc)
+                                .map_err(|e| e.to_string())?[0],
+                        )
+                    };
+                    for _ in 0..iterations {
+                        dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
+                        for i in 0..DISPATCHES {
+                            pipeline.record(dev, cb, i, 64);
+                        }
+                        dev.end(cb)?;
+                    }
+                    // SAFETY: the command buffer was never submitted.
+                    unsafe { dev.device.destroy_command_pool(pool, None) };
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("panicked".into())))
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
 }
 
 fn main() {
@@ -100,8 +160,8 @@ fn main() {
     let trace = dir.path().join("trace.txt");
     println!("utrace-bench: {iterations} iterations per figure, Lavapipe, {DISPATCHES} dispatches per command buffer");
     println!(
-        "{:<22} {:>14} {:>16} {:>18}",
-        "", "record cb (us)", "vkQueueSubmit (us)", "submit+wait (us)"
+        "{:<22} {:>14} {:>22} {:>18} {:>18}",
+        "", "record cb (us)", "2 threads, per pair (us)", "vkQueueSubmit (us)", "submit+wait (us)"
     );
     for (mode, label) in [
         ("none", "no layer"),
@@ -125,15 +185,16 @@ fn main() {
             .split_whitespace()
             .filter_map(|v| v.parse().ok())
             .collect();
-        if !out.status.success() || figures.len() != 3 {
+        if !out.status.success() || figures.len() != 4 {
             eprintln!("{label}: failed: {}", String::from_utf8_lossy(&out.stderr));
             std::process::exit(1);
         }
         println!(
-            "{label:<22} {:>14.2} {:>18.2} {:>18.2}",
+            "{label:<22} {:>14.2} {:>22.2} {:>18.2} {:>18.2}",
             figures[0] / 1000.0,
             figures[1] / 1000.0,
-            figures[2] / 1000.0
+            figures[2] / 1000.0,
+            figures[3] / 1000.0
         );
     }
     let lines = std::fs::read_to_string(&trace)
