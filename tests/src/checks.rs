@@ -149,6 +149,33 @@ pub fn assert_well_nested(events: &[Event], what: &str) {
     }
 }
 
+/// Every range begun in `batch` ends in it and every end closes a range begun in it, in
+/// nesting order (stricter than [`assert_well_nested`], for batches whose command buffers
+/// open and close all their labels themselves).
+pub fn assert_balanced(batch: &Batch) {
+    let mut open: Vec<&str> = Vec::new();
+    for e in &batch.events {
+        match kind(&e.name) {
+            Kind::Begin(range) => open.push(range),
+            Kind::End(range) => assert_eq!(
+                open.pop(),
+                Some(range),
+                "batch {}: {} closes a range that is not the innermost open one: {:#?}",
+                batch.number,
+                e.name,
+                batch.events
+            ),
+            Kind::Marker => {}
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "batch {}: ranges left open: {open:?}: {:#?}",
+        batch.number,
+        batch.events
+    );
+}
+
 /// The events of `batch` named `name`.
 pub fn named<'a>(batch: &'a Batch, name: &str) -> Vec<&'a Event> {
     batch.events.iter().filter(|e| e.name == name).collect()

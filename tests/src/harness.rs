@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::report::Report;
 
-/// Variables of the layer's contract that a test must not inherit from its environment.
+/// Variables of the layer's contract and of the loader that a test must not inherit from
+/// its environment (beside every `GPU_TRACE*` and `UTRACE_*` one, see [`clean_env`]).
 const CONTRACT: &[&str] = &[
     "GPU_TRACE",
     "GPU_TRACEFILE",
@@ -21,17 +22,43 @@ const CONTRACT: &[&str] = &[
     "UTRACE_FAULTS",
     "VK_INSTANCE_LAYERS",
     "VK_LOADER_LAYERS_ENABLE",
+    "VK_LOADER_LAYERS_DISABLE",
     "VK_LAYER_ENABLES",
+    "VK_LAYER_PATH",
+    "VK_LOADER_DEBUG",
+    "VK_ICD_FILENAMES",
+    "VK_ADD_DRIVER_FILES",
+    "VK_LOADER_DRIVERS_SELECT",
+    "VK_LOADER_DRIVERS_DISABLE",
     "UTRACE_DISABLE",
     "XDG_DATA_HOME",
 ];
 
+/// Removes from `cmd`'s environment what the test process may have inherited that would
+/// change the layer's or the loader's behaviour: [`CONTRACT`], and every variable named
+/// `GPU_TRACE*` or `UTRACE_*` (so that one added to the contract later is covered too).
+fn clean_env(cmd: &mut Command) {
+    for var in CONTRACT {
+        cmd.env_remove(var);
+    }
+    for (name, _) in std::env::vars_os() {
+        let text = name.to_string_lossy();
+        if text.starts_with("GPU_TRACE") || text.starts_with("UTRACE_") {
+            cmd.env_remove(&name);
+        }
+    }
+}
+
 pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
+/// The workspace's target directory: `CARGO_TARGET_DIR` if set (a relative one taken from
+/// the workspace root, where cargo is run, not from `tests/`, where the tests run), else
+/// `target/` beside this package.
 fn target_dir() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        Some(dir) => workspace.join(dir),
+        None => workspace.join("target"),
     }
 }
 
@@ -163,9 +190,7 @@ pub fn run_application(
     let runtime = dir.path().join("xdg");
     std::fs::create_dir_all(&runtime).expect("a runtime dir");
     let mut cmd = Command::new(program);
-    for var in CONTRACT {
-        cmd.env_remove(var);
-    }
+    clean_env(&mut cmd);
     cmd.args(args)
         .current_dir(dir.path())
         .env("VK_DRIVER_FILES", LAVAPIPE_ICD)
@@ -330,9 +355,7 @@ impl Workload {
         let report_path = dir.path().join("report.json");
         let _ = std::fs::remove_file(&report_path);
         let mut cmd = Command::new(&self.exe);
-        for var in CONTRACT {
-            cmd.env_remove(var);
-        }
+        clean_env(&mut cmd);
         cmd.args(&self.args)
             .arg("--report")
             .arg(&report_path)

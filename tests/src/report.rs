@@ -29,6 +29,10 @@ pub struct DeviceReport {
     /// Resident memory of the process, in KiB, sampled along a long run.
     #[serde(default)]
     pub rss_kib: Vec<u64>,
+    /// Optional device features the scenarios used where the device had them
+    /// (`multi_draw`, `draw_indirect_count`, `debug_marker`).
+    #[serde(default)]
+    pub features: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Default, Clone)]

@@ -297,6 +297,48 @@ END OF TRACE: device=0 batches=1 events=4 dropped=0
     }
 
     #[test]
+    fn wide_deltas_and_values_with_equals_signs() {
+        // `{:+9}` grows past nine characters for deltas of a second or more.
+        let text = "\
+BATCH 2: device=1 queue=0x1 frame=7 submission=9 cmdbufs=1 queries=2
++----- NS -----+ +-- Δ --+  +----- MSG -----
+0000000000000000        +0: start_cmd_buffer: cmd=0x2, level=secondary, usage=one_time_submit|simultaneous_use
+0000012345678901 +12345678901: end_cmd_buffer: cmd=0x2, note=a=b
+ELAPSED: 12345678901 ns
+";
+        let t = parse_trace(text).unwrap();
+        let b = &t.batches[0];
+        assert_eq!((b.number, b.device, b.frame, b.submission), (2, 1, 7, 9));
+        assert_eq!(b.events[1].delta, 12_345_678_901);
+        assert_eq!(b.events[1].arg("note"), Some("a=b"));
+        assert_eq!(
+            b.events[0].arg("usage"),
+            Some("one_time_submit|simultaneous_use")
+        );
+        assert!(t.ends.is_empty() && t.frames_ended().is_empty());
+    }
+
+    #[test]
+    fn lines_out_of_place_are_errors() {
+        // An event outside a batch.
+        let event = "0000123456789012        +0: start_cmd_buffer: cmd=0x1\n";
+        assert!(parse_trace(event).is_err());
+        // A frame's end inside an open batch.
+        let inside = SAMPLE.replace(
+            "ELAPSED: 3344 ns\nEND OF FRAME 0\n",
+            "END OF FRAME 0\nELAPSED: 3344 ns\n",
+        );
+        assert!(parse_trace(&inside).is_err());
+        // A batch header without its column header.
+        let no_columns = SAMPLE.replace("+----- NS -----+ +-- Δ --+  +----- MSG -----\n", "");
+        assert!(parse_trace(&no_columns).is_err());
+        // An unterminated quoted value.
+        assert!(parse_args("label=\"open, depth=1").is_err());
+        // Blank lines are fine.
+        assert!(parse_trace(&SAMPLE.replace('\n', "\n\n")).is_ok());
+    }
+
+    #[test]
     fn stray_lines_are_errors() {
         let e = parse_trace("hello\n").unwrap_err();
         assert!(e.contains("line 1"), "{e}");

@@ -25,8 +25,12 @@ pub struct Window {
 impl Window {
     /// Opens a window on `$DISPLAY`.
     pub fn open() -> Result<Window> {
-        let (conn, screen) =
-            XCBConnection::connect(None).map_err(|e| format!("cannot connect to X: {e}"))?;
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        if display.is_empty() {
+            return Err("this scenario needs an X display: DISPLAY is not set".into());
+        }
+        let (conn, screen) = XCBConnection::connect(None)
+            .map_err(|e| format!("cannot connect to X display {display:?}: {e}"))?;
         let window = conn.generate_id().map_err(|e| e.to_string())?;
         let root = &conn.setup().roots[screen];
         conn.create_window(

@@ -154,8 +154,9 @@ fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32)
 }
 
 /// The main job: per frame a one-time command buffer (dispatch + fill) and a reusable one
-/// (copy + update) in one batch, then a second batch through `vkQueueSubmit2` that clears
-/// and presents the swapchain image (or dispatches, without a window).
+/// (copy + update) in one batch, then a second batch through `vkQueueSubmit2` that draws
+/// into an offscreen image, blits it to the swapchain image and presents it (without a
+/// window: the draws alone, and no present, so every submission stays in frame 0).
 fn demo(
     inst: &Instance,
     dev: &Device,
@@ -282,13 +283,14 @@ fn demo(
                 ));
                 sub.submit2(&format!("frame-{f}-present"), &[show], sync)?;
                 sc.present(dev, index)?;
+                // Frames are counted at vkQueuePresentKHR, as the layer counts them.
+                sub.frame += 1;
             }
             None => {
                 dev.end(show)?;
                 sub.submit2(&format!("frame-{f}-show"), &[show], None)?;
             }
         }
-        sub.frame += 1;
         // SAFETY: both submissions completed.
         unsafe { d.free_command_buffers(dev.pool, &[work, show]) };
     }
@@ -319,6 +321,15 @@ fn demo(
     Ok(ok)
 }
 
+/// Every scenario's name, for the usage text.
+pub fn scenarios() -> String {
+    let mut names = vec!["basic", "two-devices", "two-instances", "frames", "demo"];
+    names.extend_from_slice(crate::gpu_work::SCENARIOS);
+    names.push("all-gpu-work");
+    names.extend_from_slice(crate::patterns::SCENARIOS);
+    names.join(", ")
+}
+
 pub fn run(opts: &Options) -> Result<Report> {
     let wants_window = match opts.scenario.as_str() {
         "frames" => true,
@@ -326,11 +337,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         "basic" | "two-devices" | "two-instances" => false,
         name if crate::gpu_work::is_scenario(name) => false,
         name if crate::patterns::is_scenario(name) => false,
-        other => {
-            return Err(format!(
-                "unknown scenario {other:?} (basic, two-devices, two-instances, frames, demo)"
-            ))
-        }
+        other => return Err(format!("unknown scenario {other:?} ({})", scenarios())),
     };
     let window = if wants_window {
         Some(Window::open()?)
@@ -371,6 +378,7 @@ pub fn run(opts: &Options) -> Result<Report> {
     };
     for (index, dev) in devices.iter().enumerate() {
         let mut sub = Submitter::new(dev)?;
+        let mut features = Vec::new();
         let results_ok = match (opts.scenario.as_str(), &window) {
             ("frames", Some(w)) => {
                 let sc = Swapchain::new(&inst, dev, w)?;
@@ -389,7 +397,9 @@ pub fn run(opts: &Options) -> Result<Report> {
                 ok?
             }
             ("demo", None) => demo(&inst, dev, None, &mut sub, opts.frames)?,
-            (name, _) if gpu_work => crate::gpu_work::run(name, &inst, dev, &mut sub)?,
+            (name, _) if gpu_work => {
+                crate::gpu_work::run(name, &inst, dev, &mut sub, &mut features)?
+            }
             (name, _) if crate::patterns::is_scenario(name) => {
                 crate::patterns::run(name, dev, &mut sub, opts.frames)?
             }
@@ -403,11 +413,15 @@ pub fn run(opts: &Options) -> Result<Report> {
             submissions: sub.destroy(),
             unlogged_submissions,
             rss_kib,
+            features,
         });
     }
     report.threads = crate::report::thread_names();
-    report.validation_messages = inst.messages.lock().map(|m| m.clone()).unwrap_or_default();
+    // Read after the destruction too: validation reports objects left alive (the layer's
+    // own, created through it) at vkDestroyDevice and vkDestroyInstance.
+    let messages = std::sync::Arc::clone(&inst.messages);
     if opts.exit_without_destroy {
+        report.validation_messages = messages.lock().map(|m| m.clone()).unwrap_or_default();
         // The caller writes the report and exits; the layer must still leave its trace.
         std::mem::forget(devices);
         std::mem::forget(inst);
@@ -419,6 +433,7 @@ pub fn run(opts: &Options) -> Result<Report> {
     }
     inst.destroy();
     drop(window);
+    report.validation_messages = messages.lock().map(|m| m.clone()).unwrap_or_default();
     Ok(report)
 }
 
@@ -444,6 +459,7 @@ fn two_instances(opts: &Options) -> Result<Report> {
             submissions: sub.destroy(),
             unlogged_submissions,
             rss_kib,
+            features: Vec::new(),
         });
     }
     report.threads = crate::report::thread_names();
@@ -451,10 +467,11 @@ fn two_instances(opts: &Options) -> Result<Report> {
         dev.destroy();
     }
     for inst in instances {
+        let messages = std::sync::Arc::clone(&inst.messages);
+        inst.destroy();
         report
             .validation_messages
-            .extend(inst.messages.lock().map(|m| m.clone()).unwrap_or_default());
-        inst.destroy();
+            .extend(messages.lock().map(|m| m.clone()).unwrap_or_default());
     }
     Ok(report)
 }

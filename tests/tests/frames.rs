@@ -1,6 +1,6 @@
 //! Frames end at `vkQueuePresentKHR`: a real swapchain on an Xvfb window.
 
-use utrace_tests::checks::{assert_clean, assert_trace_matches};
+use utrace_tests::checks::{assert_balanced, assert_clean, assert_trace_matches};
 use utrace_tests::harness::{Run, TempDir, XServer};
 use utrace_tests::trace_txt::Item;
 use utrace_tests::workload;
@@ -45,9 +45,31 @@ fn frames_are_counted_at_present() {
 fn demo_is_traced_and_validation_clean() {
     let run = presenting("demo", 3);
     let trace = assert_trace_matches(&run.stdout, &run);
+    trace.batches.iter().for_each(assert_balanced);
     assert_eq!(trace.frames_ended(), vec![0, 1, 2]);
     // Two command buffers in one batch, and the reusable one in every frame.
     assert!(trace.batches.iter().any(|b| b.cmdbufs == 2));
+}
+
+#[test]
+fn demo_without_a_window_stays_in_frame_zero() {
+    // No DISPLAY: the same frames' work, but nothing is presented, so no frame ends.
+    let dir = TempDir::new("demo-headless");
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .run(&dir);
+    assert_clean(&run);
+    assert_eq!(run.report.presents, 0);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert_eq!(
+        trace.batches.len(),
+        6,
+        "two submissions in each of 3 frames"
+    );
+    trace.batches.iter().for_each(assert_balanced);
+    assert!(trace.batches.iter().all(|b| b.frame == 0));
+    assert!(trace.frames_ended().is_empty());
 }
 
 /// `frames` (10 frames) with `GPU_TRACE_FRAMES=3-5`, and `extra` environment.

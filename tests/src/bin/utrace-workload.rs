@@ -3,9 +3,14 @@
 //! Stdout is left to the layer's trace; this program only writes to stderr.
 //!
 //! ```text
-//! utrace-workload --scenario basic|two-devices|two-instances|frames|demo --report PATH
+//! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy]
 //! ```
+//!
+//! NAME: basic, two-devices, two-instances, frames, demo; the GPU-work scenarios
+//! render-pass, dynamic-rendering, secondaries, compute, transfers, labels, and all-gpu-work
+//! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`).
+//! Without arguments (or with a bad one) the usage names them all.
 
 use std::process::ExitCode;
 
@@ -43,7 +48,10 @@ fn parse() -> Result<(Options, Option<String>), String> {
         }
     }
     if opts.scenario.is_empty() {
-        return Err("--scenario is required".into());
+        return Err(format!(
+            "--scenario is required\nusage: utrace-workload --scenario NAME --report PATH [--layers L1,L2,...] [--frames N] [--exit-without-destroy]\nscenarios: {}",
+            workload::scenarios()
+        ));
     }
     Ok((opts, report))
 }

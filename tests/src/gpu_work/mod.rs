@@ -36,8 +36,15 @@ pub fn is_scenario(name: &str) -> bool {
     name == "all-gpu-work" || SCENARIOS.contains(&name)
 }
 
-/// Runs scenario `name` (or all of them); returns whether every result was right.
-pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
+/// Runs scenario `name` (or all of them); returns whether every result was right. The
+/// optional features the scenarios used (see `DeviceReport::features`) go to `features`.
+pub fn run(
+    name: &str,
+    inst: &Instance,
+    dev: &Device,
+    sub: &mut Submitter,
+    features: &mut Vec<String>,
+) -> Result<bool> {
     let names: Vec<&str> = if name == "all-gpu-work" {
         SCENARIOS.to_vec()
     } else {
@@ -46,12 +53,12 @@ pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Re
     let mut ok = true;
     for n in names {
         ok &= match n {
-            "render-pass" => passes::render_pass(inst, dev, sub)?,
+            "render-pass" => passes::render_pass(inst, dev, sub, features)?,
             "dynamic-rendering" => passes::dynamic_rendering(dev, sub)?,
             "secondaries" => passes::secondaries(dev, sub)?,
             "compute" => work::compute(dev, sub)?,
             "transfers" => work::transfers(dev, sub)?,
-            "labels" => work::labels(inst, dev, sub)?,
+            "labels" => work::labels(inst, dev, sub, features)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }
@@ -76,4 +83,11 @@ fn record_once(
 fn free(dev: &Device, cbs: &[vk::CommandBuffer]) {
     // SAFETY: every submission of these command buffers was waited for.
     unsafe { dev.device.free_command_buffers(dev.pool, cbs) };
+}
+
+/// Notes that an optional feature was used (once, however many scenarios use it).
+fn used(features: &mut Vec<String>, name: &str) {
+    if !features.iter().any(|f| f == name) {
+        features.push(name.to_string());
+    }
 }

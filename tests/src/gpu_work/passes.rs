@@ -9,7 +9,7 @@ use ash::vk::Handle;
 use super::graphics::{
     self, area, clears, framebuffer, Image, Pipeline, Target, COLOR, DEPTH, SIZE,
 };
-use super::{free, record_once};
+use super::{free, record_once, used};
 use crate::submitter::Submitter;
 use crate::vk::{Buffer, Device, FillPipeline, Instance, Result};
 
@@ -53,9 +53,15 @@ fn pixel_is(buffer: &Buffer, want: [u8; 4], what: &str) -> bool {
     }
 }
 
-/// Every draw command in one classic render pass, then two subpasses of a render pass made
-/// with vkCreateRenderPass2.
-pub fn render_pass(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
+/// Every draw command in one classic render pass (the indirect-count and multi-draw ones
+/// where the device has them, noted in `features`), then two subpasses of a render pass
+/// made with vkCreateRenderPass2.
+pub fn render_pass(
+    inst: &Instance,
+    dev: &Device,
+    sub: &mut Submitter,
+    features: &mut Vec<String>,
+) -> Result<bool> {
     let d = &dev.device;
     let color = Image::new(
         dev,
@@ -101,7 +107,6 @@ pub fn render_pass(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result
         }
     }
     let multi = ash::ext::multi_draw::Device::new(&inst.instance, d);
-    let has_multi_draw = dev.has_extension(ash::ext::multi_draw::NAME);
     let clear_values = clears(true);
     let cb = record_once(dev, |cb| {
         let begin = vk::RenderPassBeginInfo::default()
@@ -119,13 +124,23 @@ pub fn render_pass(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result
             d.cmd_draw_indexed(cb, 3, 2, 0, 0, 0);
             d.cmd_draw_indirect(cb, indirect.buffer, 0, 2, 16);
             d.cmd_draw_indexed_indirect(cb, indirect.buffer, 32, 1, 20);
-            d.cmd_draw_indirect_count(cb, indirect.buffer, 0, indirect.buffer, 64, 2, 16);
-            d.cmd_draw_indexed_indirect_count(cb, indirect.buffer, 32, indirect.buffer, 68, 1, 20);
+            if dev.draw_indirect_count {
+                d.cmd_draw_indirect_count(cb, indirect.buffer, 0, indirect.buffer, 64, 2, 16);
+                d.cmd_draw_indexed_indirect_count(
+                    cb,
+                    indirect.buffer,
+                    32,
+                    indirect.buffer,
+                    68,
+                    1,
+                    20,
+                );
+            }
             let draws = [vk::MultiDrawInfoEXT {
                 first_vertex: 0,
                 vertex_count: 3,
             }; 2];
-            if has_multi_draw {
+            if dev.multi_draw {
                 (multi.fp().cmd_draw_multi_ext)(
                     cb,
                     draws.len() as u32,
@@ -141,6 +156,12 @@ pub fn render_pass(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result
         Ok(())
     })?;
     sub.submit("render-pass", &[cb], None)?;
+    if dev.draw_indirect_count {
+        used(features, "draw_indirect_count");
+    }
+    if dev.multi_draw {
+        used(features, "multi_draw");
+    }
     let mut ok = pixel_is(&readback, ORANGE, "render-pass");
 
     // Two subpasses through the render pass 2 commands.

@@ -6,7 +6,7 @@ use super::graphics::{
     self, area, clears, framebuffer, full_barrier, layers, range, transition, Image, COLOR, DEPTH,
     SIZE,
 };
-use super::{free, record_once};
+use super::{free, record_once, used};
 use crate::submitter::Submitter;
 use crate::vk::{verify_fill, Buffer, Device, FillPipeline, Instance, Result};
 
@@ -420,8 +420,14 @@ pub fn transfers(dev: &Device, sub: &mut Submitter) -> Result<bool> {
 /// Labels nested three deep with a marker, a 1000-character label, a label that is not
 /// UTF-8, and a label opened in one command buffer and closed in the next submission's; the
 /// same with VK_EXT_debug_marker.
-pub fn labels(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
+pub fn labels(
+    inst: &Instance,
+    dev: &Device,
+    sub: &mut Submitter,
+    features: &mut Vec<String>,
+) -> Result<bool> {
     let d = &dev.device;
+    let has_markers = dev.has_extension(ash::ext::debug_marker::NAME);
     let utils = ash::ext::debug_utils::Device::new(&inst.instance, d);
     let markers = ash::ext::debug_marker::Device::new(&inst.instance, d);
     let data = Buffer::new(
@@ -456,7 +462,7 @@ pub fn labels(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool
             utils.cmd_begin_debug_utils_label(cb, &label(not_utf8));
             d.cmd_fill_buffer(cb, data.buffer, 0, 64, 0);
             utils.cmd_end_debug_utils_label(cb);
-            if dev.has_extension(ash::ext::debug_marker::NAME) {
+            if has_markers {
                 let marker = vk::DebugMarkerMarkerInfoEXT::default().marker_name(c"debug marker");
                 markers.cmd_debug_marker_begin(cb, &marker);
                 markers.cmd_debug_marker_insert(
@@ -469,6 +475,9 @@ pub fn labels(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool
         Ok(())
     })?;
     sub.submit("labels", &[cb], None)?;
+    if has_markers {
+        used(features, "debug_marker");
+    }
     // A label that spans two submissions on the queue.
     let opens = record_once(dev, |cb| {
         // SAFETY: `cb` is recording; the label is closed by the next submission.

@@ -15,6 +15,10 @@ pub struct Device {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub pool: vk::CommandPool,
     pub sync2: bool,
+    /// drawIndirectCount (optional in Vulkan 1.2) is enabled.
+    pub draw_indirect_count: bool,
+    /// VK_EXT_multi_draw and its multiDraw feature are enabled.
+    pub multi_draw: bool,
 }
 
 impl Device {
@@ -37,15 +41,17 @@ impl Device {
             .queue_family_index(family)
             .queue_priorities(&priorities)];
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
-        // Everything the scenarios record, all supported by Lavapipe.
+        let wants_multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
+        let (draw_indirect_count, multi_draw) = optional_features(inst, physical, wants_multi_draw);
+        // Everything the scenarios record: what Vulkan 1.3 requires, plus the optional
+        // features the device has.
         let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
         let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
-            .draw_indirect_count(true)
+            .draw_indirect_count(draw_indirect_count)
             .timeline_semaphore(true);
         let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(sync2)
             .dynamic_rendering(true);
-        let multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
         let mut multi_draw_features =
             vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
@@ -85,6 +91,8 @@ impl Device {
             memory,
             pool,
             sync2,
+            draw_indirect_count,
+            multi_draw,
         })
     }
 
@@ -204,4 +212,29 @@ impl Device {
             self.device.destroy_device(None);
         }
     }
+}
+
+/// Whether the device has drawIndirectCount, and (asked only when VK_EXT_multi_draw is to
+/// be enabled, whose structure is invalid without it) multiDraw.
+fn optional_features(
+    inst: &Instance,
+    physical: vk::PhysicalDevice,
+    multi_draw_extension: bool,
+) -> (bool, bool) {
+    let mut features12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut multi_draw = vk::PhysicalDeviceMultiDrawFeaturesEXT::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut features12);
+    if multi_draw_extension {
+        features = features.push_next(&mut multi_draw);
+    }
+    // SAFETY: a live physical device of a Vulkan 1.3 instance; the chain holds only
+    // structures of core versions and of extensions the device has.
+    unsafe {
+        inst.instance
+            .get_physical_device_features2(physical, &mut features)
+    };
+    (
+        features12.draw_indirect_count == vk::TRUE,
+        multi_draw.multi_draw == vk::TRUE,
+    )
 }
