@@ -8,18 +8,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::report::Report;
 
-/// Variables of the layer's contract and of the loader that a test must not inherit from
-/// its environment (beside every `GPU_TRACE*` and `UTRACE_*` one, see [`clean_env`]).
-const CONTRACT: &[&str] = &[
-    "GPU_TRACE",
-    "GPU_TRACEFILE",
-    "GPU_TRACE_FORMAT",
-    "GPU_TRACE_INSTRUMENT",
-    "GPU_TRACE_FRAMES",
-    "GPU_TRACEPOINTS",
-    "UTRACE_LOG",
-    "UTRACE_FORCE_FENCE",
-    "UTRACE_FAULTS",
+/// Variables of the loader (and the layer-manifest search path) that a test must not
+/// inherit from its environment; every `GPU_TRACE*` and `UTRACE_*` variable is removed by
+/// prefix in [`clean_env`], so the layer's own contract needs no list here.
+const LOADER_VARS: &[&str] = &[
     "VK_INSTANCE_LAYERS",
     "VK_LOADER_LAYERS_ENABLE",
     "VK_LOADER_LAYERS_DISABLE",
@@ -30,15 +22,14 @@ const CONTRACT: &[&str] = &[
     "VK_ADD_DRIVER_FILES",
     "VK_LOADER_DRIVERS_SELECT",
     "VK_LOADER_DRIVERS_DISABLE",
-    "UTRACE_DISABLE",
     "XDG_DATA_HOME",
 ];
 
 /// Removes from `cmd`'s environment what the test process may have inherited that would
-/// change the layer's or the loader's behaviour: [`CONTRACT`], and every variable named
+/// change the layer's or the loader's behaviour: [`LOADER_VARS`], and every variable named
 /// `GPU_TRACE*` or `UTRACE_*` (so that one added to the contract later is covered too).
 fn clean_env(cmd: &mut Command) {
-    for var in CONTRACT {
+    for var in LOADER_VARS {
         cmd.env_remove(var);
     }
     for (name, _) in std::env::vars_os() {
