@@ -22,7 +22,24 @@ pub enum Format {
     /// JSON Lines: one object per batch, frame end and trace end.
     Json,
     Csv,
+    /// GPU render stages in a Perfetto trace (an in-process session written to a file).
+    Perfetto,
 }
+
+impl Format {
+    fn parse(name: &str) -> Option<Format> {
+        match name {
+            "txt" => Some(Format::Txt),
+            "json" => Some(Format::Json),
+            "csv" => Some(Format::Csv),
+            "perfetto" => Some(Format::Perfetto),
+            _ => None,
+        }
+    }
+}
+
+/// Where the Perfetto trace goes when `GPU_TRACEFILE` does not say.
+pub const DEFAULT_PERFETTO_FILE: &str = "utrace-%p.pftrace";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -30,7 +47,17 @@ pub struct Config {
     /// nothing on the device.
     pub enabled: bool,
     pub destination: Destination,
-    pub format: Format,
+    /// At most one text format (txt, json, csv) and maybe perfetto; never empty.
+    pub formats: Vec<Format>,
+    /// Neither `GPU_TRACE` nor `GPU_TRACEFILE` asked for a trace and `UTRACE_DISABLE` is not
+    /// set: the layer registers its Perfetto data source with the system backend and traces
+    /// while a session (`traced`) enables it.
+    pub on_demand: bool,
+    /// `UTRACE_PERFETTO_BUFFER_KB`: the in-process session's buffer (`GPU_TRACE_FORMAT=perfetto`).
+    pub perfetto_buffer_kb: u32,
+    /// `UTRACE_FORCE_MEASURED_CLOCK=1`: calibrate the GPU clock by a timestamp submission even
+    /// where `VK_EXT/KHR_calibrated_timestamps` exists (the fallback, testable on any driver).
+    pub force_measured_clock: bool,
     pub log_level: log::LevelFilter,
     /// `GPU_TRACE_FRAMES=FIRST-LAST`: the frames to trace (inclusive, counted from 0 at
     /// `vkQueuePresentKHR`); all frames when absent.
@@ -137,20 +164,38 @@ impl Config {
             _ => {}
         }
 
-        let format = match lookup("GPU_TRACE_FORMAT") {
-            None => Format::Txt,
-            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
-                "" | "txt" => Format::Txt,
-                "json" => Format::Json,
-                "csv" => Format::Csv,
+        let formats = match lookup("GPU_TRACE_FORMAT") {
+            None => vec![Format::Txt],
+            Some(v) => parse_formats(&v, &mut problems),
+        };
+        if formats.contains(&Format::Perfetto) && destination == Destination::Stdout {
+            // A binary trace on stdout would be mixed with the application's output.
+            if enabled {
+                problems.push(format!(
+                    "GPU_TRACE_FORMAT=perfetto writes a file and GPU_TRACEFILE is not set; writing {DEFAULT_PERFETTO_FILE}"
+                ));
+            }
+            destination = Destination::File(DEFAULT_PERFETTO_FILE.to_string());
+        }
+        let disabled = lookup("UTRACE_DISABLE").is_some_and(|v| parse_switch(&v) == Switch::On);
+        if disabled {
+            enabled = false;
+        }
+        let on_demand = !enabled && !disabled;
+        let perfetto_buffer_kb = match lookup("UTRACE_PERFETTO_BUFFER_KB") {
+            None => DEFAULT_PERFETTO_BUFFER_KB,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(kb) if kb >= 64 => kb,
                 _ => {
                     problems.push(format!(
-                        "GPU_TRACE_FORMAT={v:?} is not a supported format (txt, json, csv); writing txt"
+                        "UTRACE_PERFETTO_BUFFER_KB={v:?} is not a size in KiB of at least 64; using {DEFAULT_PERFETTO_BUFFER_KB}"
                     ));
-                    Format::Txt
+                    DEFAULT_PERFETTO_BUFFER_KB
                 }
             },
         };
+        let force_measured_clock =
+            lookup("UTRACE_FORCE_MEASURED_CLOCK").is_some_and(|v| parse_switch(&v) == Switch::On);
 
         let frames = match lookup("GPU_TRACE_FRAMES") {
             None => None,
@@ -184,7 +229,10 @@ impl Config {
         Config {
             enabled,
             destination,
-            format,
+            formats,
+            on_demand,
+            perfetto_buffer_kb,
+            force_measured_clock,
             log_level,
             frames,
             instrument,
@@ -192,6 +240,43 @@ impl Config {
             force_fence,
             problems,
         }
+    }
+}
+
+/// The in-process Perfetto session's buffer: large enough for about half a million render
+/// stages. The trace is read when the session ends; older data is overwritten beyond it.
+pub const DEFAULT_PERFETTO_BUFFER_KB: u32 = 64 * 1024;
+
+/// `GPU_TRACE_FORMAT`: one format, or one text format and `perfetto` (`txt,perfetto`; the
+/// text then goes to stdout and the Perfetto trace to `GPU_TRACEFILE`).
+fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Format> {
+    let mut formats = Vec::new();
+    for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
+        if name.is_empty() {
+            continue;
+        }
+        match Format::parse(&name) {
+            Some(f) if formats.contains(&f) => {}
+            Some(Format::Perfetto) => formats.push(Format::Perfetto),
+            Some(f) if formats.iter().any(|g| *g != Format::Perfetto) => problems.push(format!(
+                "GPU_TRACE_FORMAT={value:?} names more than one text format; {f:?} is left out"
+            )),
+            Some(f) => formats.push(f),
+            None => problems.push(format!(
+                "GPU_TRACE_FORMAT={value:?}: {name:?} is not a supported format (txt, json, csv, perfetto); it is left out"
+            )),
+        }
+    }
+    if formats.is_empty() {
+        formats.push(Format::Txt);
+    }
+    formats
+}
+
+impl Config {
+    /// Whether devices feed Perfetto: a file session or, on demand, a system one.
+    pub fn perfetto(&self) -> bool {
+        self.on_demand || (self.enabled && self.formats.contains(&Format::Perfetto))
     }
 }
 
@@ -312,11 +397,52 @@ mod tests {
             ("GPU_TRACE_FORMAT", "xml"),
             ("UTRACE_LOG", "loud"),
         ]);
-        assert_eq!(c.format, Format::Txt);
+        assert_eq!(c.formats, vec![Format::Txt]);
         assert_eq!(c.log_level, log::LevelFilter::Warn);
-        assert_eq!(parse(&[("GPU_TRACE_FORMAT", "JSON")]).format, Format::Json);
-        assert_eq!(parse(&[("GPU_TRACE_FORMAT", "csv")]).format, Format::Csv);
+        assert_eq!(
+            parse(&[("GPU_TRACE_FORMAT", "JSON")]).formats,
+            vec![Format::Json]
+        );
+        assert_eq!(
+            parse(&[("GPU_TRACE_FORMAT", "csv")]).formats,
+            vec![Format::Csv]
+        );
         assert_eq!(c.problems.len(), 2);
+    }
+
+    #[test]
+    fn perfetto_alone_or_with_one_text_format() {
+        let c = parse(&[
+            ("GPU_TRACEFILE", "/t/g.pftrace"),
+            ("GPU_TRACE_FORMAT", "txt, Perfetto"),
+        ]);
+        assert_eq!(c.formats, vec![Format::Txt, Format::Perfetto]);
+        assert!(c.problems.is_empty());
+        let c = parse(&[("GPU_TRACE_FORMAT", "json,csv,perfetto,xml")]);
+        assert_eq!(c.formats, vec![Format::Json, Format::Perfetto]);
+        assert_eq!(c.problems.len(), 2, "{:?}", c.problems);
+        // Without a file the Perfetto trace still goes somewhere, and the user is told.
+        let c = parse(&[("GPU_TRACE", "1"), ("GPU_TRACE_FORMAT", "perfetto")]);
+        assert_eq!(
+            c.destination,
+            Destination::File(DEFAULT_PERFETTO_FILE.into())
+        );
+        assert!(c.problems[0].contains(DEFAULT_PERFETTO_FILE));
+    }
+
+    #[test]
+    fn on_demand_unless_asked_for_a_trace_or_disabled() {
+        assert!(parse(&[]).on_demand);
+        assert!(!parse(&[("GPU_TRACE", "1")]).on_demand);
+        let c = parse(&[("GPU_TRACE", "1"), ("UTRACE_DISABLE", "1")]);
+        assert!(!c.on_demand && !c.enabled);
+        let c = parse(&[("UTRACE_PERFETTO_BUFFER_KB", "12")]);
+        assert_eq!(c.perfetto_buffer_kb, DEFAULT_PERFETTO_BUFFER_KB);
+        assert_eq!(c.problems.len(), 1);
+        assert_eq!(
+            parse(&[("UTRACE_PERFETTO_BUFFER_KB", "4096")]).perfetto_buffer_kb,
+            4096
+        );
     }
 
     #[test]

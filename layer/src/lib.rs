@@ -10,6 +10,7 @@
 //!   layer's own command buffers and semaphores);
 //! - [`traceq`]: the per-device consumer thread turning completed batches into events;
 //! - [`sink`]: the output formats, which only know events;
+//! - [`perfetto`]: the Perfetto data source, its sessions and its sink;
 //! - [`config`]: the environment contract, read once per process.
 #![warn(unsafe_op_in_unsafe_fn)]
 // The loader looks for `libVkLayer_<name>.so`, so the crate keeps the loader's spelling.
@@ -21,6 +22,7 @@ mod guard;
 pub mod hooks;
 pub mod loader;
 mod logger;
+pub mod perfetto;
 pub mod sink;
 pub mod trace;
 pub mod traceq;

@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
+use crate::sink::{BatchInfo, Event, ObjectName, Sink, TraceSummary};
 use crate::trace::batch::Batch;
 use crate::trace::events::batch_events;
 
@@ -33,6 +33,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 pub enum Message {
     Batch(Batch),
     EndOfFrame(u32),
+    ObjectName(ObjectName),
     Sync(Sender<()>),
     Shutdown,
 }
@@ -148,6 +149,7 @@ impl Traceq {
                     }
                 }
                 Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
+                Message::ObjectName(name) => self.sink.object_name(&name),
                 Message::Sync(ack) => {
                     let _ = ack.send(());
                 }
@@ -253,6 +255,8 @@ impl Traceq {
             submission: batch.submission,
             cmdbufs: batch.traces.len() as u32,
             queries: total,
+            command_buffers: &batch.command_buffers,
+            submit: batch.submit,
         };
         self.sink.batch(&info, &events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);

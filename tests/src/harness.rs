@@ -288,6 +288,8 @@ pub struct Run {
     pub success: bool,
     /// The exit code (None when killed by a signal: a crash).
     pub code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
     pub report: Report,
@@ -366,6 +368,7 @@ impl Workload {
         Run {
             success: out.status.success(),
             code: out.status.code(),
+            signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             report,

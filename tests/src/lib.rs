@@ -9,6 +9,7 @@ pub mod checks;
 pub mod gpu_work;
 pub mod harness;
 pub mod patterns;
+pub mod perfetto_trace;
 pub mod report;
 pub mod submitter;
 pub mod trace_txt;

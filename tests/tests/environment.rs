@@ -1,4 +1,4 @@
-//! The environment contract: tracing off means off, and bad values are reported without
+//! The environment contract: disabled means off, no variable means on demand, and bad values are reported without
 //! losing the trace or the application's results.
 
 use utrace_tests::checks::parse;
@@ -6,20 +6,11 @@ use utrace_tests::harness::TempDir;
 use utrace_tests::workload;
 
 const TRACEQ_THREAD: &str = "utrace-traceq";
+/// The Perfetto SDK's thread, started when the data source is registered.
+const PERFETTO_THREAD: &str = "TracingMuxer";
 
-#[test]
-fn tracing_off_passes_everything_through() {
-    let dir = TempDir::new("off");
-    let run = workload!("basic").layers(&["VK_LAYER_utrace"]).run(&dir);
-    assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
-    assert!(run.stdout.is_empty(), "no trace: {}", run.stdout);
-    assert!(run.stderr.is_empty(), "nothing said: {}", run.stderr);
-    assert!(
-        !run.report.threads.iter().any(|t| t == TRACEQ_THREAD),
-        "no traceq thread: {:?}",
-        run.report.threads
-    );
+/// The files a run leaves in its directory besides a trace.
+fn only_harness_files(dir: &TempDir) {
     let files: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -30,6 +21,29 @@ fn tracing_off_passes_everything_through() {
             .all(|f| ["layers", "xdg", "report.json"].contains(&f.as_str())),
         "no trace file: {files:?}"
     );
+}
+
+#[test]
+fn disabled_passes_everything_through() {
+    let dir = TempDir::new("off");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_DISABLE", "1")
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.report.devices[0].results_ok);
+    assert!(run.stdout.is_empty(), "no trace: {}", run.stdout);
+    assert!(run.stderr.is_empty(), "nothing said: {}", run.stderr);
+    assert!(
+        !run.report
+            .threads
+            .iter()
+            .any(|t| t == TRACEQ_THREAD || t == PERFETTO_THREAD),
+        "no traceq thread, no Perfetto: {:?}",
+        run.report.threads
+    );
+    only_harness_files(&dir);
 
     // The control: with tracing on, the thread exists (so the check above means something).
     let on = workload!("basic")
@@ -40,6 +54,42 @@ fn tracing_off_passes_everything_through() {
         on.report.threads.iter().any(|t| t == TRACEQ_THREAD),
         "{:?}",
         on.report.threads
+    );
+}
+
+#[test]
+fn without_variables_the_layer_waits_for_a_perfetto_session_silently() {
+    // No traced runs here: the data source is registered with the system backend, nothing
+    // is traced, written or said, and nothing waits for the missing service.
+    let dir = TempDir::new("on-demand");
+    let started = std::time::Instant::now();
+    let run = workload!("basic").layers(&["VK_LAYER_utrace"]).run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.report.devices[0].results_ok);
+    assert!(run.stdout.is_empty(), "no trace: {}", run.stdout);
+    assert!(run.stderr.is_empty(), "nothing said: {}", run.stderr);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(
+        run.report.threads.iter().any(|t| t == PERFETTO_THREAD),
+        "the Perfetto producer runs: {:?}",
+        run.report.threads
+    );
+    only_harness_files(&dir);
+
+    let info = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("UTRACE_LOG", "info")
+        .run(&dir);
+    assert!(
+        info.stderr
+            .contains("registered gpu.renderstages.utrace with the system backend"),
+        "{}",
+        info.stderr
+    );
+    assert!(
+        !info.stderr.contains("session"),
+        "no session started: {}",
+        info.stderr
     );
 }
 

@@ -27,7 +27,8 @@ fn with_faults(faults: &str) -> (Run, Trace, Duration) {
     let took = started.elapsed();
     assert!(
         run.code.is_some(),
-        "the process ended by a signal: {}",
+        "the process ended by signal {:?}: {}",
+        run.signal,
         run.stderr
     );
     let trace = parse(&std::fs::read_to_string(&file).unwrap_or_default());

@@ -104,7 +104,20 @@ pub fn emit(spec: &Spec) -> String {
         }
         o.push_str("                _ => {}\n            },\n");
     }
-    o.push_str("        }\n    }\n}\n\n");
+    o.push_str("        }\n    }\n\n");
+    o.push_str("    /// The label argument, for tracepoints that carry one (named stages).\n");
+    o.push_str("    pub fn label(&self) -> Option<LabelRef> {\n        match self {\n");
+    for tp in &spec.tracepoints {
+        if let Some(a) = tp.args.iter().find(|a| a.ty.is_label) {
+            let _ = writeln!(
+                o,
+                "            Payload::{}(p) => Some(p.{}),",
+                camel(&tp.name),
+                a.name
+            );
+        }
+    }
+    o.push_str("            _ => None,\n        }\n    }\n}\n\n");
 
     for tp in &spec.tracepoints {
         emit_trace_fn(&mut o, tp);

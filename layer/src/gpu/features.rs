@@ -1,5 +1,6 @@
 //! What the layer asks of a device at `vkCreateDevice`: timeline semaphores, to learn when a
-//! batch completed without a fence per submission. The application's `VkDeviceCreateInfo`
+//! batch completed without a fence per submission, and (for Perfetto) calibrated timestamps,
+//! to pair the GPU clock with the CPU's. The application's `VkDeviceCreateInfo`
 //! is never modified: where the layer needs more, it builds a copy that prepends one
 //! structure to the application's chain and, for Vulkan 1.0/1.1 devices, adds
 //! `VK_KHR_timeline_semaphore` to the extension list.
@@ -20,13 +21,16 @@ const TIMELINE_EXT: &CStr = c"VK_KHR_timeline_semaphore";
 /// The create info the layer passes down, and how it will learn of completion.
 pub struct DevicePlan {
     pub mode: CompletionMode,
+    /// `VK_KHR/EXT_calibrated_timestamps` is enabled (by the application or the layer).
+    pub calibrated: bool,
     /// `Some` when the layer changed the create info.
     patched: Option<Box<Patched>>,
 }
 
 struct Patched {
     base: vk::DeviceCreateInfo<'static>,
-    timeline: vk::PhysicalDeviceTimelineSemaphoreFeatures<'static>,
+    /// Prepended to the application's chain when the layer enables timeline semaphores.
+    timeline: Option<vk::PhysicalDeviceTimelineSemaphoreFeatures<'static>>,
     extensions: Vec<*const c_char>,
 }
 
@@ -39,8 +43,10 @@ impl DevicePlan {
         match self.patched.as_deref_mut() {
             None => app.cast(),
             Some(p) => {
-                p.base.p_next =
-                    (&p.timeline as *const vk::PhysicalDeviceTimelineSemaphoreFeatures).cast();
+                if let Some(timeline) = p.timeline.as_ref() {
+                    p.base.p_next =
+                        (timeline as *const vk::PhysicalDeviceTimelineSemaphoreFeatures).cast();
+                }
                 p.base.enabled_extension_count = p.extensions.len() as u32;
                 p.base.pp_enabled_extension_names = p.extensions.as_ptr();
                 &p.base
@@ -56,6 +62,7 @@ impl DevicePlan {
     pub fn fence_only() -> DevicePlan {
         DevicePlan {
             mode: CompletionMode::Fence,
+            calibrated: false,
             patched: None,
         }
     }
@@ -69,6 +76,9 @@ enum AppChoice {
     Unspecified,
 }
 
+/// What the layer asks for beyond the application's create info: timeline semaphores
+/// (unless `force_fence`), and calibrated timestamps when `want_calibration` (Perfetto).
+///
 /// # Safety
 /// `create_info` is the application's valid `VkDeviceCreateInfo` for `physical_device`.
 pub unsafe fn plan(
@@ -78,27 +88,8 @@ pub unsafe fn plan(
     device_api: u32,
     create_info: &vk::DeviceCreateInfo<'_>,
     force_fence: bool,
+    want_calibration: bool,
 ) -> DevicePlan {
-    if force_fence {
-        return DevicePlan::fence_only();
-    }
-    // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
-    match unsafe { app_choice(create_info) } {
-        AppChoice::Enabled => {
-            return DevicePlan {
-                mode: CompletionMode::Timeline,
-                patched: None,
-            }
-        }
-        AppChoice::Disabled => return DevicePlan::fence_only(),
-        AppChoice::Unspecified => {}
-    }
-    let core = instance_api.min(device_api) >= vk::API_VERSION_1_2;
-    // SAFETY: queries on a live physical device.
-    let supported = unsafe { timeline_supported(instance, physical_device, core) };
-    if !supported {
-        return DevicePlan::fence_only();
-    }
     // SAFETY: the application's extension array holds `enabled_extension_count` names.
     let mut extensions: Vec<*const c_char> = unsafe {
         if create_info.enabled_extension_count == 0 {
@@ -111,12 +102,61 @@ pub unsafe fn plan(
             .to_vec()
         }
     };
+    let app_count = extensions.len();
     // SAFETY: each name is NUL-terminated.
-    let has_ext = extensions
+    let app_names: Vec<&CStr> = extensions
         .iter()
-        .any(|&n| unsafe { CStr::from_ptr(n) } == TIMELINE_EXT);
-    if !core && !has_ext {
-        extensions.push(TIMELINE_EXT.as_ptr());
+        .map(|&n| unsafe { CStr::from_ptr(n) })
+        .collect();
+    let app_has = |name: &CStr| app_names.contains(&name);
+
+    // Timeline semaphores.
+    let mut mode = CompletionMode::Fence;
+    let mut timeline = None;
+    // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
+    match (force_fence, unsafe { app_choice(create_info) }) {
+        (true, _) | (_, AppChoice::Disabled) => {}
+        (false, AppChoice::Enabled) => mode = CompletionMode::Timeline,
+        (false, AppChoice::Unspecified) => {
+            let core = instance_api.min(device_api) >= vk::API_VERSION_1_2;
+            // SAFETY: queries on a live physical device.
+            if unsafe { timeline_supported(instance, physical_device, core) } {
+                mode = CompletionMode::Timeline;
+                let mut features =
+                    vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+                features.p_next = create_info.p_next.cast_mut();
+                timeline = Some(features);
+                if !core && !app_has(TIMELINE_EXT) {
+                    extensions.push(TIMELINE_EXT.as_ptr());
+                }
+            }
+        }
+    }
+
+    // Calibrated timestamps.
+    let mut calibrated = false;
+    if want_calibration {
+        if CALIBRATION_EXTS.iter().any(|e| app_has(e)) {
+            calibrated = true;
+        } else {
+            // SAFETY: queries on a live physical device.
+            let offered = CALIBRATION_EXTS.iter().find(|e| unsafe {
+                device_has_extension(instance, physical_device, e)
+                    && has_device_and_monotonic_domains(instance, physical_device)
+            });
+            if let Some(ext) = offered {
+                extensions.push(ext.as_ptr());
+                calibrated = true;
+            }
+        }
+    }
+
+    if timeline.is_none() && extensions.len() == app_count {
+        return DevicePlan {
+            mode,
+            calibrated,
+            patched: None,
+        };
     }
     // A copy of the application's create info; p_next and the extension list are re-linked
     // in `create_info()` to point into the boxed copy.
@@ -125,17 +165,62 @@ pub unsafe fn plan(
     let base = unsafe {
         std::mem::transmute::<vk::DeviceCreateInfo<'_>, vk::DeviceCreateInfo<'static>>(*create_info)
     };
-    let mut timeline =
-        vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
-    timeline.p_next = create_info.p_next.cast_mut();
     DevicePlan {
-        mode: CompletionMode::Timeline,
+        mode,
+        calibrated,
         patched: Some(Box::new(Patched {
             base,
             timeline,
             extensions,
         })),
     }
+}
+
+/// The calibrated-timestamps extensions, preferred first (they share their commands).
+const CALIBRATION_EXTS: [&CStr; 2] = [
+    c"VK_KHR_calibrated_timestamps",
+    c"VK_EXT_calibrated_timestamps",
+];
+
+/// Whether the device can sample its own clock together with `CLOCK_MONOTONIC`.
+///
+/// # Safety
+/// `physical_device` must belong to `instance`.
+unsafe fn has_device_and_monotonic_domains(
+    instance: &InstanceDispatch,
+    physical_device: vk::PhysicalDevice,
+) -> bool {
+    let load = |name: &CStr| {
+        // SAFETY: the next layer's GIPA with the live instance.
+        unsafe { (instance.get_instance_proc_addr)(instance.handle, name.as_ptr()) }
+    };
+    let Some(f) = load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR")
+        .or_else(|| load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"))
+    else {
+        return false;
+    };
+    // SAFETY: the KHR and EXT commands share this signature.
+    let f = unsafe {
+        std::mem::transmute::<
+            unsafe extern "system" fn(),
+            vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR,
+        >(f)
+    };
+    let mut count = 0u32;
+    // SAFETY: two-call idiom on a live physical device.
+    let domains = unsafe {
+        if f(physical_device, &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return false;
+        }
+        let mut domains = vec![vk::TimeDomainKHR::default(); count as usize];
+        if f(physical_device, &mut count, domains.as_mut_ptr()) != vk::Result::SUCCESS {
+            return false;
+        }
+        domains.truncate(count as usize);
+        domains
+    };
+    domains.contains(&vk::TimeDomainKHR::DEVICE)
+        && domains.contains(&vk::TimeDomainKHR::CLOCK_MONOTONIC)
 }
 
 /// # Safety

@@ -1,4 +1,5 @@
 //! The Vulkan resources the trace core needs, behind a short interface:
+//! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
 //! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`;
 //! - [`query_pool`]: timestamp query pools, the chunks' storage;
@@ -10,8 +11,10 @@
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
 
+pub mod calibration;
 pub mod caps;
 pub mod completion;
+pub mod cpu_clock;
 pub mod features;
 pub mod query_pool;
 pub mod queue_context;

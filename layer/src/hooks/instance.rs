@@ -136,8 +136,9 @@ pub unsafe extern "system" fn create_device(
     let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
     let config = guarded("vkCreateDevice", Config::get);
-    let tracing = config.is_some_and(|c| c.enabled);
+    let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
     let force_fence = config.is_some_and(|c| c.force_fence);
+    let want_calibration = config.is_some_and(|c| c.perfetto() && !c.force_measured_clock);
     let caps = tracing
         .then(|| {
             // SAFETY: the physical device belongs to this instance.
@@ -157,6 +158,7 @@ pub unsafe extern "system" fn create_device(
                     caps.api_version,
                     create_info,
                     force_fence,
+                    want_calibration,
                 )
             }
         })
@@ -171,7 +173,7 @@ pub unsafe extern "system" fn create_device(
     let mut result = unsafe { create(physical_device, info, p_allocator, p_device) };
     if result != vk::Result::SUCCESS && patched {
         // The layer's addition must never cost the application its device.
-        log::warn!("vkCreateDevice failed with timeline semaphores enabled ({result}); retrying as the application asked, tracing with fences");
+        log::warn!("vkCreateDevice failed with the layer's additions (timeline semaphores, calibrated timestamps) ({result}); retrying as the application asked, tracing with fences");
         plan = Some(DevicePlan::fence_only());
         // SAFETY: the application's own arguments.
         result = unsafe { create(physical_device, p_create_info, p_allocator, p_device) };
@@ -197,6 +199,7 @@ pub unsafe extern "system" fn create_device(
                     Arc::clone(&dispatch),
                     caps,
                     plan.mode,
+                    plan.calibrated,
                     next.set_device_loader_data,
                     config,
                 ) {

@@ -123,6 +123,7 @@ pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkCreateSwapchainKHR" => hook!(objects::create_swapchain),
         b"vkGetSwapchainImagesKHR" => hook!(objects::get_swapchain_images),
         b"vkDestroySwapchainKHR" => hook!(objects::destroy_swapchain),
+        b"vkSetDebugUtilsObjectNameEXT" => hook!(objects::set_debug_utils_object_name),
         _ => command_hook(name),
     }
 }

@@ -285,3 +285,37 @@ pub unsafe extern "system" fn destroy_swapchain(
         });
     }
 }
+
+/// # Safety
+/// Vulkan's rules for `vkSetDebugUtilsObjectNameEXT`.
+pub unsafe extern "system" fn set_debug_utils_object_name(
+    device: vk::Device,
+    p_info: *const vk::DebugUtilsObjectNameInfoEXT<'_>,
+) -> vk::Result {
+    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
+    let Some(next) = dev.dispatch.ext.set_debug_utils_object_name else {
+        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { next(device, p_info) };
+    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
+        guarded("vkSetDebugUtilsObjectNameEXT", || {
+            // SAFETY: a valid name info; a name is NUL-terminated or null (unnamed).
+            let (info, name) = unsafe {
+                let info = &*p_info;
+                let name = info
+                    .p_object_name
+                    .as_ref()
+                    .map(|_| std::ffi::CStr::from_ptr(info.p_object_name).to_string_lossy());
+                (info, name)
+            };
+            tracer.object_named(
+                ash::vk::Handle::as_raw(device),
+                info.object_type.as_raw(),
+                info.object_handle,
+                name.as_deref().unwrap_or(""),
+            );
+        });
+    }
+    result
+}

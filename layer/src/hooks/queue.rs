@@ -5,7 +5,8 @@ use ash::vk;
 
 use super::device::SYNC_TIMEOUT;
 use super::{guarded, slice};
-use crate::gpu::submit;
+use crate::gpu::{cpu_clock, submit};
+use crate::trace::batch::SubmitTiming;
 
 /// The shared path of every submit hook (u_trace_flush): counts the submission, turns the
 /// submitted command buffers' traces into a batch and submits the application's batches
@@ -24,8 +25,15 @@ fn traced_submit(
     else {
         return plain();
     };
+    // The CPU side of the submission (Perfetto's vk_queue_submit): two vDSO clock reads.
+    let start_ns = cpu_clock::boottime_ns();
     let result = wrapped(&prepared.wrapping());
-    guarded(what, || tracer.commit(prepared, result, submission));
+    let timing = SubmitTiming {
+        start_ns,
+        duration_ns: cpu_clock::boottime_ns().saturating_sub(start_ns),
+        tid: cpu_clock::tid(),
+    };
+    guarded(what, || tracer.commit(prepared, result, submission, timing));
     result
 }
 

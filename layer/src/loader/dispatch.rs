@@ -242,4 +242,6 @@ ext_fns! {
     create_swapchain: vk::PFN_vkCreateSwapchainKHR = [c"vkCreateSwapchainKHR"];
     get_swapchain_images: vk::PFN_vkGetSwapchainImagesKHR = [c"vkGetSwapchainImagesKHR"];
     destroy_swapchain: vk::PFN_vkDestroySwapchainKHR = [c"vkDestroySwapchainKHR"];
+    set_debug_utils_object_name: vk::PFN_vkSetDebugUtilsObjectNameEXT =
+        [c"vkSetDebugUtilsObjectNameEXT"];
 }

@@ -97,6 +97,7 @@ mod tests {
             ns: 7,
             payload: &label,
             strings,
+            cmd: 0,
         }];
         let info = BatchInfo {
             number: 3,
@@ -106,6 +107,7 @@ mod tests {
             submission: 4,
             cmdbufs: 1,
             queries: 1,
+            ..Default::default()
         };
         let (mut buf, mut args) = (String::new(), String::new());
         format_batch(&mut buf, &mut args, &info, &events);

@@ -151,11 +151,13 @@ mod tests {
                 ns: 10,
                 payload: &label,
                 strings,
+                cmd: 0,
             },
             Event {
                 ns: 25,
                 payload: &end,
                 strings,
+                cmd: 0,
             },
         ];
         let info = BatchInfo {
@@ -166,6 +168,7 @@ mod tests {
             submission: 5,
             cmdbufs: 1,
             queries: 2,
+            ..Default::default()
         };
         let (mut buf, mut arg) = (String::new(), String::new());
         format_batch(&mut buf, &mut arg, &info, &events);

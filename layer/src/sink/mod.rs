@@ -5,10 +5,13 @@ pub mod csv;
 pub mod json;
 pub mod output;
 mod ranges;
+mod tee;
 pub mod txt;
 
-use crate::config::{Config, Format};
+use crate::config::{Config, Destination, Format};
 use crate::trace::tracepoints::Payload;
+
+pub use crate::trace::batch::SubmitTiming;
 
 /// One timestamped tracepoint.
 #[derive(Clone, Copy, Debug)]
@@ -18,11 +21,13 @@ pub struct Event<'a> {
     pub payload: &'a Payload,
     /// The labels of the command trace the event belongs to (see `LabelRef`).
     pub strings: &'a [u8],
+    /// The command buffer it was recorded in (a secondary's own handle).
+    pub cmd: u64,
 }
 
 /// What the header of a batch shows.
-#[derive(Clone, Debug)]
-pub struct BatchInfo {
+#[derive(Clone, Debug, Default)]
+pub struct BatchInfo<'a> {
     /// The device's traced batches, counted from 1.
     pub number: u64,
     pub device: u32,
@@ -32,6 +37,19 @@ pub struct BatchInfo {
     pub cmdbufs: u32,
     /// Timestamp queries the batch wrote (secondaries' included).
     pub queries: u32,
+    /// Every command buffer the call submitted, in submission order.
+    pub command_buffers: &'a [u64],
+    /// The `vkQueueSubmit*` call on the CPU.
+    pub submit: SubmitTiming,
+}
+
+/// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectName {
+    pub device: u64,
+    pub object_type: i32,
+    pub object: u64,
+    pub name: String,
 }
 
 /// Closing counts of a device's trace.
@@ -50,14 +68,41 @@ pub trait Sink: Send {
     fn end_of_frame(&mut self, device: u32, frame: u32);
     /// The device is going (or the process is exiting).
     fn end_of_trace(&mut self, summary: &TraceSummary);
+    /// The application named an object; only formats that show names keep it.
+    fn object_name(&mut self, _name: &ObjectName) {}
 }
 
-/// The sink `config` asks for, writing to its destination for device `device_index`.
-pub fn open(config: &Config, device_index: u32) -> Box<dyn Sink> {
-    let out = output::Output::open(&config.destination, device_index);
-    match config.format {
-        Format::Txt => Box::new(txt::TxtSink::new(out)),
-        Format::Json => Box::new(json::JsonSink::new(out)),
-        Format::Csv => Box::new(csv::CsvSink::new(out)),
+/// What a sink may need of its device beyond the events.
+pub struct DeviceContext {
+    pub index: u32,
+    pub handle: u64,
+    /// Pairs the device's timestamps with the CPU's clocks (Perfetto's clock snapshots).
+    pub clock: Option<crate::gpu::calibration::GpuClock>,
+}
+
+/// The sinks `config` asks for, writing to their destinations for device `device`.
+pub fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
+    let perfetto = config.formats.contains(&Format::Perfetto) || config.on_demand;
+    // With Perfetto, GPU_TRACEFILE names the Perfetto trace and text goes to stdout.
+    let text_destination = if config.formats.contains(&Format::Perfetto) {
+        Destination::Stdout
+    } else {
+        config.destination.clone()
+    };
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    for format in &config.formats {
+        let out = || output::Output::open(&text_destination, device.index);
+        match format {
+            Format::Txt if !config.on_demand => sinks.push(Box::new(txt::TxtSink::new(out()))),
+            Format::Json if !config.on_demand => sinks.push(Box::new(json::JsonSink::new(out()))),
+            Format::Csv if !config.on_demand => sinks.push(Box::new(csv::CsvSink::new(out()))),
+            _ => {}
+        }
     }
+    if perfetto {
+        sinks.push(Box::new(
+            crate::perfetto::render_stages::RenderStageSink::new(device),
+        ));
+    }
+    tee::Tee::of(sinks)
 }

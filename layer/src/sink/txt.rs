@@ -126,7 +126,7 @@ mod tests {
         Payload::EndCmdBuffer(EndCmdBuffer { cmd })
     }
 
-    fn info() -> BatchInfo {
+    fn info() -> BatchInfo<'static> {
         BatchInfo {
             number: 1,
             device: 0,
@@ -135,6 +135,7 @@ mod tests {
             submission: 5,
             cmdbufs: 1,
             queries: 2,
+            ..Default::default()
         }
     }
 
@@ -153,11 +154,13 @@ mod tests {
                 ns: 1_000_000,
                 payload: &payloads[0],
                 strings: &[],
+                cmd: 0,
             },
             Event {
                 ns: 1_003_344,
                 payload: &payloads[1],
                 strings: &[],
+                cmd: 0,
             },
         ];
         let mut buf = String::new();
@@ -184,6 +187,7 @@ mod tests {
             ns,
             payload,
             strings: &[],
+            cmd: 0,
         };
         let mut buf = String::new();
         format_batch(

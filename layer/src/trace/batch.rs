@@ -11,6 +11,8 @@ pub struct Batch {
     pub queue: Arc<QueueContext>,
     /// The submitted command buffers' traces, in submission order.
     pub traces: Vec<Arc<RecordedTrace>>,
+    /// Every command buffer the call submitted (instrumented or not), in order.
+    pub command_buffers: Vec<u64>,
     /// Taken by the traceq thread once the batch completed; a batch dropped before that
     /// (device lost, given up at exit) leaves its resources to be destroyed with the device.
     pub resources: Option<BatchResources>,
@@ -22,6 +24,17 @@ pub struct Batch {
     /// Submitted while a capture was active: written. Otherwise the batch only re-arms
     /// and completes (instrumented command buffers submitted outside a capture).
     pub captured: bool,
+    /// The submit call on the CPU (Perfetto's `vk_queue_submit`).
+    pub submit: SubmitTiming,
+}
+
+/// When and where a `vkQueueSubmit*` call ran on the CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubmitTiming {
+    /// `CLOCK_BOOTTIME` nanoseconds at the call's start (Perfetto's default trace clock).
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub tid: u32,
 }
 
 impl Batch {

@@ -2,7 +2,7 @@
 //! queues' state, the frame and submission counters, and the traceq consumer.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,11 +18,13 @@ use super::objects::{self, Objects};
 use super::recorded_trace::RecordedTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
 use crate::config::Config;
+use crate::gpu::calibration::GpuClock;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
 use crate::guard::guarded;
 use crate::loader::dispatch::DeviceDispatch;
+use crate::sink::DeviceContext;
 use crate::traceq::{self, Consumer, Message, Stats};
 
 pub struct DeviceTracer {
@@ -46,6 +48,29 @@ pub struct DeviceTracer {
     submissions: AtomicU64,
     pub(super) consumer: Consumer,
     pub stats: Arc<Stats>,
+    /// The device feeds Perfetto and has not yet told it that it is gone.
+    perfetto: AtomicBool,
+}
+
+/// The device's clock pairing for Perfetto: calibrated where the extension was enabled.
+fn gpu_clock(
+    dispatch: &Arc<DeviceDispatch>,
+    caps: &DeviceCaps,
+    calibrated: bool,
+) -> Option<GpuClock> {
+    let family = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f))?;
+    let mask = caps.timestamp_mask(family);
+    if calibrated {
+        if let Some(clock) = GpuClock::calibrated(Arc::clone(dispatch), mask, caps.timestamp_period)
+        {
+            return Some(clock);
+        }
+    }
+    log::warn!(
+        "device {} has no calibrated timestamps; Perfetto events carry no clock snapshot",
+        caps.device_name
+    );
+    None
 }
 
 struct PoolRecord {
@@ -59,6 +84,7 @@ impl DeviceTracer {
         dispatch: Arc<DeviceDispatch>,
         caps: DeviceCaps,
         mode: CompletionMode,
+        calibrated: bool,
         set_loader_data: Option<SetLoaderData>,
         config: &Config,
     ) -> Result<DeviceTracer, String> {
@@ -76,7 +102,20 @@ impl DeviceTracer {
         };
         let caps = Arc::new(caps);
         let stats = Arc::new(Stats::default());
-        let sink = crate::sink::open(config, index);
+        let clock = if config.perfetto() {
+            crate::perfetto::device_created(config);
+            gpu_clock(&dispatch, &caps, calibrated)
+        } else {
+            None
+        };
+        let sink = crate::sink::open(
+            config,
+            DeviceContext {
+                index,
+                handle: dispatch.handle.as_raw(),
+                clock,
+            },
+        );
         let consumer = traceq::spawn(
             index,
             Arc::clone(&dispatch),
@@ -103,7 +142,8 @@ impl DeviceTracer {
             mode,
             set_loader_data,
             health,
-            capture: Capture::new(config.frames, config.instrument),
+            capture: Capture::new(config.frames, config.instrument, config.perfetto()),
+            perfetto: AtomicBool::new(config.perfetto()),
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
@@ -343,6 +383,20 @@ impl DeviceTracer {
         }
     }
 
+    /// The application named an object: formats that show names get it in order with the
+    /// batches (Perfetto shows stages under the names of their command buffers and passes).
+    pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
+        if self.perfetto.load(Ordering::Relaxed) {
+            self.consumer
+                .send(Message::ObjectName(crate::sink::ObjectName {
+                    device,
+                    object_type,
+                    object,
+                    name: name.to_string(),
+                }));
+        }
+    }
+
     /// Waits (bounded) until the traceq thread has written everything sent before; used
     /// after the application's own wait-idle calls so the output is complete at that point.
     pub fn sync(&self, timeout: Duration) {
@@ -353,6 +407,10 @@ impl DeviceTracer {
     /// the process is exiting) destroys the layer's objects. Call before the device goes.
     pub fn shutdown(&self, exiting: bool) {
         let stopped = self.consumer.stop(exiting);
+        if self.perfetto.swap(false, Ordering::Relaxed) {
+            // Everything this device wrote is in the session; the last device ends it.
+            crate::perfetto::device_destroyed();
+        }
         if exiting || !stopped {
             // Objects may still be in use (exit), or the thread still runs: leave them.
             return;

@@ -46,6 +46,7 @@ fn trace_events<'a>(
                 ns: to_ns(raw),
                 payload: &e.payload,
                 strings: &trace.strings,
+                cmd: ash::vk::Handle::as_raw(trace.cmd),
             });
         } else {
             dropped += 1;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::batch::Batch;
+use super::batch::{Batch, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
@@ -21,6 +21,8 @@ pub struct Prepared {
     /// The executions of instrumented command buffers, in order (a command buffer may run
     /// more than once in one call).
     traces: Vec<Arc<RecordedTrace>>,
+    /// Every command buffer the call submitted, instrumented or not.
+    command_buffers: Vec<u64>,
     /// Positions (among the submitted command buffers) where a new segment starts.
     splits: Vec<usize>,
     /// Copies on other queues the re-arm must wait for (timeline semaphore, value).
@@ -62,9 +64,11 @@ impl DeviceTracer {
         let queue_ctx = self.queues.read().get(&queue.as_raw()).cloned()?;
         let mut plans = vec![SegmentPlan { traces: Vec::new() }];
         let mut splits = Vec::new();
+        let mut submitted = Vec::new();
         {
             let map = self.cmdbufs.read();
             for (position, cb) in cmdbufs.enumerate() {
+                submitted.push(cb.as_raw());
                 let Some(entry) = map.get(&cb.as_raw()) else {
                     continue;
                 };
@@ -135,6 +139,7 @@ impl DeviceTracer {
                 Some(Prepared {
                     queue: queue_ctx,
                     traces: plans.into_iter().flat_map(|p| p.traces).collect(),
+                    command_buffers: submitted,
                     splits,
                     waits,
                     resources: recorded.resources,
@@ -151,10 +156,17 @@ impl DeviceTracer {
 
     /// After the submit call: a submitted batch goes to the traceq thread; a failed one gives
     /// its resources back (nothing of it was queued).
-    pub fn commit(&self, prepared: Prepared, result: vk::Result, submission: u64) {
+    pub fn commit(
+        &self,
+        prepared: Prepared,
+        result: vk::Result,
+        submission: u64,
+        submit: SubmitTiming,
+    ) {
         let Prepared {
             queue,
             traces,
+            command_buffers,
             resources,
             completion,
             frame,
@@ -181,11 +193,13 @@ impl DeviceTracer {
         self.consumer.send(Message::Batch(Batch {
             queue,
             traces,
+            command_buffers,
             resources: Some(resources),
             completion,
             frame,
             submission,
             captured,
+            submit,
         }));
     }
 }

@@ -1,0 +1,97 @@
+//! The GPU clock paired with the CPU's: Perfetto places GPU timestamps on its timeline with
+//! clock snapshots, each a (GPU time, `CLOCK_BOOTTIME`) pair taken at one instant.
+//!
+//! Where the device has `VK_KHR/EXT_calibrated_timestamps` (enabled by the layer at
+//! `vkCreateDevice`), every snapshot is a fresh `vkGetCalibratedTimestamps*` of the device
+//! and `CLOCK_MONOTONIC` domains, so drift between the clocks is followed. Otherwise the
+//! pair is measured once (see [`super::measured_clock`]) and reused.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::caps::ticks_to_ns;
+use super::cpu_clock;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// One instant on both clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockPair {
+    /// GPU time in the nanoseconds events carry (masked ticks times the period).
+    pub gpu_ns: u64,
+    pub boottime_ns: u64,
+}
+
+pub enum GpuClock {
+    Calibrated {
+        dispatch: Arc<DeviceDispatch>,
+        get: vk::PFN_vkGetCalibratedTimestampsKHR,
+        mask: u64,
+        period: f32,
+    },
+    Measured(ClockPair),
+}
+
+impl GpuClock {
+    /// The calibrated clock of a device on which the layer enabled the extension.
+    pub fn calibrated(dispatch: Arc<DeviceDispatch>, mask: u64, period: f32) -> Option<GpuClock> {
+        let load = |name: &std::ffi::CStr| {
+            // SAFETY: the next layer's GDPA on the live device the dispatch belongs to.
+            unsafe { (dispatch.get_device_proc_addr)(dispatch.handle, name.as_ptr()) }
+        };
+        let f = load(c"vkGetCalibratedTimestampsKHR")
+            .or_else(|| load(c"vkGetCalibratedTimestampsEXT"))?;
+        // SAFETY: the KHR and EXT commands share this signature.
+        let get = unsafe {
+            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkGetCalibratedTimestampsKHR>(
+                f,
+            )
+        };
+        Some(GpuClock::Calibrated {
+            dispatch,
+            get,
+            mask,
+            period,
+        })
+    }
+
+    /// A pair taken now (calibrated), or the measured one.
+    pub fn sample(&self) -> Option<ClockPair> {
+        match self {
+            GpuClock::Measured(pair) => Some(*pair),
+            GpuClock::Calibrated {
+                dispatch,
+                get,
+                mask,
+                period,
+            } => {
+                let infos = [
+                    vk::CalibratedTimestampInfoKHR::default()
+                        .time_domain(vk::TimeDomainKHR::DEVICE),
+                    vk::CalibratedTimestampInfoKHR::default()
+                        .time_domain(vk::TimeDomainKHR::CLOCK_MONOTONIC),
+                ];
+                let mut values = [0u64; 2];
+                let mut deviation = 0u64;
+                // SAFETY: the extension is enabled on this live device; arrays of two.
+                let result = unsafe {
+                    get(
+                        dispatch.handle,
+                        2,
+                        infos.as_ptr(),
+                        values.as_mut_ptr(),
+                        &mut deviation,
+                    )
+                };
+                if result != vk::Result::SUCCESS {
+                    return None;
+                }
+                let boottime = values[1] as i64 + cpu_clock::boottime_minus_monotonic();
+                Some(ClockPair {
+                    gpu_ns: ticks_to_ns(values[0] & mask, *period),
+                    boottime_ns: boottime.max(0) as u64,
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Perfetto: the `gpu.renderstages.utrace` data source (decision 7 of DESIGN).
+//!
+//! - [`render_stages`]: the sink turning a device's batches into `GpuRenderStageEvent`s,
+//!   `VulkanApiEvent`s and clock snapshots, on the device's traceq thread (one sequence per
+//!   device and session);
+//! - [`sequence`]: what each sequence has interned and when it last sent a clock snapshot;
+//! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
+//!   `GPU_TRACEFILE` when the last device goes or the process exits;
+//! - this file: the producer and the data source, registered once per process (Perfetto's
+//!   global state cannot be torn down), whose start and stop open and close the capture
+//!   gate of every device ([`crate::trace::capture::session_started`]).
+
+mod file_session;
+pub mod render_stages;
+mod sequence;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use perfetto_sdk::data_source::{
+    DataSource, DataSourceArgsBuilder, DataSourceBufferExhaustedPolicy,
+};
+use perfetto_sdk::producer::{Backends, Producer, ProducerInitArgsBuilder};
+
+use crate::config::Config;
+use sequence::SequenceState;
+
+/// The data source's name, as a trace config enables it.
+pub const DATA_SOURCE_NAME: &str = "gpu.renderstages.utrace";
+
+/// How long a stopping session waits for batches submitted before it stopped.
+const STOP_DRAIN: Duration = Duration::from_secs(2);
+
+type RenderStages = DataSource<'static, SequenceState>;
+
+static DATA_SOURCE: OnceLock<Option<RenderStages>> = OnceLock::new();
+
+/// The registered data source (None if registration failed or never happened).
+pub(crate) fn data_source() -> Option<&'static RenderStages> {
+    DATA_SOURCE.get().and_then(Option::as_ref)
+}
+
+/// Registers the data source once per process: with the in-process backend for
+/// `GPU_TRACE_FORMAT=perfetto`, with the system backend (`traced`) on demand.
+fn register(config: &Config) -> Option<&'static RenderStages> {
+    DATA_SOURCE
+        .get_or_init(|| {
+            let backends = if config.on_demand {
+                Backends::SYSTEM
+            } else {
+                Backends::IN_PROCESS
+            };
+            Producer::init(ProducerInitArgsBuilder::new().backends(backends).build());
+            let args = DataSourceArgsBuilder::new()
+                // A full buffer drops packets rather than stalling the traceq thread.
+                .buffer_exhausted_policy(DataSourceBufferExhaustedPolicy::Drop)
+                .handles_incremental_state_clear(true)
+                .will_notify_on_stop(true)
+                .on_start(|instance, _| {
+                    log::info!("Perfetto session {instance} started: capturing");
+                    crate::trace::capture::session_started();
+                })
+                .on_stop(|instance, args| {
+                    crate::trace::capture::session_stopped();
+                    // Batches submitted before the stop are still on their way: the stop
+                    // completes once every device wrote them (never from this thread,
+                    // which Perfetto needs to take their packets).
+                    let guard = args.postpone();
+                    let drained = std::thread::Builder::new()
+                        .name("utrace-stop".into())
+                        .spawn(move || {
+                            for device in crate::loader::registry::all_devices() {
+                                if let Some(tracer) = device.tracer.as_ref() {
+                                    tracer.sync(STOP_DRAIN);
+                                }
+                            }
+                            log::info!("Perfetto session {instance} stopped");
+                            drop(guard);
+                        });
+                    if drained.is_err() {
+                        log::warn!("Perfetto session {instance} stopped before its last batches were written");
+                    }
+                })
+                .build();
+            let mut ds = RenderStages::new_with_incremental_state_type();
+            match ds.register(DATA_SOURCE_NAME, args) {
+                Ok(()) => {
+                    log::info!(
+                        "registered {DATA_SOURCE_NAME} with the {} backend",
+                        if config.on_demand { "system" } else { "in-process" }
+                    );
+                    Some(ds)
+                }
+                Err(e) => {
+                    log::error!("could not register {DATA_SOURCE_NAME} ({e}); no Perfetto output");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// A device that feeds Perfetto was created.
+pub fn device_created(config: &Config) {
+    if register(config).is_some() && !config.on_demand {
+        file_session::device_added(config);
+    }
+}
+
+/// A device that feeds Perfetto is gone and wrote everything it had.
+pub fn device_destroyed() {
+    file_session::device_removed();
+}

@@ -1,0 +1,431 @@
+//! The Perfetto sink: a device's completed batches as GPU render stages.
+//!
+//! Per batch, on the device's traceq thread and for every active session instance:
+//! - a fresh sequence first gets `SEQ_INCREMENTAL_STATE_CLEARED` with the interned graphics
+//!   context (pid, API Vulkan), then a clock snapshot pairing the device's clock (the
+//!   sequence-scoped clock [`GPU_CLOCK_ID`]) with `CLOCK_BOOTTIME`; snapshots repeat every
+//!   [`SNAPSHOT_PERIOD`] so that drift is followed;
+//! - the queue and stage specifications the batch uses for the first time on the sequence,
+//!   interned before the events that refer to them;
+//! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
+//!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
+//!   the label), submission, command buffer, render pass where known, and the tracepoint's
+//!   arguments as `extra_data`;
+//! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
+//! - the application's object names not yet sent on the sequence.
+//!
+//! A range whose end is not in the batch (a label left open) has no duration and is left out.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use perfetto_sdk::data_source::TraceContext;
+use perfetto_sdk::protos::trace::clock_snapshot::{ClockSnapshot, ClockSnapshotClock};
+use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
+use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
+use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
+    GpuRenderStageEvent, GpuRenderStageEventExtraData, InternedGpuRenderStageSpecification,
+    InternedGpuRenderStageSpecificationRenderStageCategory as StageCategory,
+    InternedGraphicsContext, InternedGraphicsContextApi,
+};
+use perfetto_sdk_protos_gpu::protos::trace::gpu::vulkan_api_event::{
+    VulkanApiEvent, VulkanApiEventVkDebugUtilsObjectName, VulkanApiEventVkQueueSubmit,
+};
+use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelude::*;
+use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
+
+use super::sequence::SequenceState;
+use crate::gpu::calibration::GpuClock;
+use crate::gpu::cpu_clock;
+use crate::sink::{BatchInfo, DeviceContext, Event, ObjectName, Sink, TraceSummary};
+use crate::trace::tracepoints::{Category, Payload, RangeKind, ValueKind};
+
+/// The device clock's id: sequence-scoped (64..127), as each sequence is one device's.
+pub const GPU_CLOCK_ID: u32 = 64;
+const BOOTTIME_CLOCK_ID: u32 = 6;
+/// The interned graphics context's iid (one per sequence, which is one device's).
+const CONTEXT_IID: u64 = 1;
+pub const SNAPSHOT_PERIOD: Duration = Duration::from_secs(1);
+/// Object names kept for sessions that start later; beyond it new names are not kept.
+const MAX_NAMES: usize = 1 << 16;
+
+/// Event ids, unique in the process.
+static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A completed range (or marker) of the batch being written.
+#[derive(Clone, Copy)]
+struct Range {
+    /// Index of its begin (or marker) event.
+    begin: usize,
+    end_ns: u64,
+    render_pass: u64,
+}
+
+/// A range opened and not yet closed while pairing.
+#[derive(Clone, Copy)]
+struct Open {
+    event: usize,
+    range: &'static str,
+    /// The render pass it is in (its own handle for a render pass).
+    render_pass: u64,
+}
+
+/// A specification to intern before the events that use it.
+struct NewSpec<'a> {
+    iid: u64,
+    name: Cow<'a, str>,
+    category: StageCategory,
+}
+
+pub struct RenderStageSink {
+    device: u32,
+    device_handle: u64,
+    clock: Option<GpuClock>,
+    pid: u32,
+    names: Vec<ObjectName>,
+    warned: bool,
+    // Scratch, reused from batch to batch.
+    open: Vec<Open>,
+    ranges: Vec<Range>,
+    stage_iids: Vec<u64>,
+    text: RefCell<String>,
+}
+
+impl RenderStageSink {
+    pub fn new(device: DeviceContext) -> RenderStageSink {
+        RenderStageSink {
+            device: device.index,
+            device_handle: device.handle,
+            clock: device.clock,
+            pid: std::process::id(),
+            names: Vec::new(),
+            warned: false,
+            open: Vec::new(),
+            ranges: Vec::new(),
+            stage_iids: Vec::new(),
+            text: RefCell::new(String::new()),
+        }
+    }
+
+    /// Pairs the batch's begins and ends into `self.ranges`.
+    fn pair(&mut self, events: &[Event<'_>]) {
+        self.open.clear();
+        self.ranges.clear();
+        for (i, e) in events.iter().enumerate() {
+            let info = e.payload.info();
+            let enclosing = self.open.last().map_or(0, |o| o.render_pass);
+            match info.kind {
+                RangeKind::Begin => {
+                    let render_pass = match e.payload {
+                        Payload::StartRenderPass(p) => p.render_pass,
+                        _ => enclosing,
+                    };
+                    self.open.push(Open {
+                        event: i,
+                        range: info.range,
+                        render_pass,
+                    });
+                }
+                RangeKind::End => {
+                    if let Some(at) = self.open.iter().rposition(|o| o.range == info.range) {
+                        let o = self.open[at];
+                        self.ranges.push(Range {
+                            begin: o.event,
+                            end_ns: e.ns,
+                            render_pass: o.render_pass,
+                        });
+                        self.open.truncate(at);
+                    }
+                }
+                RangeKind::Marker => self.ranges.push(Range {
+                    begin: i,
+                    end_ns: e.ns,
+                    render_pass: enclosing,
+                }),
+            }
+        }
+    }
+
+    fn write_batch(
+        &mut self,
+        ctx: &mut TraceContext<'_, SequenceState>,
+        state: &mut SequenceState,
+        info: &BatchInfo,
+        events: &[Event<'_>],
+    ) {
+        self.start_sequence(ctx, state);
+        // Interning: the queue, then every stage the batch uses, new ones collected.
+        let mut new_specs: Vec<NewSpec<'_>> = Vec::new();
+        let queue_iid = match state.queues.get(&info.queue) {
+            Some(iid) => *iid,
+            None => {
+                let iid = state.next_iid();
+                state.queues.insert(info.queue, iid);
+                new_specs.push(NewSpec {
+                    iid,
+                    name: Cow::Owned(format!("VkQueue {:#x}", info.queue)),
+                    category: StageCategory::Other,
+                });
+                iid
+            }
+        };
+        self.stage_iids.clear();
+        for range in &self.ranges {
+            let e = &events[range.begin];
+            let tp = e.payload.info();
+            let category = stage_category(tp.category);
+            let iid = match e.payload.label() {
+                Some(label) => {
+                    let name = String::from_utf8_lossy(label.bytes(e.strings));
+                    match state.labels.get(name.as_ref()) {
+                        Some(iid) => *iid,
+                        None => {
+                            let iid = state.next_iid();
+                            state.labels.insert(name.clone().into_owned(), iid);
+                            new_specs.push(NewSpec {
+                                iid,
+                                name,
+                                category,
+                            });
+                            iid
+                        }
+                    }
+                }
+                None => {
+                    let name = tp.stage.unwrap_or(tp.name);
+                    match state.stages.get(name) {
+                        Some(iid) => *iid,
+                        None => {
+                            let iid = state.next_iid();
+                            state.stages.insert(name, iid);
+                            new_specs.push(NewSpec {
+                                iid,
+                                name: Cow::Borrowed(name),
+                                category,
+                            });
+                            iid
+                        }
+                    }
+                }
+            };
+            self.stage_iids.push(iid);
+        }
+        if !new_specs.is_empty() {
+            ctx.add_packet(|packet: &mut TracePacket| {
+                packet
+                    .set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
+                packet.set_interned_data(|data: &mut InternedData| {
+                    for spec in &new_specs {
+                        data.set_gpu_specifications(
+                            |s: &mut InternedGpuRenderStageSpecification| {
+                                s.set_iid(spec.iid);
+                                s.msg.append_type2_field(2, spec.name.as_bytes());
+                                s.set_category(spec.category);
+                            },
+                        );
+                    }
+                });
+            });
+        }
+
+        let submission = info.submission as u32;
+        for (range, stage_iid) in self.ranges.iter().zip(&self.stage_iids) {
+            let e = &events[range.begin];
+            let event_id = NEXT_EVENT_ID.fetch_add(1, Ordering::Relaxed);
+            let text = &self.text;
+            let device = self.device;
+            ctx.add_packet(|packet: &mut TracePacket| {
+                packet.set_timestamp(e.ns);
+                packet.set_timestamp_clock_id(GPU_CLOCK_ID);
+                packet
+                    .set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
+                packet.set_gpu_render_stage_event(|ev: &mut GpuRenderStageEvent| {
+                    ev.set_event_id(event_id);
+                    ev.set_duration(range.end_ns.saturating_sub(e.ns));
+                    ev.set_hw_queue_iid(queue_iid);
+                    ev.set_stage_iid(*stage_iid);
+                    ev.set_gpu_id(device as i32);
+                    ev.set_context(CONTEXT_IID);
+                    ev.set_submission_id(submission);
+                    ev.set_command_buffer_handle(e.cmd);
+                    if range.render_pass != 0 {
+                        ev.set_render_pass_handle(range.render_pass);
+                    }
+                    for (k, field) in e.payload.info().fields.iter().enumerate() {
+                        ev.set_extra_data(|x: &mut GpuRenderStageEventExtraData| {
+                            let mut t = text.borrow_mut();
+                            t.clear();
+                            write_value(&mut t, e, k, field.kind);
+                            x.msg.append_type2_field(1, field.name.as_bytes());
+                            x.msg.append_type2_field(2, t.as_bytes());
+                        });
+                    }
+                });
+            });
+        }
+
+        let (pid, submit) = (self.pid, info.submit);
+        ctx.add_packet(|packet: &mut TracePacket| {
+            packet.set_timestamp(submit.start_ns);
+            packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
+            packet.set_vulkan_api_event(|api: &mut VulkanApiEvent| {
+                api.set_vk_queue_submit(|s: &mut VulkanApiEventVkQueueSubmit| {
+                    s.set_duration_ns(submit.duration_ns);
+                    s.set_pid(pid);
+                    s.set_tid(submit.tid);
+                    s.set_vk_queue(info.queue);
+                    for cb in info.command_buffers {
+                        s.set_vk_command_buffers(*cb);
+                    }
+                    s.set_submission_id(submission);
+                });
+            });
+        });
+        self.send_names(ctx, state);
+    }
+
+    /// What a sequence needs before its first event: the context and a clock snapshot
+    /// (again after a clear, and every [`SNAPSHOT_PERIOD`]).
+    fn start_sequence(
+        &mut self,
+        ctx: &mut TraceContext<'_, SequenceState>,
+        state: &mut SequenceState,
+    ) {
+        if state.cleared {
+            let pid = self.pid as i32;
+            ctx.add_packet(|packet: &mut TracePacket| {
+                packet.set_sequence_flags(
+                    TracePacketSequenceFlags::SeqIncrementalStateCleared as u32
+                        | TracePacketSequenceFlags::SeqNeedsIncrementalState as u32,
+                );
+                packet.set_interned_data(|data: &mut InternedData| {
+                    data.set_graphics_contexts(|c: &mut InternedGraphicsContext| {
+                        c.set_iid(CONTEXT_IID);
+                        c.set_pid(pid);
+                        c.set_api(InternedGraphicsContextApi::Vulkan);
+                    });
+                });
+            });
+            state.cleared = false;
+        }
+        if state
+            .last_snapshot
+            .is_some_and(|t| t.elapsed() < SNAPSHOT_PERIOD)
+        {
+            return;
+        }
+        let Some(pair) = self.clock.as_ref().and_then(GpuClock::sample) else {
+            if !self.warned {
+                log::warn!(
+                    "device {}: the GPU clock could not be paired with the CPU's; its Perfetto events cannot be placed on the timeline",
+                    self.device
+                );
+                self.warned = true;
+            }
+            return;
+        };
+        ctx.add_packet(|packet: &mut TracePacket| {
+            packet.set_timestamp(pair.boottime_ns);
+            packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
+            packet.set_clock_snapshot(|cs: &mut ClockSnapshot| {
+                cs.set_clocks(|c: &mut ClockSnapshotClock| {
+                    c.set_clock_id(BOOTTIME_CLOCK_ID);
+                    c.set_timestamp(pair.boottime_ns);
+                });
+                cs.set_clocks(|c: &mut ClockSnapshotClock| {
+                    c.set_clock_id(GPU_CLOCK_ID);
+                    c.set_timestamp(pair.gpu_ns);
+                });
+            });
+        });
+        state.last_snapshot = Some(Instant::now());
+    }
+
+    fn send_names(&self, ctx: &mut TraceContext<'_, SequenceState>, state: &mut SequenceState) {
+        if state.names_sent >= self.names.len() {
+            return;
+        }
+        let now = cpu_clock::boottime_ns();
+        for n in &self.names[state.names_sent..] {
+            let (pid, device) = (self.pid, self.device_handle);
+            ctx.add_packet(|packet: &mut TracePacket| {
+                packet.set_timestamp(now);
+                packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
+                packet.set_vulkan_api_event(|api: &mut VulkanApiEvent| {
+                    api.set_vk_debug_utils_object_name(
+                        |o: &mut VulkanApiEventVkDebugUtilsObjectName| {
+                            o.set_pid(pid);
+                            o.set_vk_device(device);
+                            o.set_object_type(n.object_type);
+                            o.set_object(n.object);
+                            o.msg.append_type2_field(5, n.name.as_bytes());
+                        },
+                    );
+                });
+            });
+        }
+        state.names_sent = self.names.len();
+    }
+}
+
+/// Perfetto knows graphics and compute stages; transfers and the rest are "other".
+fn stage_category(category: Option<Category>) -> StageCategory {
+    match category {
+        Some(Category::Graphics) => StageCategory::Graphics,
+        Some(Category::Compute) => StageCategory::Compute,
+        _ => StageCategory::Other,
+    }
+}
+
+/// An argument's text; a label as the application wrote it (not quoted).
+fn write_value(out: &mut String, e: &Event<'_>, index: usize, kind: ValueKind) {
+    match (kind, e.payload.label()) {
+        (ValueKind::Quoted, Some(label)) => {
+            let _ = write!(out, "{}", String::from_utf8_lossy(label.bytes(e.strings)));
+        }
+        _ => e.payload.write_arg(index, out, e.strings),
+    }
+}
+
+impl Sink for RenderStageSink {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        let Some(ds) = super::data_source() else {
+            return;
+        };
+        self.pair(events);
+        ds.trace(|ctx| {
+            ctx.with_incremental_state(|ctx, state| self.write_batch(ctx, state, info, events));
+        });
+    }
+
+    fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
+
+    fn end_of_trace(&mut self, _summary: &TraceSummary) {}
+
+    fn object_name(&mut self, name: &ObjectName) {
+        if self.names.len() >= MAX_NAMES {
+            if !self.warned {
+                log::warn!(
+                    "device {}: more than {MAX_NAMES} object names; later ones are not kept",
+                    self.device
+                );
+                self.warned = true;
+            }
+            return;
+        }
+        self.names.push(name.clone());
+        let Some(ds) = super::data_source() else {
+            return;
+        };
+        ds.trace(|ctx| {
+            ctx.with_incremental_state(|ctx, state| {
+                if !state.cleared {
+                    self.send_names(ctx, state);
+                }
+            });
+        });
+    }
+}

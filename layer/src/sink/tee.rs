@@ -1,0 +1,44 @@
+//! Several sinks fed the same events (`GPU_TRACE_FORMAT=txt,perfetto`).
+
+use super::{BatchInfo, Event, ObjectName, Sink, TraceSummary};
+
+pub struct Tee {
+    sinks: Vec<Box<dyn Sink>>,
+}
+
+impl Tee {
+    /// One sink as itself, several behind a tee.
+    pub fn of(mut sinks: Vec<Box<dyn Sink>>) -> Box<dyn Sink> {
+        if sinks.len() == 1 {
+            sinks.pop().expect("one sink")
+        } else {
+            Box::new(Tee { sinks })
+        }
+    }
+}
+
+impl Sink for Tee {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        for s in &mut self.sinks {
+            s.batch(info, events);
+        }
+    }
+
+    fn end_of_frame(&mut self, device: u32, frame: u32) {
+        for s in &mut self.sinks {
+            s.end_of_frame(device, frame);
+        }
+    }
+
+    fn end_of_trace(&mut self, summary: &TraceSummary) {
+        for s in &mut self.sinks {
+            s.end_of_trace(summary);
+        }
+    }
+
+    fn object_name(&mut self, name: &ObjectName) {
+        for s in &mut self.sinks {
+            s.object_name(name);
+        }
+    }
+}

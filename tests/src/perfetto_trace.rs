@@ -1,0 +1,387 @@
+//! Reads a Perfetto trace back with message types of its own (prost, field numbers from
+//! Perfetto's protos), independently of the SDK that wrote it, and resolves it the way a
+//! trace processor does: interned data per sequence (reset by
+//! `SEQ_INCREMENTAL_STATE_CLEARED`), sequence-scoped clocks through the clock snapshots
+//! before each packet.
+
+use std::collections::HashMap;
+
+use prost::Message;
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Trace {
+    #[prost(message, repeated, tag = "1")]
+    pub packet: Vec<TracePacket>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TracePacket {
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(uint32, optional, tag = "10")]
+    pub trusted_packet_sequence_id: Option<u32>,
+    #[prost(uint32, optional, tag = "13")]
+    pub sequence_flags: Option<u32>,
+    #[prost(message, optional, tag = "6")]
+    pub clock_snapshot: Option<ClockSnapshot>,
+    #[prost(message, optional, tag = "12")]
+    pub interned_data: Option<InternedData>,
+    #[prost(message, optional, tag = "53")]
+    pub gpu_render_stage_event: Option<GpuRenderStageEvent>,
+    #[prost(message, optional, tag = "65")]
+    pub vulkan_api_event: Option<VulkanApiEvent>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Clock {
+    #[prost(uint32, optional, tag = "1")]
+    pub clock_id: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub timestamp: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedData {
+    #[prost(message, repeated, tag = "23")]
+    pub graphics_contexts: Vec<InternedGraphicsContext>,
+    #[prost(message, repeated, tag = "24")]
+    pub gpu_specifications: Vec<InternedGpuRenderStageSpecification>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedGraphicsContext {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    /// 2 = VULKAN.
+    #[prost(int32, optional, tag = "3")]
+    pub api: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedGpuRenderStageSpecification {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    /// 0 OTHER, 1 GRAPHICS, 2 COMPUTE.
+    #[prost(int32, optional, tag = "4")]
+    pub category: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuRenderStageEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub event_id: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub duration: Option<u64>,
+    #[prost(uint64, optional, tag = "5")]
+    pub context: Option<u64>,
+    #[prost(message, repeated, tag = "6")]
+    pub extra_data: Vec<ExtraData>,
+    #[prost(uint64, optional, tag = "9")]
+    pub render_pass_handle: Option<u64>,
+    #[prost(uint32, optional, tag = "10")]
+    pub submission_id: Option<u32>,
+    #[prost(int32, optional, tag = "11")]
+    pub gpu_id: Option<i32>,
+    #[prost(uint64, optional, tag = "12")]
+    pub command_buffer_handle: Option<u64>,
+    #[prost(uint64, optional, tag = "13")]
+    pub hw_queue_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "14")]
+    pub stage_iid: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ExtraData {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VulkanApiEvent {
+    #[prost(message, optional, tag = "1")]
+    pub vk_debug_utils_object_name: Option<VkDebugUtilsObjectName>,
+    #[prost(message, optional, tag = "2")]
+    pub vk_queue_submit: Option<VkQueueSubmit>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VkDebugUtilsObjectName {
+    #[prost(uint32, optional, tag = "1")]
+    pub pid: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub vk_device: Option<u64>,
+    #[prost(int32, optional, tag = "3")]
+    pub object_type: Option<i32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub object: Option<u64>,
+    #[prost(string, optional, tag = "5")]
+    pub object_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VkQueueSubmit {
+    #[prost(uint64, optional, tag = "1")]
+    pub duration_ns: Option<u64>,
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub tid: Option<u32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub vk_queue: Option<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "5")]
+    pub vk_command_buffers: Vec<u64>,
+    #[prost(uint32, optional, tag = "6")]
+    pub submission_id: Option<u32>,
+}
+
+const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+const BOOTTIME: u32 = 6;
+
+/// A render stage with everything it refers to resolved on its own sequence.
+#[derive(Debug, Clone)]
+pub struct Stage {
+    pub sequence: u32,
+    pub gpu_ns: u64,
+    pub duration: u64,
+    /// Start on `CLOCK_BOOTTIME`, through the sequence's latest clock snapshot.
+    pub boot_ns: u64,
+    pub name: String,
+    pub category: i32,
+    pub queue: String,
+    pub submission: u32,
+    pub command_buffer: u64,
+    pub render_pass: u64,
+    pub gpu_id: i32,
+    pub args: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Submit {
+    pub sequence: u32,
+    pub boot_ns: u64,
+    pub duration_ns: u64,
+    pub pid: u32,
+    pub tid: u32,
+    pub queue: u64,
+    pub command_buffers: Vec<u64>,
+    pub submission: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct ObjectName {
+    pub object_type: i32,
+    pub object: u64,
+    pub name: String,
+}
+
+/// A trace resolved; every inconsistency a trace processor would stumble on is an error.
+#[derive(Debug, Default)]
+pub struct Resolved {
+    pub stages: Vec<Stage>,
+    pub submits: Vec<Submit>,
+    pub names: Vec<ObjectName>,
+    /// Clock snapshots per sequence.
+    pub snapshots: usize,
+    /// Packets that cleared their sequence's incremental state.
+    pub clears: usize,
+}
+
+#[derive(Default)]
+struct SequenceState {
+    specs: HashMap<u64, (String, i32)>,
+    contexts: HashMap<u64, (i32, i32)>,
+    /// (sequence-scoped clock id) -> (its value, boottime) at the latest snapshot.
+    clocks: HashMap<u32, (u64, u64)>,
+    valid: bool,
+}
+
+pub fn decode(bytes: &[u8]) -> Result<Trace, String> {
+    Trace::decode(bytes).map_err(|e| format!("not a Perfetto trace: {e}"))
+}
+
+/// Resolves the packets in file order (a sequence's packets are in the order written).
+pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
+    let mut seqs: HashMap<u32, SequenceState> = HashMap::new();
+    let mut out = Resolved::default();
+    for (i, p) in trace.packet.iter().enumerate() {
+        let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
+        let seq = seqs.entry(seq_id).or_default();
+        let flags = p.sequence_flags.unwrap_or(0);
+        if flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            seq.specs.clear();
+            seq.contexts.clear();
+            seq.valid = true;
+            out.clears += 1;
+        }
+        if let Some(data) = &p.interned_data {
+            if !seq.valid {
+                return Err(format!(
+                    "packet {i}: interned data before the sequence was cleared"
+                ));
+            }
+            for s in &data.gpu_specifications {
+                seq.specs.insert(
+                    s.iid.ok_or("a specification without iid")?,
+                    (s.name.clone().unwrap_or_default(), s.category.unwrap_or(0)),
+                );
+            }
+            for c in &data.graphics_contexts {
+                seq.contexts.insert(
+                    c.iid.ok_or("a context without iid")?,
+                    (c.pid.unwrap_or(0), c.api.unwrap_or(0)),
+                );
+            }
+        }
+        if let Some(cs) = &p.clock_snapshot {
+            let boot = cs
+                .clocks
+                .iter()
+                .find(|c| c.clock_id == Some(BOOTTIME))
+                .and_then(|c| c.timestamp)
+                .ok_or(format!("packet {i}: a clock snapshot without BOOTTIME"))?;
+            for c in &cs.clocks {
+                let id = c.clock_id.unwrap_or(0);
+                if (64..128).contains(&id) {
+                    seq.clocks.insert(id, (c.timestamp.unwrap_or(0), boot));
+                }
+            }
+            out.snapshots += 1;
+        }
+        if let Some(e) = &p.gpu_render_stage_event {
+            let ts = p
+                .timestamp
+                .ok_or(format!("packet {i}: an event without timestamp"))?;
+            let clock = p.timestamp_clock_id.unwrap_or(BOOTTIME);
+            let boot_ns = if clock == BOOTTIME {
+                ts
+            } else {
+                let (gpu, boot) = seq.clocks.get(&clock).ok_or(format!(
+                    "packet {i}: clock {clock} has no snapshot before the event"
+                ))?;
+                (ts as i128 - *gpu as i128 + *boot as i128) as u64
+            };
+            let spec = |iid: Option<u64>, what: &str| {
+                iid.and_then(|iid| seq.specs.get(&iid))
+                    .cloned()
+                    .ok_or(format!(
+                        "packet {i}: {what} iid {iid:?} not interned on sequence {seq_id}"
+                    ))
+            };
+            let (name, category) = spec(e.stage_iid, "stage")?;
+            let (queue, _) = spec(e.hw_queue_iid, "hw queue")?;
+            let context = e.context.ok_or(format!("packet {i}: no context"))?;
+            let (pid, api) = *seq
+                .contexts
+                .get(&context)
+                .ok_or(format!("packet {i}: context {context} not interned"))?;
+            if api != 2 || pid <= 0 {
+                return Err(format!("packet {i}: context pid {pid} api {api}"));
+            }
+            out.stages.push(Stage {
+                sequence: seq_id,
+                gpu_ns: ts,
+                duration: e.duration.unwrap_or(0),
+                boot_ns,
+                name,
+                category,
+                queue,
+                submission: e.submission_id.unwrap_or(0),
+                command_buffer: e.command_buffer_handle.unwrap_or(0),
+                render_pass: e.render_pass_handle.unwrap_or(0),
+                gpu_id: e.gpu_id.unwrap_or(0),
+                args: e
+                    .extra_data
+                    .iter()
+                    .map(|x| {
+                        (
+                            x.name.clone().unwrap_or_default(),
+                            x.value.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+        if let Some(api) = &p.vulkan_api_event {
+            if let Some(s) = &api.vk_queue_submit {
+                out.submits.push(Submit {
+                    sequence: seq_id,
+                    boot_ns: p.timestamp.unwrap_or(0),
+                    duration_ns: s.duration_ns.unwrap_or(0),
+                    pid: s.pid.unwrap_or(0),
+                    tid: s.tid.unwrap_or(0),
+                    queue: s.vk_queue.unwrap_or(0),
+                    command_buffers: s.vk_command_buffers.clone(),
+                    submission: s.submission_id.unwrap_or(0),
+                });
+            }
+            if let Some(n) = &api.vk_debug_utils_object_name {
+                out.names.push(ObjectName {
+                    object_type: n.object_type.unwrap_or(0),
+                    object: n.object.unwrap_or(0),
+                    name: n.object_name.clone().unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads and resolves the trace at `path`, panicking with the reason if it is not sound.
+pub fn read(path: &std::path::Path) -> Resolved {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let trace = decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    resolve(&trace).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` now (the workload reports CPU times on the latter).
+pub fn boottime_minus_monotonic() -> i64 {
+    let read = |clock| {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid out-pointer and an existing clock.
+        unsafe { libc::clock_gettime(clock, &mut ts) };
+        ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+    };
+    let m = read(libc::CLOCK_MONOTONIC);
+    let b = read(libc::CLOCK_BOOTTIME);
+    b - m
+}
+
+/// The stage each begin or marker of the spec shows as (`start_draw` -> `Draw`).
+pub fn stage_names() -> HashMap<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Spec {
+        tracepoint: Vec<Tp>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Tp {
+        name: String,
+        stage: Option<String>,
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tracepoints/tracepoints.toml"
+    );
+    let text = std::fs::read_to_string(path).expect("the tracepoint spec");
+    let spec: Spec = toml::from_str(&text).expect("a valid spec");
+    spec.tracepoint
+        .into_iter()
+        .filter_map(|t| Some((t.name, t.stage?)))
+        .collect()
+}
