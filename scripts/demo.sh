@@ -17,3 +17,11 @@ VK_INSTANCE_LAYERS=VK_LAYER_utrace \
 GPU_TRACE=${GPU_TRACE:-1} \
   xvfb-run -a target/release/utrace-workload --scenario demo --report "$report" "$@"
 rm -f "$report"
+# A Perfetto trace (GPU_TRACEFILE=...pftrace or GPU_TRACE_FORMAT=perfetto) is a file: say
+# where it is, since nothing was printed.
+case "${GPU_TRACE_FORMAT:-}:${GPU_TRACEFILE:-}" in
+  *perfetto*|*.pftrace|*.perfetto-trace)
+    if [[ -n "${GPU_TRACEFILE:-}" && -f "$GPU_TRACEFILE" ]]; then
+      echo "Perfetto trace: $GPU_TRACEFILE ($(stat -c %s "$GPU_TRACEFILE") bytes); open it at https://ui.perfetto.dev"
+    fi ;;
+esac

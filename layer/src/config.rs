@@ -165,6 +165,10 @@ impl Config {
         }
 
         let formats = match lookup("GPU_TRACE_FORMAT") {
+            // A Perfetto file name says the format by itself.
+            None if matches!(&destination, Destination::File(p) if is_perfetto_name(p)) => {
+                vec![Format::Perfetto]
+            }
             None => vec![Format::Txt],
             Some(v) => parse_formats(&v, &mut problems),
         };
@@ -246,6 +250,11 @@ impl Config {
 /// The in-process Perfetto session's buffer: large enough for about half a million render
 /// stages. The trace is read when the session ends; older data is overwritten beyond it.
 pub const DEFAULT_PERFETTO_BUFFER_KB: u32 = 64 * 1024;
+
+/// The names Perfetto's tools give trace files.
+fn is_perfetto_name(path: &str) -> bool {
+    path.ends_with(".pftrace") || path.ends_with(".perfetto-trace")
+}
 
 /// `GPU_TRACE_FORMAT`: one format, or one text format and `perfetto` (`txt,perfetto`; the
 /// text then goes to stdout and the Perfetto trace to `GPU_TRACEFILE`).
@@ -428,6 +437,21 @@ mod tests {
             Destination::File(DEFAULT_PERFETTO_FILE.into())
         );
         assert!(c.problems[0].contains(DEFAULT_PERFETTO_FILE));
+    }
+
+    #[test]
+    fn a_perfetto_file_name_chooses_the_format() {
+        let c = parse(&[("GPU_TRACEFILE", "/t/gpu-%p.pftrace")]);
+        assert_eq!(c.formats, vec![Format::Perfetto]);
+        let c = parse(&[("GPU_TRACEFILE", "x.perfetto-trace")]);
+        assert_eq!(c.formats, vec![Format::Perfetto]);
+        // An explicit format wins; other names stay txt.
+        let c = parse(&[("GPU_TRACEFILE", "x.pftrace"), ("GPU_TRACE_FORMAT", "json")]);
+        assert_eq!(c.formats, vec![Format::Json]);
+        assert_eq!(
+            parse(&[("GPU_TRACEFILE", "x.txt")]).formats,
+            vec![Format::Txt]
+        );
     }
 
     #[test]

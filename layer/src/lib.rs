@@ -31,7 +31,7 @@ pub mod traceq;
 pub const LAYER_NAME: &std::ffi::CStr = c"VK_LAYER_utrace";
 /// Shown by `vkEnumerateInstanceLayerProperties`.
 pub const LAYER_DESCRIPTION: &std::ffi::CStr =
-    c"utrace: GPU timestamps of command buffers, written as text";
+    c"utrace: GPU timestamps of command buffers, as text or Perfetto render stages";
 /// Bumped whenever the layer's observable behaviour changes.
 pub const IMPLEMENTATION_VERSION: u32 = 1;
 

@@ -194,8 +194,8 @@ pub struct Resolved {
     pub stages: Vec<Stage>,
     pub submits: Vec<Submit>,
     pub names: Vec<ObjectName>,
-    /// Clock snapshots per sequence.
-    pub snapshots: usize,
+    /// Clock snapshots: (GPU clock value, BOOTTIME) of each, in order.
+    pub snapshots: Vec<(u64, u64)>,
     /// Packets that cleared their sequence's incremental state.
     pub clears: usize,
 }
@@ -257,9 +257,9 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
                 let id = c.clock_id.unwrap_or(0);
                 if (64..128).contains(&id) {
                     seq.clocks.insert(id, (c.timestamp.unwrap_or(0), boot));
+                    out.snapshots.push((c.timestamp.unwrap_or(0), boot));
                 }
             }
-            out.snapshots += 1;
         }
         if let Some(e) = &p.gpu_render_stage_event {
             let ts = p

@@ -98,15 +98,16 @@ fn report_submission<'a>(
         .unwrap_or_else(|| panic!("no submission of {names:?} around {mono}: {subs:#?}"))
 }
 
-/// Every stage inside the CPU window of the submission it belongs to, on BOOTTIME.
-fn assert_inside_submissions(trace: &Resolved, subs: &[Submission]) {
+/// Every stage inside the CPU window of the submission it belongs to, on BOOTTIME, to
+/// within `slack` ns (the clock pairing's uncertainty).
+fn assert_inside_submissions(trace: &Resolved, subs: &[Submission], slack: u64) {
     let offset = perfetto_trace::boottime_minus_monotonic();
     assert!(!trace.submits.is_empty());
     for submit in &trace.submits {
         let sub = report_submission(subs, &submit.command_buffers, submit.boot_ns, offset);
         let (lo, hi) = (
-            (sub.cpu_before_ns as i64 + offset) as u64,
-            (sub.cpu_after_ns as i64 + offset) as u64,
+            (sub.cpu_before_ns as i64 + offset) as u64 - slack,
+            (sub.cpu_after_ns as i64 + offset) as u64 + slack,
         );
         assert!(submit.pid > 0 && submit.tid > 0, "{submit:?}");
         assert!(submit.boot_ns + submit.duration_ns <= hi, "{submit:?}");
@@ -130,7 +131,7 @@ fn assert_inside_submissions(trace: &Resolved, subs: &[Submission]) {
                 sub.label
             );
             assert!(
-                submit.boot_ns <= s.boot_ns,
+                submit.boot_ns <= s.boot_ns + slack,
                 "{} starts before its vkQueueSubmit",
                 s.name
             );
@@ -173,6 +174,20 @@ fn assert_children_inside_parents(trace: &Resolved) {
     }
 }
 
+/// Every clock snapshot pairs the GPU clock (CLOCK_MONOTONIC on Lavapipe) with BOOTTIME at
+/// the clocks' true offset, to within `tolerance` ns.
+fn assert_snapshots_true(trace: &Resolved, tolerance: u64) {
+    let offset = perfetto_trace::boottime_minus_monotonic();
+    assert!(!trace.snapshots.is_empty());
+    for (gpu, boot) in &trace.snapshots {
+        let error = (*boot as i64 - *gpu as i64 - offset).unsigned_abs();
+        assert!(
+            error <= tolerance,
+            "snapshot ({gpu}, {boot}) off by {error} ns"
+        );
+    }
+}
+
 fn run_demo(dir: &TempDir, file: &Path, extra: &[(&str, &str)]) -> Run {
     let mut w = workload!("demo")
         .layers(LAYERS)
@@ -183,6 +198,11 @@ fn run_demo(dir: &TempDir, file: &Path, extra: &[(&str, &str)]) -> Run {
     }
     let run = w.run(dir);
     assert_clean(&run);
+    assert!(
+        !run.stderr.contains("perfetto_c.cc"),
+        "the SDK's own logging stays out of the application's stderr: {}",
+        run.stderr
+    );
     run
 }
 
@@ -212,7 +232,7 @@ fn render_stages_match_the_txt_trace_one_to_one() {
 
     // One sequence (one device), cleared first, a clock snapshot before the first event
     // (resolving an event's clock fails otherwise).
-    assert!(trace.clears >= 1 && trace.snapshots >= 1);
+    assert!(trace.clears >= 1 && !trace.snapshots.is_empty());
     let queues: Vec<&str> = trace.stages.iter().map(|s| s.queue.as_str()).collect();
     assert!(
         queues.iter().all(|q| q.contains(&txt.batches[0].queue)),
@@ -229,8 +249,11 @@ fn render_stages_match_the_txt_trace_one_to_one() {
         (1, 2, 0)
     );
 
-    assert_inside_submissions(&trace, &run.report.devices[0].submissions);
+    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
     assert_children_inside_parents(&trace);
+    // Lavapipe's device clock is CLOCK_MONOTONIC: each snapshot pairs it with BOOTTIME at
+    // the offset between the two clocks, to within the calibrated sampling's deviation.
+    assert_snapshots_true(&trace, 200_000);
 
     // One vk_queue_submit per batch, naming its command buffers; and the names the
     // application gave.
@@ -281,7 +304,7 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
     assert_eq!(run.report.presents, 10);
     assert!(run.stdout.is_empty(), "only the file: {}", run.stdout);
     let trace = perfetto_trace::read(&file);
-    assert_inside_submissions(&trace, &run.report.devices[0].submissions);
+    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
     assert_children_inside_parents(&trace);
     (run, trace)
 }
@@ -332,4 +355,130 @@ fn with_instrument_the_window_sees_command_buffers_recorded_before_it() {
         })
         .collect();
     assert_eq!(got, expected, "the start-up command buffer too");
+}
+
+#[test]
+fn without_calibrated_timestamps_the_clock_is_measured() {
+    let dir = TempDir::new("perfetto-measured");
+    let file = dir.path().join("measured.pftrace");
+    let run = run_demo(
+        &dir,
+        &file,
+        &[("UTRACE_FORCE_MEASURED_CLOCK", "1"), ("UTRACE_LOG", "info")],
+    );
+    let txt: Trace = assert_trace_matches(&run.stdout, &run);
+    let trace = perfetto_trace::read(&file);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("GPU clock measured"))
+        .unwrap_or_else(|| panic!("the measurement is reported: {}", run.stderr));
+    // "... to within N ns": the events may be off by that much.
+    let uncertainty: u64 = line
+        .split_whitespace()
+        .rev()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(uncertainty < 5_000_000, "{line}");
+    assert_snapshots_true(&trace, uncertainty + 1_000);
+    assert_inside_submissions(
+        &trace,
+        &run.report.devices[0].submissions,
+        uncertainty + 1_000,
+    );
+    assert_eq!(trace.stages.len(), {
+        let names = perfetto_trace::stage_names();
+        txt.batches
+            .iter()
+            .map(|b| txt_ranges(b, &names).len())
+            .sum::<usize>()
+    });
+}
+
+#[test]
+fn exit_without_destroying_the_device_still_writes_the_trace() {
+    let dir = TempDir::new("perfetto-exit");
+    let file = dir.path().join("exit.pftrace");
+    // The file name alone selects the format.
+    let run = workload!("basic")
+        .arg("--exit-without-destroy", "")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert_clean(&run);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let trace = perfetto_trace::read(&file);
+    assert_eq!(trace.submits.len(), 4, "every batch, written at exit");
+    // Per batch one command buffer range and two inner ranges (as in the txt test: 24
+    // events, 12 ranges).
+    assert_eq!(trace.stages.len(), 12);
+    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
+}
+
+#[test]
+fn an_unwritable_perfetto_file_is_reported_and_written_elsewhere() {
+    let dir = TempDir::new("perfetto-unwritable");
+    let path = format!("/nonexistent-utrace-dir-{}/gpu.pftrace", std::process::id());
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", &path)
+        .env("TMPDIR", tmp.to_str().unwrap())
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.report.devices[0].results_ok);
+    let lines: Vec<&str> = run.stderr.lines().filter(|l| l.contains(&path)).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "one message naming the path: {}",
+        run.stderr
+    );
+    let written: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let name = written[0]
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        lines[0].contains(&name),
+        "the message says where: {}",
+        lines[0]
+    );
+    let trace = perfetto_trace::read(&written[0]);
+    assert_eq!(trace.submits.len(), 4, "nothing lost");
+}
+
+#[test]
+fn a_long_run_keeps_every_stage_resolvable_across_clears_and_snapshots() {
+    // 20,000 submissions (a few seconds): the session clears incremental state every
+    // second, and the layer samples the clock every second.
+    let dir = TempDir::new("perfetto-soak");
+    let file = dir.path().join("soak.pftrace");
+    let run = workload!("soak")
+        .arg("--frames", "20000")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    // `read` fails if any stage refers to an iid not (re-)sent on its sequence since the
+    // last clear, or to a clock without a snapshot before it.
+    let trace = perfetto_trace::read(&file);
+    assert_eq!(trace.submits.len(), 20_000);
+    assert_eq!(trace.stages.len(), 60_000, "three ranges per submission");
+    assert!(trace.clears >= 2, "cleared {} times", trace.clears);
+    assert!(trace.snapshots.len() >= 2, "{:?}", trace.snapshots);
+    // GPU time only moves forward, and each snapshot is true to the clocks' offset.
+    assert!(trace
+        .snapshots
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+    assert_snapshots_true(&trace, 200_000);
 }

@@ -4,9 +4,10 @@
 //! Where the device has `VK_KHR/EXT_calibrated_timestamps` (enabled by the layer at
 //! `vkCreateDevice`), every snapshot is a fresh `vkGetCalibratedTimestamps*` of the device
 //! and `CLOCK_MONOTONIC` domains, so drift between the clocks is followed. Otherwise the
-//! pair is measured once (see [`super::measured_clock`]) and reused.
+//! pair is measured once (see [`super::measured_clock`]) and reused: the two clocks are
+//! taken not to drift apart over a trace.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ash::vk;
 
@@ -29,7 +30,8 @@ pub enum GpuClock {
         mask: u64,
         period: f32,
     },
-    Measured(ClockPair),
+    /// Set once measured, at the application's first `vkGetDeviceQueue*`.
+    Measured(Arc<OnceLock<ClockPair>>),
 }
 
 impl GpuClock {
@@ -58,7 +60,7 @@ impl GpuClock {
     /// A pair taken now (calibrated), or the measured one.
     pub fn sample(&self) -> Option<ClockPair> {
         match self {
-            GpuClock::Measured(pair) => Some(*pair),
+            GpuClock::Measured(pair) => pair.get().copied(),
             GpuClock::Calibrated {
                 dispatch,
                 get,

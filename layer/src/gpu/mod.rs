@@ -1,5 +1,6 @@
 //! The Vulkan resources the trace core needs, behind a short interface:
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
+//! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks;
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
 //! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`;
 //! - [`query_pool`]: timestamp query pools, the chunks' storage;
@@ -16,6 +17,7 @@ pub mod caps;
 pub mod completion;
 pub mod cpu_clock;
 pub mod features;
+pub mod measured_clock;
 pub mod query_pool;
 pub mod queue_context;
 pub mod readback;

@@ -328,7 +328,7 @@ impl QueueContext {
 }
 
 /// A dispatchable handle as the pointer the loader's `vkSetDeviceLoaderData` takes.
-fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
+pub(super) fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
     use ash::vk::Handle;
     cb.as_raw() as usize as *mut c_void
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ash::vk;
@@ -18,7 +18,7 @@ use super::objects::{self, Objects};
 use super::recorded_trace::RecordedTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
 use crate::config::Config;
-use crate::gpu::calibration::GpuClock;
+use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
@@ -50,27 +50,29 @@ pub struct DeviceTracer {
     pub stats: Arc<Stats>,
     /// The device feeds Perfetto and has not yet told it that it is gone.
     perfetto: AtomicBool,
+    /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
+    measured_clock: Option<Arc<OnceLock<ClockPair>>>,
 }
 
-/// The device's clock pairing for Perfetto: calibrated where the extension was enabled.
+/// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
+/// else measured when the application first gets a queue (the slot returned).
 fn gpu_clock(
     dispatch: &Arc<DeviceDispatch>,
     caps: &DeviceCaps,
     calibrated: bool,
-) -> Option<GpuClock> {
-    let family = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f))?;
+) -> (Option<GpuClock>, Option<Arc<OnceLock<ClockPair>>>) {
+    let Some(family) = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f)) else {
+        return (None, None);
+    };
     let mask = caps.timestamp_mask(family);
     if calibrated {
         if let Some(clock) = GpuClock::calibrated(Arc::clone(dispatch), mask, caps.timestamp_period)
         {
-            return Some(clock);
+            return (Some(clock), None);
         }
     }
-    log::warn!(
-        "device {} has no calibrated timestamps; Perfetto events carry no clock snapshot",
-        caps.device_name
-    );
-    None
+    let slot = Arc::new(OnceLock::new());
+    (Some(GpuClock::Measured(Arc::clone(&slot))), Some(slot))
 }
 
 struct PoolRecord {
@@ -102,11 +104,11 @@ impl DeviceTracer {
         };
         let caps = Arc::new(caps);
         let stats = Arc::new(Stats::default());
-        let clock = if config.perfetto() {
+        let (clock, measured_clock) = if config.perfetto() {
             crate::perfetto::device_created(config);
             gpu_clock(&dispatch, &caps, calibrated)
         } else {
-            None
+            (None, None)
         };
         let sink = crate::sink::open(
             config,
@@ -144,6 +146,7 @@ impl DeviceTracer {
             health,
             capture: Capture::new(config.frames, config.instrument, config.perfetto()),
             perfetto: AtomicBool::new(config.perfetto()),
+            measured_clock,
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
@@ -167,6 +170,7 @@ impl DeviceTracer {
         if !self.caps.family_traceable(family) {
             return;
         }
+        self.measure_clock(queue, family);
         match QueueContext::new(&self.dispatch, queue, family, self.mode) {
             Ok(ctx) => {
                 self.queues
@@ -175,6 +179,37 @@ impl DeviceTracer {
                     .or_insert_with(|| Arc::new(ctx));
             }
             Err(e) => self.fault("setting up a queue", e),
+        }
+    }
+
+    /// Measures the GPU clock against the CPU's on the first queue the application gets,
+    /// before it can use it, when the device has no calibrated timestamps.
+    fn measure_clock(&self, queue: vk::Queue, family: u32) {
+        let Some(slot) = self.measured_clock.as_ref() else {
+            return;
+        };
+        if slot.get().is_some() {
+            return;
+        }
+        match crate::gpu::measured_clock::measure(
+            &self.dispatch,
+            self.set_loader_data,
+            queue,
+            family,
+            self.caps.timestamp_mask(family),
+            self.caps.timestamp_period,
+        ) {
+            Ok((pair, uncertainty)) => {
+                log::info!(
+                    "device {}: GPU clock measured against CLOCK_BOOTTIME to within {uncertainty} ns",
+                    self.index
+                );
+                let _ = slot.set(pair);
+            }
+            Err(e) => log::warn!(
+                "device {}: the GPU clock could not be measured ({e}); Perfetto cannot place its events",
+                self.index
+            ),
         }
     }
 
