@@ -295,6 +295,7 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
         .env("GPU_TRACE_FORMAT", "perfetto")
         .env("GPU_TRACEFILE", file.to_str().unwrap())
         .env("GPU_TRACE_FRAMES", "3-5")
+        .env("UTRACE_LOG", "info")
         .env("DISPLAY", &x.display);
     for (k, v) in extra {
         w = w.env(k, v);
@@ -303,6 +304,24 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
     assert_clean(&run);
     assert_eq!(run.report.presents, 10);
     assert!(run.stdout.is_empty(), "only the file: {}", run.stdout);
+    // The window starts and stops the in-process session: the data source's on-start and
+    // on-stop (the path a traced session takes) open and close the capture, and the batches
+    // of the last frame, still on their way at the stop, are in the file.
+    let order = [
+        "frame 3 opens the GPU_TRACE_FRAMES window",
+        "Perfetto session 0 started",
+        "frame 5 closes the GPU_TRACE_FRAMES window",
+        "Perfetto session 0 stopped",
+        "Perfetto trace written",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|m| {
+            assert_eq!(run.stderr.matches(m).count(), 1, "{m}: {}", run.stderr);
+            run.stderr.find(m).unwrap()
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{}", run.stderr);
     let trace = perfetto_trace::read(&file);
     assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
     assert_children_inside_parents(&trace);

@@ -1,8 +1,8 @@
 //! `GPU_TRACE_FORMAT=perfetto`: an in-process tracing session that enables the data source
-//! from the first traced device on, and whose complete trace is written to `GPU_TRACEFILE`
-//! when the last device is destroyed (or the process exits with devices alive). A process
-//! that creates devices again later starts a new session and appends it: concatenated
-//! traces are one valid trace.
+//! from the first traced device on (or from the first frame of a `GPU_TRACE_FRAMES`
+//! window), and whose complete trace is written to `GPU_TRACEFILE` when the window closes,
+//! the last device is destroyed or the process exits with devices alive. A later session
+//! (devices created again) is appended: concatenated traces are one valid trace.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,7 +27,8 @@ const CLEAR_PERIOD_MS: u32 = 1000;
 struct FileState {
     session: Option<TracingSession>,
     path: PathBuf,
-    /// Devices feeding the current session.
+    buffer_kb: u32,
+    /// Devices feeding the file.
     devices: u32,
     /// A session was already written by this process: later ones append.
     written: bool,
@@ -40,26 +41,48 @@ unsafe impl Send for SendSession {}
 
 static STATE: Mutex<Option<SendSession>> = Mutex::new(None);
 
-pub fn device_added(config: &Config) {
-    let mut state = STATE.lock();
-    let state = &mut state
-        .get_or_insert_with(|| {
-            SendSession(FileState {
-                session: None,
-                path: trace_path(config),
-                devices: 0,
-                written: false,
-            })
-        })
+/// A device writes to the file; the session starts now unless a frame window starts it.
+pub fn device_added(config: &Config, start_now: bool) {
+    let mut guard = STATE.lock();
+    let state = &mut guard
+        .get_or_insert_with(|| SendSession(FileState::new(config)))
         .0;
     state.devices += 1;
-    if state.session.is_some() {
-        return;
+    if start_now {
+        state.start();
     }
-    if !state.written {
+}
+
+/// Starts the session if none runs (a frame window opened).
+pub fn start() {
+    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+        state.start();
+    }
+}
+
+/// Stops the session and writes its trace (a frame window closed).
+pub fn finish() {
+    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+        state.finish();
+    }
+}
+
+/// A device is gone; the last one ends the session.
+pub fn device_removed() {
+    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+        state.devices = state.devices.saturating_sub(1);
+        if state.devices == 0 {
+            state.finish();
+        }
+    }
+}
+
+impl FileState {
+    fn new(config: &Config) -> FileState {
+        let mut path = trace_path(config);
         // Created (empty) now, so that a path that cannot be written is reported while the
         // application starts, not when its trace is lost.
-        if let Err(e) = std::fs::File::create(&state.path) {
+        if let Err(e) = std::fs::File::create(&path) {
             let fallback = std::env::temp_dir().join(
                 expand_path(DEFAULT_PERFETTO_FILE, std::process::id(), 0)
                     .file_name()
@@ -67,61 +90,68 @@ pub fn device_added(config: &Config) {
             );
             log::error!(
                 "cannot create the Perfetto trace {} ({e}); writing it to {} instead",
-                state.path.display(),
+                path.display(),
                 fallback.display()
             );
-            state.path = fallback;
+            path = fallback;
+        }
+        FileState {
+            session: None,
+            path,
+            buffer_kb: config.perfetto_buffer_kb,
+            devices: 0,
+            written: false,
         }
     }
-    match TracingSession::in_process() {
-        Ok(mut session) => {
-            session.setup(&trace_config(config.perfetto_buffer_kb));
-            // Returns once the data source started: the devices capture from here on.
-            session.start_blocking();
-            state.session = Some(session);
-        }
-        Err(e) => log::error!("could not start the in-process Perfetto session ({e})"),
-    }
-}
 
-pub fn device_removed() {
-    let mut guard = STATE.lock();
-    let Some(SendSession(state)) = guard.as_mut() else {
-        return;
-    };
-    state.devices = state.devices.saturating_sub(1);
-    if state.devices > 0 {
-        return;
+    fn start(&mut self) {
+        if self.session.is_some() {
+            return;
+        }
+        match TracingSession::in_process() {
+            Ok(mut session) => {
+                session.setup(&trace_config(self.buffer_kb));
+                // Returns once the data source started: the devices capture from here on.
+                session.start_blocking();
+                self.session = Some(session);
+            }
+            Err(e) => log::error!("could not start the in-process Perfetto session ({e})"),
+        }
     }
-    let Some(mut session) = state.session.take() else {
-        return;
-    };
-    session.stop_blocking();
-    let bytes = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&bytes);
-    session.read_trace_blocking(move |data, _last| sink.lock().extend_from_slice(data));
-    drop(session);
-    let bytes = std::mem::take(&mut *bytes.lock());
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(state.written)
-        .write(true)
-        .truncate(!state.written)
-        .open(&state.path)
-        .and_then(|mut f| f.write_all(&bytes));
-    match written {
-        Ok(()) => log::info!(
-            "Perfetto trace written to {} ({} bytes)",
-            state.path.display(),
-            bytes.len()
-        ),
-        Err(e) => log::error!(
-            "writing the Perfetto trace {} failed ({e}); {} bytes lost",
-            state.path.display(),
-            bytes.len()
-        ),
+
+    /// Stops the session (its on-stop lets every device write what it submitted first),
+    /// reads the whole trace and writes it.
+    fn finish(&mut self) {
+        let Some(mut session) = self.session.take() else {
+            return;
+        };
+        session.stop_blocking();
+        let bytes = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&bytes);
+        session.read_trace_blocking(move |data, _last| sink.lock().extend_from_slice(data));
+        drop(session);
+        let bytes = std::mem::take(&mut *bytes.lock());
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(self.written)
+            .write(true)
+            .truncate(!self.written)
+            .open(&self.path)
+            .and_then(|mut f| f.write_all(&bytes));
+        match written {
+            Ok(()) => log::info!(
+                "Perfetto trace written to {} ({} bytes)",
+                self.path.display(),
+                bytes.len()
+            ),
+            Err(e) => log::error!(
+                "writing the Perfetto trace {} failed ({e}); {} bytes lost",
+                self.path.display(),
+                bytes.len()
+            ),
+        }
+        self.written = true;
     }
-    state.written = true;
 }
 
 fn trace_path(config: &Config) -> PathBuf {

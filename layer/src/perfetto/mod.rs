@@ -100,11 +100,24 @@ fn register(config: &Config) -> Option<&'static RenderStages> {
         .as_ref()
 }
 
-/// A device that feeds Perfetto was created.
+/// A device that feeds Perfetto was created. The file session starts with it, unless a
+/// frame window starts later (then [`window_opened`] starts it).
 pub fn device_created(config: &Config) {
     if register(config).is_some() && !config.on_demand {
-        file_session::device_added(config);
+        let start_now = config.frames.is_none_or(|(first, _)| first == 0);
+        file_session::device_added(config, start_now);
     }
+}
+
+/// The `GPU_TRACE_FRAMES` window opened: the file session starts.
+pub fn window_opened() {
+    file_session::start();
+}
+
+/// The window closed: the file session stops (once every batch submitted in it is
+/// written) and its trace is written.
+pub fn window_closed() {
+    file_session::finish();
 }
 
 /// A device that feeds Perfetto is gone and wrote everything it had.

@@ -45,6 +45,10 @@ pub struct Capture {
 pub struct FrameEnd {
     /// The frame that ended was captured (its END OF FRAME is written).
     pub captured: bool,
+    /// The window opened: the next frame is its first.
+    pub opened: bool,
+    /// The window closed: the frame that ended was its last.
+    pub closed: bool,
 }
 
 impl Capture {
@@ -84,15 +88,22 @@ impl Capture {
     /// capture, the frame before its first starts it.
     pub fn end_frame(&self, frame: u32) -> FrameEnd {
         let captured = self.active();
+        let (mut opened, mut closed) = (false, false);
         if let Some((first, last)) = self.window {
             if frame == last {
                 self.stop();
+                closed = true;
             }
             if frame + 1 == first {
                 self.start();
+                opened = true;
             }
         }
-        FrameEnd { captured }
+        FrameEnd {
+            captured,
+            opened,
+            closed,
+        }
     }
 }
 
@@ -109,7 +120,9 @@ mod tests {
             if c.instrumenting() {
                 captured.push(frame);
             }
-            assert!(c.end_frame(frame).captured == captured.contains(&frame));
+            let end = c.end_frame(frame);
+            assert!(end.captured == captured.contains(&frame));
+            assert_eq!((end.opened, end.closed), (frame == 2, frame == 5));
         }
         assert_eq!(captured, vec![3, 4, 5]);
     }

@@ -50,6 +50,8 @@ pub struct DeviceTracer {
     pub stats: Arc<Stats>,
     /// The device feeds Perfetto and has not yet told it that it is gone.
     perfetto: AtomicBool,
+    /// Its output includes a Perfetto file, whose session the frame window starts and stops.
+    perfetto_file: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
 }
@@ -146,6 +148,7 @@ impl DeviceTracer {
             health,
             capture: Capture::new(config.frames, config.instrument, config.perfetto()),
             perfetto: AtomicBool::new(config.perfetto()),
+            perfetto_file: config.perfetto() && !config.on_demand,
             measured_clock,
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
@@ -413,8 +416,26 @@ impl DeviceTracer {
     /// After `vkQueuePresentKHR`: the current frame ends.
     pub fn end_frame(&self) {
         let frame = self.frame.fetch_add(1, Ordering::Relaxed);
-        if self.capture.end_frame(frame).captured {
+        let end = self.capture.end_frame(frame);
+        if end.captured {
             self.consumer.send(Message::EndOfFrame(frame));
+        }
+        // A Perfetto file's session is the window: it starts and stops through the data
+        // source's on-start and on-stop, the path a traced session takes.
+        if self.perfetto_file && end.closed {
+            log::info!(
+                "device {}: frame {frame} closes the GPU_TRACE_FRAMES window",
+                self.index
+            );
+            crate::perfetto::window_closed();
+        }
+        if self.perfetto_file && end.opened {
+            log::info!(
+                "device {}: frame {} opens the GPU_TRACE_FRAMES window",
+                self.index,
+                frame + 1
+            );
+            crate::perfetto::window_opened();
         }
     }
 

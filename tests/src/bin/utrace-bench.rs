@@ -1,5 +1,7 @@
-//! Measures what the layer costs the application, in one run, three ways: no layer, the
-//! layer loaded but idle (no tracing variable), and the layer tracing (`GPU_TRACEFILE`).
+//! Measures what the layer costs the application, in one run, five ways: no layer, the
+//! layer loaded but disabled (`UTRACE_DISABLE=1`), loaded with no tracing variable (on
+//! demand: registered with Perfetto's system backend, no session), tracing to a txt file,
+//! and tracing to a Perfetto file.
 //! Each way runs in a child process of its own (the layer reads its configuration once per
 //! process), on Lavapipe.
 //!
@@ -19,6 +21,9 @@ use utrace_tests::harness::{write_manifest, TempDir, LAVAPIPE_ICD};
 use utrace_tests::vk::{Buffer, Device, FillPipeline, Instance, Result};
 
 const DISPATCHES: u32 = 100;
+
+/// A variable a benchmark child runs with.
+type Var<'a> = (&'a str, &'a std::ffi::OsStr);
 
 fn child(mode: &str, iterations: u32) -> Result<String> {
     let layers = if mode == "none" {
@@ -163,11 +168,27 @@ fn main() {
         "{:<22} {:>14} {:>22} {:>18} {:>18}",
         "", "record cb (us)", "2 threads, per pair (us)", "vkQueueSubmit (us)", "submit+wait (us)"
     );
-    for (mode, label) in [
-        ("none", "no layer"),
-        ("idle", "layer loaded, idle"),
-        ("tracing", "layer tracing"),
-    ] {
+    let perfetto = dir.path().join("trace.pftrace");
+    let modes: [(&str, &str, Vec<Var<'_>>); 5] = [
+        ("none", "no layer", vec![]),
+        (
+            "disabled",
+            "layer disabled",
+            vec![("UTRACE_DISABLE", "1".as_ref())],
+        ),
+        ("on-demand", "on demand, no session", vec![]),
+        (
+            "tracing",
+            "tracing, txt",
+            vec![("GPU_TRACEFILE", trace.as_os_str())],
+        ),
+        (
+            "perfetto",
+            "tracing, perfetto",
+            vec![("GPU_TRACEFILE", perfetto.as_os_str())],
+        ),
+    ];
+    for (mode, label, vars) in modes {
         let mut cmd = Command::new(&args[0]);
         cmd.args(["--child", mode, "--iterations", &iterations.to_string()])
             .env("VK_DRIVER_FILES", LAVAPIPE_ICD)
@@ -176,8 +197,8 @@ fn main() {
             .env_remove("GPU_TRACE")
             .env_remove("GPU_TRACEFILE")
             .env_remove("VK_INSTANCE_LAYERS");
-        if mode == "tracing" {
-            cmd.env("GPU_TRACEFILE", &trace);
+        for (k, v) in vars {
+            cmd.env(k, v);
         }
         let out = cmd.output().expect("the benchmark child runs");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -200,5 +221,6 @@ fn main() {
     let lines = std::fs::read_to_string(&trace)
         .map(|t| t.lines().count())
         .unwrap_or(0);
-    println!("(the tracing run wrote {lines} lines of trace)");
+    let bytes = std::fs::metadata(&perfetto).map(|m| m.len()).unwrap_or(0);
+    println!("(the txt run wrote {lines} lines of trace, the perfetto run {bytes} bytes)");
 }
