@@ -183,6 +183,8 @@ pub struct Submit {
 
 #[derive(Debug, Clone)]
 pub struct ObjectName {
+    /// The packet's timestamp (BOOTTIME).
+    pub boot_ns: u64,
     pub object_type: i32,
     pub object: u64,
     pub name: String,
@@ -330,6 +332,7 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
             }
             if let Some(n) = &api.vk_debug_utils_object_name {
                 out.names.push(ObjectName {
+                    boot_ns: p.timestamp.unwrap_or(0),
                     object_type: n.object_type.unwrap_or(0),
                     object: n.object.unwrap_or(0),
                     name: n.object_name.clone().unwrap_or_default(),

@@ -277,10 +277,23 @@ fn render_stages_match_the_txt_trace_one_to_one() {
     assert_eq!(named, ["copy and update", "scene pass"]);
     let pass = &trace.names[1];
     assert_eq!(pass.object_type, 18, "VK_OBJECT_TYPE_RENDER_PASS");
+    let pass_stages: Vec<&Stage> = trace
+        .stages
+        .iter()
+        .filter(|s| s.name == "Render Pass" && s.render_pass == pass.object)
+        .collect();
+    assert!(!pass_stages.is_empty());
+    // A trace processor names a stage by the names it met before it (in time order).
+    for s in pass_stages {
+        assert!(pass.boot_ns < s.boot_ns, "{pass:?} after {s:?}");
+    }
+    let copy = &trace.names[0];
+    assert_eq!(copy.object_type, 6, "VK_OBJECT_TYPE_COMMAND_BUFFER");
     assert!(trace
         .stages
         .iter()
-        .any(|s| s.name == "Render Pass" && s.render_pass == pass.object));
+        .filter(|s| s.command_buffer == copy.object)
+        .all(|s| copy.boot_ns < s.boot_ns));
 }
 
 /// `frames` (10 presents) with `GPU_TRACE_FRAMES=3-5` written as Perfetto: the command

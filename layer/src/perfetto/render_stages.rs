@@ -39,7 +39,6 @@ use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::sequence::SequenceState;
 use crate::gpu::calibration::GpuClock;
-use crate::gpu::cpu_clock;
 use crate::sink::{BatchInfo, DeviceContext, Event, ObjectName, Sink, TraceSummary};
 use crate::trace::tracepoints::{Category, Payload, RangeKind, ValueKind};
 
@@ -348,11 +347,10 @@ impl RenderStageSink {
         if state.names_sent >= self.names.len() {
             return;
         }
-        let now = cpu_clock::boottime_ns();
         for n in &self.names[state.names_sent..] {
             let (pid, device) = (self.pid, self.device_handle);
             ctx.add_packet(|packet: &mut TracePacket| {
-                packet.set_timestamp(now);
+                packet.set_timestamp(n.named_at_ns);
                 packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
                 packet.set_vulkan_api_event(|api: &mut VulkanApiEvent| {
                     api.set_vk_debug_utils_object_name(

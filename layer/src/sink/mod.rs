@@ -46,6 +46,9 @@ pub struct BatchInfo<'a> {
 /// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectName {
+    /// When it was named (`CLOCK_BOOTTIME`): before any work that uses the object, so a
+    /// trace processor knows the name when it meets the object's stages.
+    pub named_at_ns: u64,
     pub device: u64,
     pub object_type: i32,
     pub object: u64,

@@ -445,6 +445,7 @@ impl DeviceTracer {
         if self.perfetto.load(Ordering::Relaxed) {
             self.consumer
                 .send(Message::ObjectName(crate::sink::ObjectName {
+                    named_at_ns: crate::gpu::cpu_clock::boottime_ns(),
                     device,
                     object_type,
                     object,
