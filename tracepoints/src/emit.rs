@@ -170,7 +170,7 @@ fn emit_info(o: &mut String, tp: &Tracepoint) {
 
 fn emit_struct(o: &mut String, tp: &Tracepoint) {
     let _ = writeln!(o, "/// Arguments of `{}`.", tp.name);
-    o.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq)]\n");
+    o.push_str("#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]\n");
     let _ = writeln!(o, "pub struct {} {{", camel(&tp.name));
     for a in &tp.args {
         let _ = writeln!(o, "    pub {}: {},", a.name, a.ty.stored);

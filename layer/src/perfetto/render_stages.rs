@@ -72,6 +72,12 @@ struct Open {
     render_pass: u64,
 }
 
+/// What names a stage: its spec (a static name) or a label's text.
+enum StageKey<'a> {
+    Spec(&'static str),
+    Label(Cow<'a, str>),
+}
+
 /// A specification to intern before the events that use it.
 struct NewSpec<'a> {
     iid: u64,
@@ -156,16 +162,31 @@ impl RenderStageSink {
         events: &[Event<'_>],
     ) {
         self.start_sequence(ctx, state);
-        // Interning: the queue, then every stage the batch uses, new ones collected.
+        let queue_iid = self.intern(ctx, state, info.queue, events);
+        self.write_stages(ctx, info, events, queue_iid);
+        self.write_submit(ctx, info);
+        self.send_names(ctx, state);
+    }
+
+    /// Interns the queue and every stage of `self.ranges` (their iids into
+    /// `self.stage_iids`), sending the new ones before the events that use them. Returns
+    /// the queue's iid.
+    fn intern(
+        &mut self,
+        ctx: &mut TraceContext<'_, SequenceState>,
+        state: &mut SequenceState,
+        queue: u64,
+        events: &[Event<'_>],
+    ) -> u64 {
         let mut new_specs: Vec<NewSpec<'_>> = Vec::new();
-        let queue_iid = match state.queues.get(&info.queue) {
+        let queue_iid = match state.queues.get(&queue) {
             Some(iid) => *iid,
             None => {
                 let iid = state.next_iid();
-                state.queues.insert(info.queue, iid);
+                state.queues.insert(queue, iid);
                 new_specs.push(NewSpec {
                     iid,
-                    name: Cow::Owned(format!("VkQueue {:#x}", info.queue)),
+                    name: Cow::Owned(format!("VkQueue {queue:#x}")),
                     category: StageCategory::Other,
                 });
                 iid
@@ -175,39 +196,35 @@ impl RenderStageSink {
         for range in &self.ranges {
             let e = &events[range.begin];
             let tp = e.payload.info();
-            let category = stage_category(tp.category);
-            let iid = match e.payload.label() {
-                Some(label) => {
-                    let name = String::from_utf8_lossy(label.bytes(e.strings));
-                    match state.labels.get(name.as_ref()) {
-                        Some(iid) => *iid,
-                        None => {
-                            let iid = state.next_iid();
-                            state.labels.insert(name.clone().into_owned(), iid);
-                            new_specs.push(NewSpec {
-                                iid,
-                                name,
-                                category,
-                            });
-                            iid
-                        }
-                    }
-                }
+            // A label's stage is named by the label; other stages by the spec.
+            let key = match e.payload.label() {
+                Some(label) => StageKey::Label(String::from_utf8_lossy(label.bytes(e.strings))),
+                None => StageKey::Spec(tp.stage.unwrap_or(tp.name)),
+            };
+            let known = match &key {
+                StageKey::Spec(name) => state.stages.get(name),
+                StageKey::Label(name) => state.labels.get(name.as_ref()),
+            };
+            let iid = match known {
+                Some(iid) => *iid,
                 None => {
-                    let name = tp.stage.unwrap_or(tp.name);
-                    match state.stages.get(name) {
-                        Some(iid) => *iid,
-                        None => {
-                            let iid = state.next_iid();
+                    let iid = state.next_iid();
+                    let name = match key {
+                        StageKey::Spec(name) => {
                             state.stages.insert(name, iid);
-                            new_specs.push(NewSpec {
-                                iid,
-                                name: Cow::Borrowed(name),
-                                category,
-                            });
-                            iid
+                            Cow::Borrowed(name)
                         }
-                    }
+                        StageKey::Label(name) => {
+                            state.labels.insert(name.clone().into_owned(), iid);
+                            name
+                        }
+                    };
+                    new_specs.push(NewSpec {
+                        iid,
+                        name,
+                        category: stage_category(tp.category),
+                    });
+                    iid
                 }
             };
             self.stage_iids.push(iid);
@@ -229,7 +246,17 @@ impl RenderStageSink {
                 });
             });
         }
+        queue_iid
+    }
 
+    /// One `GpuRenderStageEvent` per range of `self.ranges`.
+    fn write_stages(
+        &self,
+        ctx: &mut TraceContext<'_, SequenceState>,
+        info: &BatchInfo,
+        events: &[Event<'_>],
+        queue_iid: u64,
+    ) {
         let submission = info.submission as u32;
         for (range, stage_iid) in self.ranges.iter().zip(&self.stage_iids) {
             let e = &events[range.begin];
@@ -265,7 +292,11 @@ impl RenderStageSink {
                 });
             });
         }
+    }
 
+    /// The CPU side of the submission: a `vkQueueSubmit` slice on its thread.
+    fn write_submit(&self, ctx: &mut TraceContext<'_, SequenceState>, info: &BatchInfo) {
+        let submission = info.submission as u32;
         let (pid, submit) = (self.pid, info.submit);
         ctx.add_packet(|packet: &mut TracePacket| {
             packet.set_timestamp(submit.start_ns);
@@ -283,7 +314,6 @@ impl RenderStageSink {
                 });
             });
         });
-        self.send_names(ctx, state);
     }
 
     /// What a sequence needs before its first event: the context and a clock snapshot
@@ -425,5 +455,55 @@ impl Sink for RenderStageSink {
                 }
             });
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tracepoints::{
+        BeginLabel, EndCmdBuffer, EndDraw, EndRenderPass, LabelRef, StartCmdBuffer, StartDraw,
+        StartRenderPass,
+    };
+
+    #[test]
+    fn ranges_pair_and_know_their_render_pass() {
+        let payloads = [
+            Payload::StartCmdBuffer(StartCmdBuffer::default()),
+            Payload::StartRenderPass(StartRenderPass {
+                render_pass: 0x10,
+                ..Default::default()
+            }),
+            Payload::StartDraw(StartDraw::default()),
+            Payload::EndDraw(EndDraw::default()),
+            Payload::EndRenderPass(EndRenderPass::default()),
+            // Opened and never closed in this batch: no duration, left out.
+            Payload::BeginLabel(BeginLabel {
+                label: LabelRef { offset: 0, len: 1 },
+            }),
+            Payload::EndCmdBuffer(EndCmdBuffer::default()),
+        ];
+        let events: Vec<Event<'_>> = payloads
+            .iter()
+            .enumerate()
+            .map(|(i, payload)| Event {
+                ns: 100 + 10 * i as u64,
+                payload,
+                strings: b"a",
+                cmd: 0xc,
+            })
+            .collect();
+        let mut sink = RenderStageSink::new(DeviceContext {
+            index: 0,
+            handle: 1,
+            clock: None,
+        });
+        sink.pair(&events);
+        let got: Vec<(usize, u64, u64)> = sink
+            .ranges
+            .iter()
+            .map(|r| (r.begin, r.end_ns, r.render_pass))
+            .collect();
+        assert_eq!(got, [(2, 130, 0x10), (1, 140, 0x10), (0, 160, 0)]);
     }
 }
