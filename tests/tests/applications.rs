@@ -55,3 +55,42 @@ fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
     assert!(draws >= 10, "{draws} batches with a render pass and a draw");
     assert_eq!(trace.ends[0].dropped, 0);
 }
+
+#[test]
+fn vkcube_writes_a_perfetto_trace_that_resolves() {
+    let x = XServer::start();
+    let dir = TempDir::new("vkcube-perfetto");
+    let file = dir.path().join("vkcube.pftrace");
+    let out = run_application(
+        &dir,
+        "vkcube",
+        &["--c", "10"],
+        "VK_LAYER_utrace:VK_LAYER_KHRONOS_validation",
+        &[
+            ("DISPLAY", x.display.as_str()),
+            ("GPU_TRACEFILE", file.to_str().unwrap()),
+            ("VK_KHRONOS_VALIDATION_REPORT_FLAGS", "error,warn"),
+            (
+                "VK_KHRONOS_VALIDATION_DEBUG_ACTION",
+                "VK_DBG_LAYER_ACTION_LOG_MSG",
+            ),
+        ],
+    );
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "vkcube failed: {text}");
+    assert!(
+        !text.contains("Validation") && !text.contains("VUID"),
+        "{text}"
+    );
+    // Every stage resolves its queue, stage and clock on its own sequence.
+    let trace = utrace_tests::perfetto_trace::read(&file);
+    assert!(
+        trace.submits.len() >= 10,
+        "{} submissions",
+        trace.submits.len()
+    );
+    let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
+    assert!(count("Render Pass") >= 10 && count("Draw") >= 10);
+    assert_eq!(count("Command Buffer"), trace.submits.len());
+}
