@@ -43,8 +43,9 @@ pub const DEFAULT_PERFETTO_FILE: &str = "utrace-%p.pftrace";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Whether the layer traces at all. When false it passes every call through and creates
-    /// nothing on the device.
+    /// Whether the variables ask for a trace (`GPU_TRACE`, `GPU_TRACEFILE`). When they do not,
+    /// the layer traces on demand ([`Config::on_demand`]) or, disabled, passes every call
+    /// through and creates nothing on the device.
     pub enabled: bool,
     pub destination: Destination,
     /// At most one text format (txt, json, csv) and maybe perfetto; never empty.
