@@ -514,3 +514,53 @@ fn a_long_run_keeps_every_stage_resolvable_across_clears_and_snapshots() {
         .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
     assert_snapshots_true(&trace, 200_000);
 }
+
+#[test]
+fn two_devices_write_one_file_each_on_its_own_sequence() {
+    for scenario in ["two-devices", "two-instances"] {
+        let dir = TempDir::new(scenario);
+        let file = dir.path().join("two.pftrace");
+        let run = workload!(scenario)
+            .layers(LAYERS)
+            .env("GPU_TRACEFILE", file.to_str().unwrap())
+            .run(&dir);
+        assert_clean(&run);
+        let trace = perfetto_trace::read(&file);
+        let submissions: usize = run.report.devices.iter().map(|d| d.submissions.len()).sum();
+        assert_eq!(trace.submits.len(), submissions, "{scenario}");
+        for device in [0, 1] {
+            let stages: Vec<&Stage> = trace.stages.iter().filter(|s| s.gpu_id == device).collect();
+            assert!(!stages.is_empty(), "{scenario}: device {device} has stages");
+            // One device, one sequence (its traceq thread), its own clock snapshots.
+            let seqs: std::collections::BTreeSet<u32> = stages.iter().map(|s| s.sequence).collect();
+            assert_eq!(seqs.len(), 1, "{scenario}: device {device}");
+        }
+        let seq = |d: i32| {
+            trace
+                .stages
+                .iter()
+                .find(|s| s.gpu_id == d)
+                .unwrap()
+                .sequence
+        };
+        assert_ne!(seq(0), seq(1), "{scenario}");
+        for device in &run.report.devices {
+            let device_trace = Resolved {
+                stages: trace
+                    .stages
+                    .iter()
+                    .filter(|s| s.gpu_id == device.index as i32)
+                    .cloned()
+                    .collect(),
+                submits: trace
+                    .submits
+                    .iter()
+                    .filter(|s| s.sequence == seq(device.index as i32))
+                    .cloned()
+                    .collect(),
+                ..Default::default()
+            };
+            assert_inside_submissions(&device_trace, &device.submissions, 0);
+        }
+    }
+}
