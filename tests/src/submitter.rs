@@ -57,8 +57,8 @@ impl<'a> Submitter<'a> {
     /// run's log would itself grow the process).
     pub fn submit_unlogged(&mut self, cbs: &[vk::CommandBuffer]) -> Result<()> {
         let info = vk::SubmitInfo::default().command_buffers(cbs);
-        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
         check(
+            // SAFETY: recorded command buffers of this device; the fence is unsignalled.
             unsafe {
                 self.dev
                     .device
@@ -83,8 +83,8 @@ impl<'a> Submitter<'a> {
             .wait_dst_stage_mask(&stages)
             .signal_semaphores(&signals);
         let before = monotonic_ns();
-        // SAFETY: recorded command buffers of this device; the fence is unsignalled.
         check(
+            // SAFETY: recorded command buffers of this device; the fence is unsignalled.
             unsafe {
                 self.dev
                     .device
@@ -117,8 +117,8 @@ impl<'a> Submitter<'a> {
             .wait_semaphore_infos(&waits)
             .signal_semaphore_infos(&signals);
         let before = monotonic_ns();
-        // SAFETY: as in `submit`; synchronization2 is enabled on the device.
         check(
+            // SAFETY: as in `submit`; synchronization2 is enabled on the device.
             unsafe {
                 self.dev
                     .device

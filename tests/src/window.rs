@@ -317,8 +317,8 @@ impl Swapchain {
             .wait_semaphores(&waits)
             .swapchains(&swapchains)
             .image_indices(&indices);
-        // SAFETY: the image was acquired and its rendering submitted, signalling `waits`.
         check(
+            // SAFETY: the image was acquired and its rendering submitted, signalling `waits`.
             unsafe { self.swapchain_fn.queue_present(dev.queue, &info) },
             "vkQueuePresentKHR",
         )?;

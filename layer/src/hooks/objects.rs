@@ -97,6 +97,7 @@ pub unsafe extern "system" fn create_render_pass2(
         guarded("vkCreateRenderPass2", || {
             // SAFETY: a valid create info with valid arrays; the driver wrote the pass.
             let (info, pass) = unsafe { (&*p_info, *p_pass) };
+            // SAFETY: the info's arrays hold the counts it gives.
             let (attachments, subpasses) = unsafe {
                 (
                     slice(info.p_attachments, info.attachment_count),

@@ -119,18 +119,17 @@ impl DeviceDispatch {
             .filter(|name| load(name).is_null())
             .collect();
         let fp_v1_0 = ash::DeviceFnV1_0::load(load);
-        // SAFETY (all three): core and KHR names of one command share one signature.
-        let queue_submit2 =
-            first_of(load, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"]).map(|p| unsafe {
-                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkQueueSubmit2>(p)
-            });
-        let queue_present_khr = first_of(load, &[c"vkQueuePresentKHR"]).map(|p| unsafe {
-            std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkQueuePresentKHR>(p)
-        });
-        let wait_semaphores =
-            first_of(load, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"]).map(|p| unsafe {
-                std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkWaitSemaphores>(p)
-            });
+        // SAFETY (each transmute below): the pointer was resolved for one of the names given,
+        // and a command's core and KHR names share the signature it is cast to.
+        let queue_submit2 = first_of(load, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"])
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkQueueSubmit2>(p) });
+        let queue_present_khr = first_of(load, &[c"vkQueuePresentKHR"])
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkQueuePresentKHR>(p) });
+        let wait_semaphores = first_of(load, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"])
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkWaitSemaphores>(p) });
         let get_semaphore_counter_value = first_of(
             load,
             &[
@@ -138,9 +137,8 @@ impl DeviceDispatch {
                 c"vkGetSemaphoreCounterValueKHR",
             ],
         )
-        .map(|p| unsafe {
-            std::mem::transmute::<*const std::ffi::c_void, vk::PFN_vkGetSemaphoreCounterValue>(p)
-        });
+        // SAFETY: see above.
+        .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkGetSemaphoreCounterValue>(p) });
         let ext = DeviceExtFns::load(&load);
         DeviceDispatch {
             handle: device,

@@ -34,9 +34,10 @@ struct FileState {
     written: bool,
 }
 
-// SAFETY (Send): a TracingSession is a handle to Perfetto's session object, which its C API
-// allows to use from any thread; it is only touched under the mutex.
+/// The state, sendable: it lives in a static mutex.
 struct SendSession(FileState);
+// SAFETY: a TracingSession is a handle to Perfetto's session object, which its C API allows
+// to use from any thread; it is only touched under the mutex.
 unsafe impl Send for SendSession {}
 
 static STATE: Mutex<Option<SendSession>> = Mutex::new(None);

@@ -35,8 +35,8 @@ pub unsafe fn key<H: vk::Handle>(handle: H) -> usize {
 /// # Safety
 /// `handle` must be a live dispatchable object of a device of this chain.
 pub unsafe fn next_device_fn<H: vk::Handle>(handle: H, name: &CStr) -> vk::PFN_vkVoidFunction {
-    // SAFETY: forwarded from the caller.
     let devices = DEVICES.read();
+    // SAFETY: forwarded from the caller.
     let next = devices.get(&unsafe { key(handle) })?;
     next.fns.get(name).copied().flatten()
 }

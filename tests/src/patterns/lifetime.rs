@@ -20,12 +20,13 @@ pub(super) fn reset_after_wait(dev: &Device, sub: &mut Submitter) -> Result<bool
         dev.end(cb)
     };
     let pools = [pool(dev)?, pool(dev)?, pool(dev)?, pool(dev)?];
-    // SAFETY (every block below): the submissions were waited for; the application may
-    // reset, free, trim and destroy at once, whatever the layer still has to read.
+    // Each submission is waited for (the submitter waits on its fence): the application may
+    // then reset, free, trim and destroy at once, whatever the layer still has to read.
     let cb = allocate(dev, pools[0], 1)?[0];
     record(cb, 1)?;
     sub.submit("reset-command-buffer", &[cb], None)?;
     check(
+        // SAFETY: `cb`'s submission was waited for: it is not pending.
         unsafe { d.reset_command_buffer(cb, vk::CommandBufferResetFlags::RELEASE_RESOURCES) },
         "vkResetCommandBuffer",
     )?;
@@ -36,6 +37,7 @@ pub(super) fn reset_after_wait(dev: &Device, sub: &mut Submitter) -> Result<bool
     record(cb, 3)?;
     sub.submit("reset-pool", &[cb], None)?;
     check(
+        // SAFETY: the pool's only command buffer completed (its submission was waited for).
         unsafe { d.reset_command_pool(pools[1], vk::CommandPoolResetFlags::RELEASE_RESOURCES) },
         "vkResetCommandPool",
     )?;
@@ -43,6 +45,7 @@ pub(super) fn reset_after_wait(dev: &Device, sub: &mut Submitter) -> Result<bool
     let cb = allocate(dev, pools[2], 1)?[0];
     record(cb, 4)?;
     sub.submit("free-and-trim", &[cb], None)?;
+    // SAFETY: `cb` completed; it goes back to the pool it came from, which is then trimmed.
     unsafe {
         d.free_command_buffers(pools[2], &[cb]);
         d.trim_command_pool(pools[2], vk::CommandPoolTrimFlags::empty());
@@ -51,6 +54,7 @@ pub(super) fn reset_after_wait(dev: &Device, sub: &mut Submitter) -> Result<bool
     let cb = allocate(dev, pools[3], 1)?[0];
     record(cb, 5)?;
     sub.submit("destroy-pool", &[cb], None)?;
+    // SAFETY: every command buffer of these pools completed.
     unsafe {
         d.destroy_command_pool(pools[3], None);
         d.destroy_command_pool(pools[0], None);
@@ -89,8 +93,8 @@ pub(super) fn threads(dev: &Device, sub: &mut Submitter) -> Result<bool> {
                         let info =
                             vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&cb));
                         let before = monotonic_ns();
-                        // SAFETY: the queue is held under the application's lock.
                         check(
+                            // SAFETY: the queue is held under the application's lock.
                             unsafe { dev.device.queue_submit(dev.queue, &[info], fence) },
                             "vkQueueSubmit",
                         )?;

@@ -38,8 +38,8 @@ pub(super) fn simultaneous(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     for (k, &fence) in fences.iter().enumerate() {
         let info = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&cb));
         before[k] = monotonic_ns();
-        // SAFETY: a recorded simultaneous-use command buffer; the fences are unsignalled.
         check(
+            // SAFETY: a recorded simultaneous-use command buffer; the fences are unsignalled.
             unsafe { dev.device.queue_submit(dev.queue, &[info], fence) },
             "vkQueueSubmit",
         )?;
@@ -76,11 +76,11 @@ pub(super) fn twice_in_one_submit(dev: &Device, sub: &mut Submitter) -> Result<b
     dev.end(cb)?;
     let fence = dev.fence()?;
     let pair = [cb, cb];
-    // SAFETY (all three): a simultaneous-use command buffer may run twice in one call; the
-    // fence is waited for and reset after each.
+    // The fence is waited for and reset after each of the three calls below.
     let before = monotonic_ns();
     let info = vk::SubmitInfo::default().command_buffers(&pair);
     check(
+        // SAFETY: a simultaneous-use command buffer may run twice in one batch; the fence is unsignalled.
         unsafe { d.queue_submit(dev.queue, &[info], fence) },
         "vkQueueSubmit",
     )?;
@@ -90,6 +90,7 @@ pub(super) fn twice_in_one_submit(dev: &Device, sub: &mut Submitter) -> Result<b
     let before = monotonic_ns();
     let one = vk::SubmitInfo::default().command_buffers(&pair[..1]);
     check(
+        // SAFETY: a simultaneous-use command buffer may run in two batches of one call; the fence is unsignalled.
         unsafe { d.queue_submit(dev.queue, &[one, one], fence) },
         "vkQueueSubmit",
     )?;
@@ -100,6 +101,7 @@ pub(super) fn twice_in_one_submit(dev: &Device, sub: &mut Submitter) -> Result<b
     let before = monotonic_ns();
     let info2 = vk::SubmitInfo2::default().command_buffer_infos(&infos);
     check(
+        // SAFETY: a simultaneous-use command buffer may run twice in one vkQueueSubmit2 batch; the fence is unsignalled.
         unsafe { d.queue_submit2(dev.queue, &[info2], fence) },
         "vkQueueSubmit2",
     )?;
@@ -136,9 +138,9 @@ pub(super) fn in_flight(dev: &Device, sub: &mut Submitter, count: u32) -> Result
         let last = i + 1 == cbs.len();
         let info = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(cb));
         before.push(monotonic_ns());
-        // SAFETY: recorded one-time command buffers, each submitted once; the fence only
-        // with the last (the queue completes in submission order).
         check(
+            // SAFETY: recorded one-time command buffers, each submitted once; the fence only
+            // with the last (the queue completes in submission order).
             unsafe {
                 d.queue_submit(
                     dev.queue,

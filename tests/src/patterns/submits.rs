@@ -38,10 +38,10 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         },
         "vkCreateSemaphore",
     )?;
-    // SAFETY (every block below): valid submissions on the externally synchronised queue;
-    // each is waited for before the next uses its objects.
+    // Each submission below is waited for before the next one uses its objects.
     // 1: nothing but a fence.
     check(
+        // SAFETY: an empty submission with an unsignalled fence.
         unsafe { d.queue_submit(dev.queue, &[], fence) },
         "vkQueueSubmit",
     )?;
@@ -49,6 +49,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     // 2: a batch that only signals a semaphore, and 3: one that waits on it with work.
     let signal = [binary];
     check(
+        // SAFETY: a batch that only signals an unsignalled binary semaphore.
         unsafe {
             d.queue_submit(
                 dev.queue,
@@ -65,6 +66,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .wait_dst_stage_mask(&stages)
         .command_buffers(&cbs[..1]);
     check(
+        // SAFETY: the batch waits on the semaphore signalled just before; the fence is unsignalled.
         unsafe { d.queue_submit(dev.queue, &[info], fence) },
         "vkQueueSubmit",
     )?;
@@ -84,6 +86,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
             .push_next(&mut timeline_info),
     ];
     check(
+        // SAFETY: recorded command buffers; the timeline's value 1 is above its current 0.
         unsafe { d.queue_submit(dev.queue, &infos, vk::Fence::null()) },
         "vkQueueSubmit",
     )?;
@@ -91,12 +94,14 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .semaphores(&timelines)
         .values(&values);
     check(
+        // SAFETY: waits for the value the batches above signal, with a timeout.
         unsafe { d.wait_semaphores(&wait, 10_000_000_000) },
         "vkWaitSemaphores",
     )?;
     sub.note("two-batches-timeline", &cbs[1..3], before, monotonic_ns());
     // 5: vkQueueSubmit2 with nothing but a fence, 6: with work and a timeline signal.
     check(
+        // SAFETY: an empty vkQueueSubmit2 with an unsignalled fence (synchronization2 is on).
         unsafe { d.queue_submit2(dev.queue, &[], fence) },
         "vkQueueSubmit2",
     )?;
@@ -111,6 +116,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .command_buffer_infos(&cb_info)
         .signal_semaphore_infos(&signal2);
     check(
+        // SAFETY: a recorded command buffer; the timeline's value 2 is above its current 1.
         unsafe { d.queue_submit2(dev.queue, &[info2], vk::Fence::null()) },
         "vkQueueSubmit2",
     )?;
@@ -119,6 +125,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .semaphores(&timelines)
         .values(&values2);
     check(
+        // SAFETY: waits for the value the batch above signals, with a timeout.
         unsafe { d.wait_semaphores(&wait2, 10_000_000_000) },
         "vkWaitSemaphores",
     )?;

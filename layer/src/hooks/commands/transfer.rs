@@ -37,6 +37,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let regions = unsafe { slice(info.p_regions, info.region_count) };
         let size = regions.iter().map(|c| c.size).sum();
         trace_start_copy_buffer(r, t, info.src_buffer.as_raw(), info.dst_buffer.as_raw(), info.region_count, size)
@@ -62,6 +63,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let (w, h) = unsafe { slice(info.p_regions, info.region_count) }.first().map_or((0, 0), |c| extent(c.extent));
         let (sf, df) = (r.objects.image(info.src_image).format, r.objects.image(info.dst_image).format);
         trace_start_copy_image(r, t, info.src_image.as_raw(), info.dst_image.as_raw(), info.region_count, w, h, sf, df)
@@ -87,6 +89,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let (w, h) = unsafe { slice(info.p_regions, info.region_count) }.first().map_or((0, 0), |c| extent(c.image_extent));
         let format = r.objects.image(info.dst_image).format;
         trace_start_copy_buffer_to_image(r, t, info.src_buffer.as_raw(), info.dst_image.as_raw(), info.region_count, w, h, format)
@@ -112,6 +115,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let (w, h) = unsafe { slice(info.p_regions, info.region_count) }.first().map_or((0, 0), |c| extent(c.image_extent));
         let format = r.objects.image(info.src_image).format;
         trace_start_copy_image_to_buffer(r, t, info.src_image.as_raw(), info.dst_buffer.as_raw(), info.region_count, w, h, format)
@@ -137,6 +141,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let (w, h) = unsafe { slice(info.p_regions, info.region_count) }.first().map_or((0, 0), |b| blit_extent(b.dst_offsets));
         let (sf, df) = (r.objects.image(info.src_image).format, r.objects.image(info.dst_image).format);
         trace_start_blit_image(r, t, info.src_image.as_raw(), info.dst_image.as_raw(), info.region_count, w, h, sf, df, info.filter)
@@ -162,6 +167,7 @@ bracketed! {
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
+        // SAFETY: `p_regions` holds `region_count` regions (the info is valid).
         let (w, h) = unsafe { slice(info.p_regions, info.region_count) }.first().map_or((0, 0), |c| extent(c.extent));
         let image = r.objects.image(info.src_image);
         trace_start_resolve_image(r, t, info.src_image.as_raw(), info.dst_image.as_raw(), info.region_count, w, h, image.format, image.samples)
