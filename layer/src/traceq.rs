@@ -251,6 +251,8 @@ impl Traceq {
             number: self.batches_written,
             device: self.device_index,
             queue: batch.queue.queue.as_raw(),
+            queue_family: batch.queue.family,
+            queue_index: batch.queue.index,
             frame: batch.frame,
             submission: batch.submission,
             cmdbufs: batch.traces.len() as u32,

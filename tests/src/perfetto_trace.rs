@@ -73,6 +73,8 @@ pub struct InternedGpuRenderStageSpecification {
     pub iid: Option<u64>,
     #[prost(string, optional, tag = "2")]
     pub name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub description: Option<String>,
     /// 0 OTHER, 1 GRAPHICS, 2 COMPUTE.
     #[prost(int32, optional, tag = "4")]
     pub category: Option<i32>,
@@ -162,6 +164,7 @@ pub struct Stage {
     pub name: String,
     pub category: i32,
     pub queue: String,
+    pub queue_description: String,
     pub submission: u32,
     pub command_buffer: u64,
     pub render_pass: u64,
@@ -204,7 +207,8 @@ pub struct Resolved {
 
 #[derive(Default)]
 struct SequenceState {
-    specs: HashMap<u64, (String, i32)>,
+    /// iid -> (name, category, description).
+    specs: HashMap<u64, (String, i32, String)>,
     contexts: HashMap<u64, (i32, i32)>,
     /// (sequence-scoped clock id) -> (its value, boottime) at the latest snapshot.
     clocks: HashMap<u32, (u64, u64)>,
@@ -238,7 +242,11 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
             for s in &data.gpu_specifications {
                 seq.specs.insert(
                     s.iid.ok_or("a specification without iid")?,
-                    (s.name.clone().unwrap_or_default(), s.category.unwrap_or(0)),
+                    (
+                        s.name.clone().unwrap_or_default(),
+                        s.category.unwrap_or(0),
+                        s.description.clone().unwrap_or_default(),
+                    ),
                 );
             }
             for c in &data.graphics_contexts {
@@ -283,8 +291,8 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
                         "packet {i}: {what} iid {iid:?} not interned on sequence {seq_id}"
                     ))
             };
-            let (name, category) = spec(e.stage_iid, "stage")?;
-            let (queue, _) = spec(e.hw_queue_iid, "hw queue")?;
+            let (name, category, _) = spec(e.stage_iid, "stage")?;
+            let (queue, _, queue_description) = spec(e.hw_queue_iid, "hw queue")?;
             let context = e.context.ok_or(format!("packet {i}: no context"))?;
             let (pid, api) = *seq
                 .contexts
@@ -301,6 +309,7 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
                 name,
                 category,
                 queue,
+                queue_description,
                 submission: e.submission_id.unwrap_or(0),
                 command_buffer: e.command_buffer_handle.unwrap_or(0),
                 render_pass: e.render_pass_handle.unwrap_or(0),

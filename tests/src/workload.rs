@@ -240,6 +240,13 @@ fn demo(
                     .object_name(c"scene pass"),
             )
             .map_err(|e| format!("vkSetDebugUtilsObjectNameEXT: {e}"))?;
+        labels
+            .set_debug_utils_object_name(
+                &vk::DebugUtilsObjectNameInfoEXT::default()
+                    .object_handle(dev.queue)
+                    .object_name(c"demo queue"),
+            )
+            .map_err(|e| format!("vkSetDebugUtilsObjectNameEXT: {e}"))?;
     }
     let label = |cb, name: &std::ffi::CStr| {
         // SAFETY: `cb` is recording; VK_EXT_debug_utils is enabled on the instance.

@@ -233,11 +233,13 @@ fn render_stages_match_the_txt_trace_one_to_one() {
     // One sequence (one device), cleared first, a clock snapshot before the first event
     // (resolving an event's clock fails otherwise).
     assert!(trace.clears >= 1 && !trace.snapshots.is_empty());
-    let queues: Vec<&str> = trace.stages.iter().map(|s| s.queue.as_str()).collect();
-    assert!(
-        queues.iter().all(|q| q.contains(&txt.batches[0].queue)),
-        "{queues:?}"
-    );
+    // One queue track, named as the application named the queue, its handle, family and
+    // index in the description.
+    for s in &trace.stages {
+        assert_eq!(s.queue, "demo queue");
+        assert!(s.queue_description.ends_with("family 0, index 0"), "{s:?}");
+        assert!(s.queue_description.contains(&txt.batches[0].queue), "{s:?}");
+    }
     assert!(trace.stages.iter().all(|s| s.gpu_id == 0));
     let cats: HashMap<&str, i32> = trace
         .stages
@@ -274,7 +276,7 @@ fn render_stages_match_the_txt_trace_one_to_one() {
         assert_eq!(got, cmds);
     }
     let named: Vec<&str> = trace.names.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(named, ["copy and update", "scene pass"]);
+    assert_eq!(named, ["copy and update", "scene pass", "demo queue"]);
     let pass = &trace.names[1];
     assert_eq!(pass.object_type, 18, "VK_OBJECT_TYPE_RENDER_PASS");
     let pass_stages: Vec<&Stage> = trace
@@ -338,6 +340,8 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
     let trace = perfetto_trace::read(&file);
     assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
     assert_children_inside_parents(&trace);
+    // An unnamed queue's track is named by its family and index.
+    assert!(trace.stages.iter().all(|s| s.queue == "Vulkan queue 0.0"));
     (run, trace)
 }
 

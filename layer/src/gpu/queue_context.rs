@@ -83,6 +83,8 @@ impl BatchResources {
 pub struct QueueContext {
     pub queue: vk::Queue,
     pub family: u32,
+    /// Its index in the family (`vkGetDeviceQueue`'s `queueIndex`).
+    pub index: u32,
     /// Timeline semaphore signalled by each batch's copy; null in fence mode.
     timeline: vk::Semaphore,
     last_value: AtomicU64,
@@ -104,6 +106,7 @@ impl QueueContext {
         d: &DeviceDispatch,
         queue: vk::Queue,
         family: u32,
+        index: u32,
         mode: CompletionMode,
     ) -> Result<QueueContext, vk::Result> {
         let fp = &d.fp_v1_0;
@@ -136,6 +139,7 @@ impl QueueContext {
         Ok(QueueContext {
             queue,
             family,
+            index,
             timeline,
             last_value: AtomicU64::new(0),
             inner: Mutex::new(Inner {

@@ -50,7 +50,9 @@ pub unsafe extern "system" fn get_device_queue(
     if let Some(tracer) = record.tracer.as_ref() {
         // SAFETY: the driver wrote the queue.
         let queue = unsafe { *p_queue };
-        guarded("vkGetDeviceQueue", || tracer.register_queue(queue, family));
+        guarded("vkGetDeviceQueue", || {
+            tracer.register_queue(queue, family, index)
+        });
     }
 }
 
@@ -76,8 +78,10 @@ pub unsafe extern "system" fn get_device_queue2(
     unsafe { next(device, p_queue_info, p_queue) };
     if let Some(tracer) = record.tracer.as_ref() {
         // SAFETY: the application's info is valid and the driver wrote the queue.
-        let (family, queue) = unsafe { ((*p_queue_info).queue_family_index, *p_queue) };
-        guarded("vkGetDeviceQueue2", || tracer.register_queue(queue, family));
+        let (info, queue) = unsafe { (&*p_queue_info, *p_queue) };
+        guarded("vkGetDeviceQueue2", || {
+            tracer.register_queue(queue, info.queue_family_index, info.queue_index)
+        });
     }
 }
 

@@ -82,6 +82,8 @@ enum StageKey<'a> {
 struct NewSpec<'a> {
     iid: u64,
     name: Cow<'a, str>,
+    /// Empty for none.
+    description: String,
     category: StageCategory,
 }
 
@@ -162,7 +164,7 @@ impl RenderStageSink {
         events: &[Event<'_>],
     ) {
         self.start_sequence(ctx, state);
-        let queue_iid = self.intern(ctx, state, info.queue, events);
+        let queue_iid = self.intern(ctx, state, info, events);
         self.write_stages(ctx, info, events, queue_iid);
         self.write_submit(ctx, info);
         self.send_names(ctx, state);
@@ -175,20 +177,16 @@ impl RenderStageSink {
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         state: &mut SequenceState,
-        queue: u64,
+        info: &BatchInfo,
         events: &[Event<'_>],
     ) -> u64 {
         let mut new_specs: Vec<NewSpec<'_>> = Vec::new();
-        let queue_iid = match state.queues.get(&queue) {
+        let queue_iid = match state.queues.get(&info.queue) {
             Some(iid) => *iid,
             None => {
                 let iid = state.next_iid();
-                state.queues.insert(queue, iid);
-                new_specs.push(NewSpec {
-                    iid,
-                    name: Cow::Owned(format!("VkQueue {queue:#x}")),
-                    category: StageCategory::Other,
-                });
+                state.queues.insert(info.queue, iid);
+                new_specs.push(self.queue_spec(iid, info));
                 iid
             }
         };
@@ -222,6 +220,7 @@ impl RenderStageSink {
                     new_specs.push(NewSpec {
                         iid,
                         name,
+                        description: String::new(),
                         category: stage_category(tp.category),
                     });
                     iid
@@ -239,6 +238,9 @@ impl RenderStageSink {
                             |s: &mut InternedGpuRenderStageSpecification| {
                                 s.set_iid(spec.iid);
                                 s.msg.append_type2_field(2, spec.name.as_bytes());
+                                if !spec.description.is_empty() {
+                                    s.msg.append_type2_field(3, spec.description.as_bytes());
+                                }
                                 s.set_category(spec.category);
                             },
                         );
@@ -247,6 +249,30 @@ impl RenderStageSink {
             });
         }
         queue_iid
+    }
+
+    /// A queue's track: named by the application (`vkSetDebugUtilsObjectNameEXT`) or by its
+    /// family and index; its handle in the description.
+    fn queue_spec(&self, iid: u64, info: &BatchInfo) -> NewSpec<'static> {
+        const VK_OBJECT_TYPE_QUEUE: i32 = 4;
+        let named = self
+            .names
+            .iter()
+            .rev()
+            .find(|n| n.object_type == VK_OBJECT_TYPE_QUEUE && n.object == info.queue);
+        let name = match named {
+            Some(n) => n.name.clone(),
+            None => format!("Vulkan queue {}.{}", info.queue_family, info.queue_index),
+        };
+        NewSpec {
+            iid,
+            name: Cow::Owned(name),
+            description: format!(
+                "VkQueue {:#x}: family {}, index {}",
+                info.queue, info.queue_family, info.queue_index
+            ),
+            category: StageCategory::Other,
+        }
     }
 
     /// One `GpuRenderStageEvent` per range of `self.ranges`.

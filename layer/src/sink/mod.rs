@@ -32,6 +32,9 @@ pub struct BatchInfo<'a> {
     pub number: u64,
     pub device: u32,
     pub queue: u64,
+    /// The queue's family and its index in it.
+    pub queue_family: u32,
+    pub queue_index: u32,
     pub frame: u32,
     pub submission: u64,
     pub cmdbufs: u32,

@@ -166,7 +166,7 @@ impl DeviceTracer {
         self.health.fault(what, error);
     }
 
-    pub fn register_queue(&self, queue: vk::Queue, family: u32) {
+    pub fn register_queue(&self, queue: vk::Queue, family: u32, index: u32) {
         if queue == vk::Queue::null() || self.queues.read().contains_key(&queue.as_raw()) {
             return;
         }
@@ -174,7 +174,7 @@ impl DeviceTracer {
             return;
         }
         self.measure_clock(queue, family);
-        match QueueContext::new(&self.dispatch, queue, family, self.mode) {
+        match QueueContext::new(&self.dispatch, queue, family, index, self.mode) {
             Ok(ctx) => {
                 self.queues
                     .write()
