@@ -90,6 +90,8 @@ pub struct GpuRenderStageEvent {
     pub context: Option<u64>,
     #[prost(message, repeated, tag = "6")]
     pub extra_data: Vec<ExtraData>,
+    #[prost(uint64, optional, tag = "8")]
+    pub render_target_handle: Option<u64>,
     #[prost(uint64, optional, tag = "9")]
     pub render_pass_handle: Option<u64>,
     #[prost(uint32, optional, tag = "10")]
@@ -168,6 +170,7 @@ pub struct Stage {
     pub submission: u32,
     pub command_buffer: u64,
     pub render_pass: u64,
+    pub render_target: u64,
     pub gpu_id: i32,
     pub args: Vec<(String, String)>,
 }
@@ -313,6 +316,7 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
                 submission: e.submission_id.unwrap_or(0),
                 command_buffer: e.command_buffer_handle.unwrap_or(0),
                 render_pass: e.render_pass_handle.unwrap_or(0),
+                render_target: e.render_target_handle.unwrap_or(0),
                 gpu_id: e.gpu_id.unwrap_or(0),
                 args: e
                     .extra_data

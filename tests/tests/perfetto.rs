@@ -285,6 +285,11 @@ fn render_stages_match_the_txt_trace_one_to_one() {
         .filter(|s| s.name == "Render Pass" && s.render_pass == pass.object)
         .collect();
     assert!(!pass_stages.is_empty());
+    for s in &pass_stages {
+        // Its framebuffer is the stage's render target.
+        let framebuffer = s.args.iter().find(|(k, _)| k == "framebuffer").unwrap();
+        assert_eq!(framebuffer.1, format!("{:#x}", s.render_target));
+    }
     // A trace processor names a stage by the names it met before it (in time order).
     for s in pass_stages {
         assert!(pass.boot_ns < s.boot_ns, "{pass:?} after {s:?}");

@@ -9,7 +9,8 @@
 //!   interned before the events that refer to them;
 //! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
 //!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
-//!   the label), submission, command buffer, render pass where known, and the tracepoint's
+//!   the label), submission, command buffer, render pass and framebuffer (render target)
+//!   where known, and the tracepoint's
 //!   arguments as `extra_data`;
 //! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
 //! - the application's object names not yet sent on the sequence.
@@ -61,6 +62,8 @@ struct Range {
     begin: usize,
     end_ns: u64,
     render_pass: u64,
+    /// The render pass's framebuffer (Perfetto's render target).
+    framebuffer: u64,
 }
 
 /// A range opened and not yet closed while pairing.
@@ -68,8 +71,9 @@ struct Range {
 struct Open {
     event: usize,
     range: &'static str,
-    /// The render pass it is in (its own handle for a render pass).
+    /// The render pass it is in (its own handle for a render pass), and its framebuffer.
     render_pass: u64,
+    framebuffer: u64,
 }
 
 /// What names a stage: its spec (a static name) or a label's text.
@@ -123,17 +127,21 @@ impl RenderStageSink {
         self.ranges.clear();
         for (i, e) in events.iter().enumerate() {
             let info = e.payload.info();
-            let enclosing = self.open.last().map_or(0, |o| o.render_pass);
+            let (render_pass, framebuffer) = self
+                .open
+                .last()
+                .map_or((0, 0), |o| (o.render_pass, o.framebuffer));
             match info.kind {
                 RangeKind::Begin => {
-                    let render_pass = match e.payload {
-                        Payload::StartRenderPass(p) => p.render_pass,
-                        _ => enclosing,
+                    let (render_pass, framebuffer) = match e.payload {
+                        Payload::StartRenderPass(p) => (p.render_pass, p.framebuffer),
+                        _ => (render_pass, framebuffer),
                     };
                     self.open.push(Open {
                         event: i,
                         range: info.range,
                         render_pass,
+                        framebuffer,
                     });
                 }
                 RangeKind::End => {
@@ -143,6 +151,7 @@ impl RenderStageSink {
                             begin: o.event,
                             end_ns: e.ns,
                             render_pass: o.render_pass,
+                            framebuffer: o.framebuffer,
                         });
                         self.open.truncate(at);
                     }
@@ -150,7 +159,8 @@ impl RenderStageSink {
                 RangeKind::Marker => self.ranges.push(Range {
                     begin: i,
                     end_ns: e.ns,
-                    render_pass: enclosing,
+                    render_pass,
+                    framebuffer,
                 }),
             }
         }
@@ -305,6 +315,9 @@ impl RenderStageSink {
                     ev.set_command_buffer_handle(e.cmd);
                     if range.render_pass != 0 {
                         ev.set_render_pass_handle(range.render_pass);
+                    }
+                    if range.framebuffer != 0 {
+                        ev.set_render_target_handle(range.framebuffer);
                     }
                     for (k, field) in e.payload.info().fields.iter().enumerate() {
                         ev.set_extra_data(|x: &mut GpuRenderStageEventExtraData| {
@@ -498,6 +511,7 @@ mod tests {
             Payload::StartCmdBuffer(StartCmdBuffer::default()),
             Payload::StartRenderPass(StartRenderPass {
                 render_pass: 0x10,
+                framebuffer: 0xf,
                 ..Default::default()
             }),
             Payload::StartDraw(StartDraw::default()),
@@ -525,11 +539,14 @@ mod tests {
             clock: None,
         });
         sink.pair(&events);
-        let got: Vec<(usize, u64, u64)> = sink
+        let got: Vec<(usize, u64, u64, u64)> = sink
             .ranges
             .iter()
-            .map(|r| (r.begin, r.end_ns, r.render_pass))
+            .map(|r| (r.begin, r.end_ns, r.render_pass, r.framebuffer))
             .collect();
-        assert_eq!(got, [(2, 130, 0x10), (1, 140, 0x10), (0, 160, 0)]);
+        assert_eq!(
+            got,
+            [(2, 130, 0x10, 0xf), (1, 140, 0x10, 0xf), (0, 160, 0, 0)]
+        );
     }
 }
