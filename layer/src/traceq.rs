@@ -5,7 +5,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::{BatchInfo, Event, ObjectName, Sink, TraceSummary};
+use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
 use crate::trace::batch::Batch;
 use crate::trace::events::batch_events;
 
@@ -33,7 +33,6 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 pub enum Message {
     Batch(Batch),
     EndOfFrame(u32),
-    ObjectName(ObjectName),
     Sync(Sender<()>),
     Shutdown,
 }
@@ -86,6 +85,70 @@ impl Consumer {
             let _ = handle.join();
         }
         finished
+    }
+}
+
+/// The consumer of a device: started with the device, or (on demand) at the first message,
+/// so that a device nobody traces has no thread.
+pub struct TraceqHandle {
+    consumer: OnceLock<Consumer>,
+    start: Mutex<Option<Starter>>,
+}
+
+type Starter = Box<dyn FnOnce() -> std::io::Result<Consumer> + Send>;
+
+impl TraceqHandle {
+    pub fn started(consumer: Consumer) -> TraceqHandle {
+        TraceqHandle {
+            consumer: OnceLock::from(consumer),
+            start: Mutex::new(None),
+        }
+    }
+
+    /// `start` runs at the first message.
+    pub fn lazy(
+        start: impl FnOnce() -> std::io::Result<Consumer> + Send + 'static,
+    ) -> TraceqHandle {
+        TraceqHandle {
+            consumer: OnceLock::new(),
+            start: Mutex::new(Some(Box::new(start))),
+        }
+    }
+
+    fn get_or_start(&self) -> Option<&Consumer> {
+        if let Some(c) = self.consumer.get() {
+            return Some(c);
+        }
+        let mut start = self.start.lock();
+        if let Some(c) = self.consumer.get() {
+            return Some(c);
+        }
+        match (start.take()?)() {
+            Ok(c) => Some(self.consumer.get_or_init(|| c)),
+            Err(e) => {
+                log::error!("could not start the traceq thread ({e}); this device's trace is lost");
+                None
+            }
+        }
+    }
+
+    pub fn send(&self, msg: Message) {
+        if let Some(c) = self.get_or_start() {
+            c.send(msg);
+        }
+    }
+
+    /// Waits until what was sent is written; nothing to wait for if never started.
+    pub fn sync(&self, timeout: Duration) {
+        if let Some(c) = self.consumer.get() {
+            c.sync(timeout);
+        }
+    }
+
+    /// Stops the thread (a thread never started never will). Returns whether it stopped.
+    pub fn stop(&self, exiting: bool) -> bool {
+        self.start.lock().take();
+        self.consumer.get().is_none_or(|c| c.stop(exiting))
     }
 }
 
@@ -149,7 +212,6 @@ impl Traceq {
                     }
                 }
                 Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
-                Message::ObjectName(name) => self.sink.object_name(&name),
                 Message::Sync(ack) => {
                     let _ = ack.send(());
                 }
@@ -267,5 +329,45 @@ impl Traceq {
             .fetch_add(events.len() as u64, Ordering::Relaxed);
         drop(events);
         batch.queue.recycle(&self.dispatch, resources);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    /// A starter that counts its runs and fails (a Consumer needs a device).
+    fn counting(runs: &Arc<AtomicU32>) -> impl FnOnce() -> std::io::Result<Consumer> + Send {
+        let runs = Arc::clone(runs);
+        move || {
+            runs.fetch_add(1, Ordering::Relaxed);
+            Err(std::io::Error::other("no device in a unit test"))
+        }
+    }
+
+    #[test]
+    fn a_lazy_traceq_starts_at_the_first_message_only() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let handle = TraceqHandle::lazy(counting(&runs));
+        handle.sync(Duration::from_millis(1));
+        assert_eq!(runs.load(Ordering::Relaxed), 0, "a sync starts nothing");
+        handle.send(Message::EndOfFrame(0));
+        handle.send(Message::EndOfFrame(1));
+        assert_eq!(
+            runs.load(Ordering::Relaxed),
+            1,
+            "started once, at the first message"
+        );
+        assert!(handle.stop(false));
+    }
+
+    #[test]
+    fn a_stopped_lazy_traceq_never_starts() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let handle = TraceqHandle::lazy(counting(&runs));
+        assert!(handle.stop(false), "nothing to stop");
+        handle.send(Message::EndOfFrame(0));
+        assert_eq!(runs.load(Ordering::Relaxed), 0);
     }
 }

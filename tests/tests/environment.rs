@@ -74,6 +74,11 @@ fn without_variables_the_layer_waits_for_a_perfetto_session_silently() {
         "the Perfetto producer runs: {:?}",
         run.report.threads
     );
+    assert!(
+        !run.report.threads.iter().any(|t| t == TRACEQ_THREAD),
+        "no traceq thread before a session captures something: {:?}",
+        run.report.threads
+    );
     only_harness_files(&dir);
 
     let info = workload!("basic")

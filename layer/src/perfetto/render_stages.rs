@@ -40,7 +40,7 @@ use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::sequence::SequenceState;
 use crate::gpu::calibration::GpuClock;
-use crate::sink::{BatchInfo, DeviceContext, Event, ObjectName, Sink, TraceSummary};
+use crate::sink::{BatchInfo, DeviceContext, Event, ObjectNames, Sink, TraceSummary};
 use crate::trace::tracepoints::{Category, Payload, RangeKind, ValueKind};
 
 /// The device clock's id: sequence-scoped (64..127), as each sequence is one device's.
@@ -49,8 +49,6 @@ const BOOTTIME_CLOCK_ID: u32 = 6;
 /// The interned graphics context's iid (one per sequence, which is one device's).
 const CONTEXT_IID: u64 = 1;
 pub const SNAPSHOT_PERIOD: Duration = Duration::from_secs(1);
-/// Object names kept for sessions that start later; beyond it new names are not kept.
-const MAX_NAMES: usize = 1 << 16;
 
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
@@ -96,7 +94,7 @@ pub struct RenderStageSink {
     device_handle: u64,
     clock: Option<GpuClock>,
     pid: u32,
-    names: Vec<ObjectName>,
+    names: ObjectNames,
     warned: bool,
     // Scratch, reused from batch to batch.
     open: Vec<Open>,
@@ -112,7 +110,7 @@ impl RenderStageSink {
             device_handle: device.handle,
             clock: device.clock,
             pid: std::process::id(),
-            names: Vec::new(),
+            names: device.names,
             warned: false,
             open: Vec::new(),
             ranges: Vec::new(),
@@ -267,11 +265,13 @@ impl RenderStageSink {
         const VK_OBJECT_TYPE_QUEUE: i32 = 4;
         let named = self
             .names
+            .lock()
             .iter()
             .rev()
-            .find(|n| n.object_type == VK_OBJECT_TYPE_QUEUE && n.object == info.queue);
+            .find(|n| n.object_type == VK_OBJECT_TYPE_QUEUE && n.object == info.queue)
+            .map(|n| n.name.clone());
         let name = match named {
-            Some(n) => n.name.clone(),
+            Some(name) => name,
             None => format!("Vulkan queue {}.{}", info.queue_family, info.queue_index),
         };
         NewSpec {
@@ -413,10 +413,11 @@ impl RenderStageSink {
     }
 
     fn send_names(&self, ctx: &mut TraceContext<'_, SequenceState>, state: &mut SequenceState) {
-        if state.names_sent >= self.names.len() {
+        let names = self.names.lock();
+        if state.names_sent >= names.len() {
             return;
         }
-        for n in &self.names[state.names_sent..] {
+        for n in &names[state.names_sent..] {
             let (pid, device) = (self.pid, self.device_handle);
             ctx.add_packet(|packet: &mut TracePacket| {
                 packet.set_timestamp(n.named_at_ns);
@@ -434,7 +435,7 @@ impl RenderStageSink {
                 });
             });
         }
-        state.names_sent = self.names.len();
+        state.names_sent = names.len();
     }
 }
 
@@ -471,30 +472,6 @@ impl Sink for RenderStageSink {
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, _summary: &TraceSummary) {}
-
-    fn object_name(&mut self, name: &ObjectName) {
-        if self.names.len() >= MAX_NAMES {
-            if !self.warned {
-                log::warn!(
-                    "device {}: more than {MAX_NAMES} object names; later ones are not kept",
-                    self.device
-                );
-                self.warned = true;
-            }
-            return;
-        }
-        self.names.push(name.clone());
-        let Some(ds) = super::data_source() else {
-            return;
-        };
-        ds.trace(|ctx| {
-            ctx.with_incremental_state(|ctx, state| {
-                if !state.cleared {
-                    self.send_names(ctx, state);
-                }
-            });
-        });
-    }
 }
 
 #[cfg(test)]
@@ -537,6 +514,7 @@ mod tests {
             index: 0,
             handle: 1,
             clock: None,
+            names: Default::default(),
         });
         sink.pair(&events);
         let got: Vec<(usize, u64, u64, u64)> = sink

@@ -8,6 +8,10 @@ mod ranges;
 mod tee;
 pub mod txt;
 
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
 use crate::config::{Config, Destination, Format};
 use crate::trace::tracepoints::Payload;
 
@@ -74,9 +78,11 @@ pub trait Sink: Send {
     fn end_of_frame(&mut self, device: u32, frame: u32);
     /// The device is going (or the process is exiting).
     fn end_of_trace(&mut self, summary: &TraceSummary);
-    /// The application named an object; only formats that show names keep it.
-    fn object_name(&mut self, _name: &ObjectName) {}
 }
+
+/// The names the application gave a device's objects, in the order given: the hook appends,
+/// formats that show names read (Perfetto re-sends them to every new sequence).
+pub type ObjectNames = Arc<Mutex<Vec<ObjectName>>>;
 
 /// What a sink may need of its device beyond the events.
 pub struct DeviceContext {
@@ -84,6 +90,7 @@ pub struct DeviceContext {
     pub handle: u64,
     /// Pairs the device's timestamps with the CPU's clocks (Perfetto's clock snapshots).
     pub clock: Option<crate::gpu::calibration::GpuClock>,
+    pub names: ObjectNames,
 }
 
 /// The sinks `config` asks for, writing to their destinations for device `device`.

@@ -1,6 +1,6 @@
 //! Several sinks fed the same events (`GPU_TRACE_FORMAT=txt,perfetto`).
 
-use super::{BatchInfo, Event, ObjectName, Sink, TraceSummary};
+use super::{BatchInfo, Event, Sink, TraceSummary};
 
 pub struct Tee {
     sinks: Vec<Box<dyn Sink>>,
@@ -33,12 +33,6 @@ impl Sink for Tee {
     fn end_of_trace(&mut self, summary: &TraceSummary) {
         for s in &mut self.sinks {
             s.end_of_trace(summary);
-        }
-    }
-
-    fn object_name(&mut self, name: &ObjectName) {
-        for s in &mut self.sinks {
-            s.object_name(name);
         }
     }
 }

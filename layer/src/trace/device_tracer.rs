@@ -24,8 +24,8 @@ use crate::gpu::completion::CompletionMode;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
 use crate::guard::guarded;
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::DeviceContext;
-use crate::traceq::{self, Consumer, Message, Stats};
+use crate::sink::{DeviceContext, ObjectName, ObjectNames};
+use crate::traceq::{self, Message, Stats, TraceqHandle};
 
 pub struct DeviceTracer {
     /// Creation order of the device in this process (`%i` in `GPU_TRACEFILE`).
@@ -43,10 +43,13 @@ pub struct DeviceTracer {
     pub capture: Capture,
     pub(super) cmdbufs: RwLock<HashMap<u64, Mutex<CommandTrace>>>,
     pools: Mutex<HashMap<u64, PoolRecord>>,
+    /// The application's queues (family, index), whose resources are made at their first
+    /// traced submission.
+    known_queues: Mutex<HashMap<u64, (u32, u32)>>,
     pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
     pub(super) frame: AtomicU32,
     submissions: AtomicU64,
-    pub(super) consumer: Consumer,
+    pub(super) consumer: TraceqHandle,
     pub stats: Arc<Stats>,
     /// The device feeds Perfetto and has not yet told it that it is gone.
     perfetto: AtomicBool,
@@ -54,7 +57,13 @@ pub struct DeviceTracer {
     perfetto_file: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
+    /// Names the application gave objects (kept for Perfetto), and whether some were not.
+    names: ObjectNames,
+    names_full: AtomicBool,
 }
+
+/// Object names kept for Perfetto sessions that start later; beyond it new names are not kept.
+const MAX_NAMES: usize = 1 << 16;
 
 /// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
 /// else measured when the application first gets a queue (the slot returned).
@@ -112,22 +121,29 @@ impl DeviceTracer {
         } else {
             (None, None)
         };
+        let names = ObjectNames::default();
         let sink = crate::sink::open(
             config,
             DeviceContext {
                 index,
                 handle: dispatch.handle.as_raw(),
                 clock,
+                names: Arc::clone(&names),
             },
         );
-        let consumer = traceq::spawn(
-            index,
-            Arc::clone(&dispatch),
-            Arc::clone(&caps),
-            sink,
-            Arc::clone(&stats),
-        )
-        .map_err(|e| format!("could not start the traceq thread: {e}"))?;
+        let start = {
+            let (dispatch, caps, stats) =
+                (Arc::clone(&dispatch), Arc::clone(&caps), Arc::clone(&stats));
+            move || traceq::spawn(index, dispatch, caps, sink, stats)
+        };
+        // On demand, the thread waits for the first batch a session captures.
+        let consumer = if config.on_demand {
+            TraceqHandle::lazy(start)
+        } else {
+            TraceqHandle::started(
+                start().map_err(|e| format!("could not start the traceq thread: {e}"))?,
+            )
+        };
         log::info!(
             "tracing device {index} ({}), completion by {}",
             caps.device_name,
@@ -150,8 +166,11 @@ impl DeviceTracer {
             perfetto: AtomicBool::new(config.perfetto()),
             perfetto_file: config.perfetto() && !config.on_demand,
             measured_clock,
+            names,
+            names_full: AtomicBool::new(false),
             cmdbufs: RwLock::new(HashMap::new()),
             pools: Mutex::new(HashMap::new()),
+            known_queues: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
             frame: AtomicU32::new(0),
             submissions: AtomicU64::new(0),
@@ -166,22 +185,38 @@ impl DeviceTracer {
         self.health.fault(what, error);
     }
 
+    /// A queue the application got (`vkGetDeviceQueue*`).
     pub fn register_queue(&self, queue: vk::Queue, family: u32, index: u32) {
-        if queue == vk::Queue::null() || self.queues.read().contains_key(&queue.as_raw()) {
+        if queue == vk::Queue::null() || !self.caps.family_traceable(family) {
             return;
         }
-        if !self.caps.family_traceable(family) {
-            return;
+        if self
+            .known_queues
+            .lock()
+            .insert(queue.as_raw(), (family, index))
+            .is_none()
+        {
+            self.measure_clock(queue, family);
         }
-        self.measure_clock(queue, family);
+    }
+
+    /// The layer's resources for `queue`, made at its first traced submission.
+    pub(super) fn queue_context(&self, queue: vk::Queue) -> Option<Arc<QueueContext>> {
+        if let Some(ctx) = self.queues.read().get(&queue.as_raw()) {
+            return Some(Arc::clone(ctx));
+        }
+        let (family, index) = *self.known_queues.lock().get(&queue.as_raw())?;
         match QueueContext::new(&self.dispatch, queue, family, index, self.mode) {
-            Ok(ctx) => {
+            Ok(ctx) => Some(Arc::clone(
                 self.queues
                     .write()
                     .entry(queue.as_raw())
-                    .or_insert_with(|| Arc::new(ctx));
+                    .or_insert_with(|| Arc::new(ctx)),
+            )),
+            Err(e) => {
+                self.fault("setting up a queue", e);
+                None
             }
-            Err(e) => self.fault("setting up a queue", e),
         }
     }
 
@@ -442,16 +477,26 @@ impl DeviceTracer {
     /// The application named an object: formats that show names get it in order with the
     /// batches (Perfetto shows stages under the names of their command buffers and passes).
     pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
-        if self.perfetto.load(Ordering::Relaxed) {
-            self.consumer
-                .send(Message::ObjectName(crate::sink::ObjectName {
-                    named_at_ns: crate::gpu::cpu_clock::boottime_ns(),
-                    device,
-                    object_type,
-                    object,
-                    name: name.to_string(),
-                }));
+        if !self.perfetto.load(Ordering::Relaxed) {
+            return;
         }
+        let mut names = self.names.lock();
+        if names.len() >= MAX_NAMES {
+            if !self.names_full.swap(true, Ordering::Relaxed) {
+                log::warn!(
+                    "device {}: more than {MAX_NAMES} object names; later ones are not kept",
+                    self.index
+                );
+            }
+            return;
+        }
+        names.push(ObjectName {
+            named_at_ns: crate::gpu::cpu_clock::boottime_ns(),
+            device,
+            object_type,
+            object,
+            name: name.to_string(),
+        });
     }
 
     /// Waits (bounded) until the traceq thread has written everything sent before; used

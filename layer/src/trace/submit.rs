@@ -61,7 +61,6 @@ impl DeviceTracer {
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         can_split: bool,
     ) -> Option<Prepared> {
-        let queue_ctx = self.queues.read().get(&queue.as_raw()).cloned()?;
         let mut plans = vec![SegmentPlan { traces: Vec::new() }];
         let mut splits = Vec::new();
         let mut submitted = Vec::new();
@@ -98,6 +97,7 @@ impl DeviceTracer {
         if plans.iter().all(|p| p.traces.is_empty()) {
             return None;
         }
+        let queue_ctx = self.queue_context(queue)?;
         // Per segment, every query it writes (re-armed) and reads (copied, at its slot in
         // the batch's readback: each execution's region follows the previous ones, depth
         // first).
