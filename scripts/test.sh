@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 # The integration tests load the freshly built debug layers (utrace, and the fault-injection
-# layer beneath it) through generated manifests.
-cargo build --quiet -p utrace-layer -p utrace-fault-layer
+# layer beneath it) through generated manifests, and run the tests' tracing service and
+# Perfetto consumer (tests/traced, tests/record).
+cargo build --quiet -p utrace-layer -p utrace-fault-layer -p utrace-mini-traced -p utrace-perfetto-record
 cargo test --workspace "$@"

@@ -45,7 +45,7 @@ pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 /// The workspace's target directory: `CARGO_TARGET_DIR` if set (a relative one taken from
 /// the workspace root, where cargo is run, not from `tests/`, where the tests run), else
 /// `target/` beside this package.
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => workspace.join(dir),

@@ -12,6 +12,7 @@ pub mod patterns;
 pub mod perfetto_trace;
 pub mod report;
 pub mod submitter;
+pub mod system_tracing;
 pub mod trace_txt;
 pub mod vk;
 pub mod window;

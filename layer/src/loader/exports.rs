@@ -97,8 +97,10 @@ pub unsafe extern "system" fn get_device_proc_addr(
         .or(next)
 }
 
+/// Whether devices get tracers: a trace was asked for, or the layer traces on demand.
 fn tracing_configured() -> bool {
-    crate::config::Config::get().enabled
+    let config = crate::config::Config::get();
+    config.enabled || config.on_demand
 }
 
 fn fill_properties<T: Copy>(items: &[T], count: *mut u32, out: *mut T) -> vk::Result {

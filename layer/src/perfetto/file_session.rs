@@ -164,8 +164,9 @@ fn trace_path(config: &Config) -> PathBuf {
     expand_path(template, std::process::id(), 0)
 }
 
-/// A trace config with one ring buffer and utrace's data source.
-fn trace_config(buffer_kb: u32) -> Vec<u8> {
+/// A trace config with one ring buffer and utrace's data source, its incremental state
+/// cleared every second.
+pub fn trace_config(buffer_kb: u32) -> Vec<u8> {
     let writer = PbMsgWriter::new();
     let heap = HeapBuffer::new(writer.stream_writer());
     let Ok(mut msg) = PbMsg::new(&writer) else {
