@@ -5,7 +5,8 @@
 //!   device and session);
 //! - [`sequence`]: what each sequence has interned and when it last sent a clock snapshot;
 //! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
-//!   `GPU_TRACEFILE` when the last device goes or the process exits;
+//!   `GPU_TRACEFILE` when the frame window closes, the last device goes or the process
+//!   exits;
 //! - this file: the producer and the data source, registered once per process (Perfetto's
 //!   global state cannot be torn down), whose start and stop open and close the capture
 //!   gate of every device ([`crate::trace::capture::session_started`]).
