@@ -34,22 +34,3 @@ pub const LAYER_DESCRIPTION: &std::ffi::CStr =
     c"utrace: GPU timestamps of command buffers, as text or Perfetto render stages";
 /// Bumped whenever the layer's observable behaviour changes.
 pub const IMPLEMENTATION_VERSION: u32 = 1;
-
-/// Runs when the process exits (or the loader unloads the layer): every device still alive
-/// gets its completed batches written and its trace closed, so that a process that never
-/// destroys its device still leaves a complete trace.
-extern "C" fn on_unload() {
-    let _ = std::panic::catch_unwind(|| {
-        for device in loader::registry::all_devices() {
-            if let Some(tracer) = device.tracer.as_ref() {
-                tracer.shutdown(true);
-            }
-        }
-    });
-}
-
-// SAFETY (link section): `.fini_array` entries are plain `extern "C" fn()` pointers that the
-// dynamic linker calls at exit and at dlclose; `on_unload` never unwinds.
-#[used]
-#[link_section = ".fini_array"]
-static ON_UNLOAD: extern "C" fn() = on_unload;

@@ -212,6 +212,7 @@ pub unsafe extern "system" fn create_device(
             }
             _ => None,
         };
+        let traced = tracer.is_some();
         registry::insert_device(
             key,
             Arc::new(Device {
@@ -220,6 +221,10 @@ pub unsafe extern "system" fn create_device(
                 tracer,
             }),
         );
+        if traced {
+            // Now that the driver and the layers beneath are loaded and initialised.
+            crate::loader::process_exit::register();
+        }
     });
     result
 }

@@ -1,0 +1,49 @@
+//! What happens to the trace when the process ends with devices alive: every device gets its
+//! completed batches written and its trace closed.
+//!
+//! Two ways in. `exit()` first runs the handlers registered with `atexit` (and C++ static
+//! destructors) in reverse order of registration, then each library's `.fini_array`. The
+//! validation layer's and the driver's static destructors are registered when they are
+//! loaded, before the application has a device; a handler registered after the first device
+//! exists therefore runs before them, while the traceq threads may still be inside a call
+//! into those libraries (waiting for a batch). The `.fini_array` entry covers the layer
+//! being unloaded (`dlclose`) and a failed registration; whichever runs second finds
+//! nothing left to do.
+
+use std::sync::Once;
+
+/// Registers the exit handler; called once a device exists.
+pub fn register() {
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: `on_exit` is a plain `extern "C" fn()` that never unwinds.
+        if unsafe { libc::atexit(on_exit) } != 0 {
+            log::warn!("could not register the exit handler; traces are closed at unload");
+        }
+    });
+}
+
+extern "C" fn on_exit() {
+    close_all();
+}
+
+extern "C" fn on_unload() {
+    close_all();
+}
+
+/// Writes and closes every live device's trace (idempotent: a stopped device is skipped).
+fn close_all() {
+    let _ = std::panic::catch_unwind(|| {
+        for device in super::registry::all_devices() {
+            if let Some(tracer) = device.tracer.as_ref() {
+                tracer.shutdown(true);
+            }
+        }
+    });
+}
+
+// SAFETY (link section): `.fini_array` entries are plain `extern "C" fn()` pointers that the
+// dynamic linker calls at exit and at dlclose; `on_unload` never unwinds.
+#[used]
+#[link_section = ".fini_array"]
+static ON_UNLOAD: extern "C" fn() = on_unload;
