@@ -10,8 +10,7 @@
 //! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
 //!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
 //!   the label), submission, command buffer, render pass and framebuffer (render target)
-//!   where known, and the tracepoint's
-//!   arguments as `extra_data`;
+//!   where known, and the tracepoint's arguments as `extra_data`;
 //! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
 //! - the application's object names not yet sent on the sequence.
 //!
