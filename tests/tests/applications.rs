@@ -4,13 +4,12 @@
 use utrace_tests::checks::{assert_well_nested, parse};
 use utrace_tests::harness::{run_application, TempDir, XServer};
 
-#[test]
-fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
+/// Runs vkcube for 10 frames on its own X server, traced to `file`, validation beneath and
+/// its log on; asserts it succeeded and validation said nothing.
+fn vkcube(dir: &TempDir, file: &std::path::Path) {
     let x = XServer::start();
-    let dir = TempDir::new("vkcube");
-    let file = dir.path().join("trace.txt");
     let out = run_application(
-        &dir,
+        dir,
         "vkcube",
         &["--c", "10"],
         "VK_LAYER_utrace:VK_LAYER_KHRONOS_validation",
@@ -32,6 +31,13 @@ fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
         !text.contains("Validation") && !text.contains("VUID"),
         "{text}"
     );
+}
+
+#[test]
+fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
+    let dir = TempDir::new("vkcube");
+    let file = dir.path().join("trace.txt");
+    vkcube(&dir, &file);
     let trace = parse(&std::fs::read_to_string(&file).unwrap());
     // vkcube presents 10 frames; its set-up submission comes first in frame 0.
     assert_eq!(trace.frames_ended(), (0..10).collect::<Vec<u32>>());
@@ -58,31 +64,9 @@ fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
 
 #[test]
 fn vkcube_writes_a_perfetto_trace_that_resolves() {
-    let x = XServer::start();
     let dir = TempDir::new("vkcube-perfetto");
     let file = dir.path().join("vkcube.pftrace");
-    let out = run_application(
-        &dir,
-        "vkcube",
-        &["--c", "10"],
-        "VK_LAYER_utrace:VK_LAYER_KHRONOS_validation",
-        &[
-            ("DISPLAY", x.display.as_str()),
-            ("GPU_TRACEFILE", file.to_str().unwrap()),
-            ("VK_KHRONOS_VALIDATION_REPORT_FLAGS", "error,warn"),
-            (
-                "VK_KHRONOS_VALIDATION_DEBUG_ACTION",
-                "VK_DBG_LAYER_ACTION_LOG_MSG",
-            ),
-        ],
-    );
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "vkcube failed: {text}");
-    assert!(
-        !text.contains("Validation") && !text.contains("VUID"),
-        "{text}"
-    );
+    vkcube(&dir, &file);
     // Every stage resolves its queue, stage and clock on its own sequence.
     let trace = utrace_tests::perfetto_trace::read(&file);
     assert!(
