@@ -365,18 +365,9 @@ pub fn read(path: &std::path::Path) -> Resolved {
 
 /// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` now (the workload reports CPU times on the latter).
 pub fn boottime_minus_monotonic() -> i64 {
-    let read = |clock| {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid out-pointer and an existing clock.
-        unsafe { libc::clock_gettime(clock, &mut ts) };
-        ts.tv_sec * 1_000_000_000 + ts.tv_nsec
-    };
-    let m = read(libc::CLOCK_MONOTONIC);
-    let b = read(libc::CLOCK_BOOTTIME);
-    b - m
+    let m = crate::vk::monotonic_ns();
+    let b = crate::vk::boottime_ns();
+    b as i64 - m as i64
 }
 
 /// The stage each begin or marker of the spec shows as (`start_draw` -> `Draw`).

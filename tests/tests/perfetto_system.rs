@@ -9,21 +9,12 @@ use utrace_tests::checks::assert_clean;
 use utrace_tests::harness::{Run, TempDir};
 use utrace_tests::perfetto_trace::{self, Resolved};
 use utrace_tests::system_tracing::{MiniTraced, Recording};
+use utrace_tests::vk::boottime_ns;
 use utrace_tests::workload;
 
 /// Frames of the headless demo (about 1 ms each): long enough to start and stop a
 /// session in the middle.
 const FRAMES: &str = "4000";
-
-fn boottime_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out-pointer and an existing clock.
-    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
 
 /// Runs the headless demo under the layer with no tracing variable, and records a session
 /// from about 1 s into the run for about 1 s. Returns the run, the trace and the session's

@@ -95,9 +95,14 @@ pub struct DeviceContext {
 
 /// The sinks `config` asks for, writing to their destinations for device `device`.
 pub fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
-    let perfetto = config.formats.contains(&Format::Perfetto) || config.on_demand;
+    use crate::perfetto::render_stages::RenderStageSink;
+    // On demand, only a Perfetto session ever asks for the trace.
+    if config.on_demand {
+        return Box::new(RenderStageSink::new(device));
+    }
     // With Perfetto, GPU_TRACEFILE names the Perfetto trace and text goes to stdout.
-    let text_destination = if config.formats.contains(&Format::Perfetto) {
+    let perfetto = config.formats.contains(&Format::Perfetto);
+    let text_destination = if perfetto {
         Destination::Stdout
     } else {
         config.destination.clone()
@@ -106,16 +111,14 @@ pub fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
     for format in &config.formats {
         let out = || output::Output::open(&text_destination, device.index);
         match format {
-            Format::Txt if !config.on_demand => sinks.push(Box::new(txt::TxtSink::new(out()))),
-            Format::Json if !config.on_demand => sinks.push(Box::new(json::JsonSink::new(out()))),
-            Format::Csv if !config.on_demand => sinks.push(Box::new(csv::CsvSink::new(out()))),
-            _ => {}
+            Format::Txt => sinks.push(Box::new(txt::TxtSink::new(out()))),
+            Format::Json => sinks.push(Box::new(json::JsonSink::new(out()))),
+            Format::Csv => sinks.push(Box::new(csv::CsvSink::new(out()))),
+            Format::Perfetto => {}
         }
     }
     if perfetto {
-        sinks.push(Box::new(
-            crate::perfetto::render_stages::RenderStageSink::new(device),
-        ));
+        sinks.push(Box::new(RenderStageSink::new(device)));
     }
     tee::Tee::of(sinks)
 }

@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use utrace_tests::checks::soak_result;
-use utrace_tests::harness::{TempDir, Workload};
+use utrace_tests::harness::{Run, TempDir, Workload};
 use utrace_tests::perfetto_trace;
 
 fn main() -> ExitCode {
@@ -24,18 +24,10 @@ fn main() -> ExitCode {
     if perfetto {
         return perfetto_soak(submissions);
     }
-    let exe = std::env::current_exe().expect("the path of this program");
-    let workload = exe.with_file_name("utrace-workload");
     let dir = TempDir::new("soak");
     let trace = dir.path().join("trace.txt");
-    let started = std::time::Instant::now();
-    let run = Workload::new(workload.to_str().expect("a UTF-8 path"), "soak")
-        .arg("--frames", &submissions.to_string())
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", trace.to_str().expect("a UTF-8 path"))
-        .run(&dir);
+    let (run, secs) = soak(&dir, &trace, submissions);
     let soak = soak_result(&run, &trace);
-    let secs = started.elapsed().as_secs_f64();
     println!(
         "utrace-soak: {} submissions in {secs:.1} s ({:.0}/s)",
         soak.submitted,
@@ -59,19 +51,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// The soak with a Perfetto file: every submission's stages in the trace, resolvable.
-fn perfetto_soak(submissions: u32) -> ExitCode {
+/// Runs the soak scenario traced to `trace` (its name chooses the format); returns the run
+/// and how long it took in seconds.
+fn soak(dir: &TempDir, trace: &std::path::Path, submissions: u32) -> (Run, f64) {
     let exe = std::env::current_exe().expect("the path of this program");
     let workload = exe.with_file_name("utrace-workload");
-    let dir = TempDir::new("soak-perfetto");
-    let trace = dir.path().join("soak.pftrace");
     let started = std::time::Instant::now();
     let run = Workload::new(workload.to_str().expect("a UTF-8 path"), "soak")
         .arg("--frames", &submissions.to_string())
         .layers(&["VK_LAYER_utrace"])
         .env("GPU_TRACEFILE", trace.to_str().expect("a UTF-8 path"))
-        .run(&dir);
-    let secs = started.elapsed().as_secs_f64();
+        .run(dir);
+    (run, started.elapsed().as_secs_f64())
+}
+
+/// The soak with a Perfetto file: every submission's stages in the trace, resolvable.
+fn perfetto_soak(submissions: u32) -> ExitCode {
+    let dir = TempDir::new("soak-perfetto");
+    let trace = dir.path().join("soak.pftrace");
+    let (run, secs) = soak(&dir, &trace, submissions);
     if !run.success {
         println!("utrace-soak: the workload failed: {}", run.stderr);
         return ExitCode::FAILURE;

@@ -22,15 +22,23 @@ pub fn check<T>(r: std::result::Result<T, vk::Result>, what: &str) -> Result<T> 
 
 pub const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";
 
+/// `clock` in nanoseconds (`Instant` reads CLOCK_MONOTONIC too but hides the value).
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer and an existing clock.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// CLOCK_MONOTONIC in nanoseconds (Lavapipe's device timestamps use the same clock).
 pub fn monotonic_ns() -> u64 {
-    // `Instant` reads CLOCK_MONOTONIC too but hides the value, so ask libc directly.
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut [i64; 2]) -> i32;
-    }
-    const CLOCK_MONOTONIC: i32 = 1;
-    let mut ts = [0i64; 2];
-    // SAFETY: clock_gettime writes a struct timespec (two i64 on x86_64/aarch64 Linux).
-    unsafe { clock_gettime(CLOCK_MONOTONIC, &mut ts) };
-    ts[0] as u64 * 1_000_000_000 + ts[1] as u64
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_BOOTTIME in nanoseconds (Perfetto's trace clock).
+pub fn boottime_ns() -> u64 {
+    clock_ns(libc::CLOCK_BOOTTIME)
 }
