@@ -5,6 +5,13 @@
 use std::ffi::{c_char, c_int, CString};
 use std::process::ExitCode;
 
+// The SDK archive (libperfetto_c, built by perfetto-sdk-sys for the layer too) holds the
+// service that `mini_traced.cc` starts; naming the crate links it.
+use perfetto_sdk_sys as _;
+
+#[cfg(test)]
+mod amalgamation;
+
 extern "C" {
     fn utrace_mini_traced(producer_socket: *const c_char, consumer_socket: *const c_char) -> c_int;
 }
