@@ -15,7 +15,7 @@ pub const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tracepoints.to
 /// Generates the Rust code for `spec_text` or returns every problem found.
 pub fn generate(spec_text: &str, file: &str) -> Result<String, Vec<String>> {
     let spec = spec::parse(spec_text, file)?;
-    Ok(emit::emit(&spec))
+    Ok(emit::emit(&spec, file))
 }
 
 #[cfg(test)]

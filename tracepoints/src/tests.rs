@@ -158,3 +158,64 @@ fn the_real_spec_is_valid() {
         panic!("{}", e.join("\n"));
     }
 }
+
+/// The generated code for `golden/small.toml` is exactly `golden/small.rs`. A change to
+/// the generator shows up as a diff of that file, reviewed with the change: regenerate it
+/// with `UPDATE_GOLDEN=1 cargo test -p utrace-tracepoints`.
+#[test]
+fn generated_code_matches_the_golden_file() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden");
+    let spec = std::fs::read_to_string(dir.join("small.toml")).unwrap();
+    let code = generate(&spec, "small.toml").unwrap_or_else(|e| panic!("{e:#?}"));
+    let golden_path = dir.join("small.rs");
+    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+        std::fs::write(&golden_path, &code).unwrap();
+        eprintln!("wrote {}", golden_path.display());
+    }
+    let golden = std::fs::read_to_string(&golden_path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with UPDATE_GOLDEN=1",
+            golden_path.display()
+        )
+    });
+    if let Some(difference) = first_difference(&golden, &code) {
+        panic!(
+            "the generated code differs from {}:\n{difference}\nIf the change is intended, \
+             regenerate it with `UPDATE_GOLDEN=1 cargo test -p utrace-tracepoints` and review \
+             the diff.",
+            golden_path.display()
+        );
+    }
+}
+
+/// Where `expected` and `actual` first differ, line by line, or None if they are equal.
+fn first_difference(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let (mut e, mut a) = (expected.lines(), actual.lines());
+    let mut number = 1;
+    loop {
+        match (e.next(), a.next()) {
+            (Some(x), Some(y)) if x == y => number += 1,
+            (x, y) => {
+                return Some(format!(
+                    "line {number}:\n  golden:    {}\n  generated: {}",
+                    x.unwrap_or("(end of file)"),
+                    y.unwrap_or("(end of file)")
+                ))
+            }
+        }
+    }
+}
+
+#[test]
+fn first_difference_names_the_line() {
+    assert_eq!(first_difference("a\nb\n", "a\nb\n"), None);
+    let d = first_difference("a\nb\nc\n", "a\nB\nc\n").unwrap();
+    assert!(d.starts_with("line 2:") && d.contains("golden:    b") && d.contains("generated: B"));
+    let d = first_difference("a\n", "a\nb\n").unwrap();
+    assert!(d.contains("(end of file)"), "{d}");
+    // Only a final newline apart: still a difference, reported.
+    assert!(first_difference("a", "a\n").is_some());
+}
