@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-cargo build --release --quiet -p utrace-layer
-cargo build --release --quiet -p utrace-tests --bin utrace-workload
+cargo build --locked --release --quiet -p utrace-layer
+cargo build --locked --release --quiet -p utrace-tests --bin utrace-workload
 # manifest/VkLayer_utrace.json points at this library; without it the loader would skip
 # the layer silently.
 test -f target/release/libVkLayer_utrace.so

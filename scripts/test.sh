@@ -8,5 +8,6 @@ source scripts/setup.sh
 # The integration tests load the freshly built debug layers (utrace, and the fault-injection
 # layer beneath it) through generated manifests, and run the tests' tracing service and
 # Perfetto consumer (tests/traced, tests/record).
-cargo build --quiet -p utrace-layer -p utrace-fault-layer -p utrace-mini-traced -p utrace-perfetto-record
-cargo test --workspace "$@"
+# --locked: a Cargo.lock that does not match the manifests fails instead of being rewritten.
+cargo build --locked --quiet -p utrace-layer -p utrace-fault-layer -p utrace-mini-traced -p utrace-perfetto-record
+cargo test --locked --workspace "$@"

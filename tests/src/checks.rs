@@ -199,21 +199,31 @@ pub fn parse(text: &str) -> Trace {
 pub fn assert_clean(run: &Run) {
     assert!(run.success, "the workload failed: {}", run.stderr);
     assert!(
-        run.report.devices.iter().all(|d| d.results_ok),
+        run.report().devices.iter().all(|d| d.results_ok),
         "wrong results: {}",
         run.stderr
     );
     assert!(
-        run.report.validation_messages.is_empty(),
+        run.report().validation_messages.is_empty(),
         "validation messages: {:#?}",
-        run.report.validation_messages
+        run.report().validation_messages
     );
+}
+
+/// The messages VK_LAYER_KHRONOS_validation logged in an application's output, when it ran
+/// with [`crate::harness::VALIDATION_LOG`]: each message's first line names its VUID and
+/// says "Validation" (the lines after it list the objects involved).
+pub fn validation_log(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|l| l.contains("Validation") || l.contains("VUID"))
+        .collect()
 }
 
 /// Parses `text` and checks every device's batches against the run's report.
 pub fn assert_trace_matches(text: &str, run: &Run) -> Trace {
     let trace = parse(text);
-    for device in &run.report.devices {
+    for device in &run.report().devices {
         assert_batches_match(&device_batches(&trace, device.index), &device.submissions);
     }
     trace
@@ -235,7 +245,7 @@ pub struct Soak {
 /// (it is large); its closing counts are checked against the submissions.
 pub fn soak_result(run: &Run, trace: &std::path::Path) -> Soak {
     assert!(run.success, "the soak run failed: {}", run.stderr);
-    let device = &run.report.devices[0];
+    let device = &run.report().devices[0];
     let text = std::fs::read_to_string(trace).expect("the soak trace");
     let last = text.lines().last().unwrap_or_default();
     let end = crate::trace_txt::parse_trace(last).expect("an END OF TRACE line");

@@ -42,6 +42,21 @@ fn clean_env(cmd: &mut Command) {
 
 pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
+/// `VK_LAYER_ENABLES` for synchronization validation, hazards between the command buffers
+/// of one submission included (both settings are needed for that).
+pub const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
+
+/// The environment that makes VK_LAYER_KHRONOS_validation log its warnings and errors
+/// itself (on stdout), for applications that install no debug messenger, such as vkcube.
+/// [`crate::checks::validation_log`] picks the messages out of the output.
+pub const VALIDATION_LOG: &[(&str, &str)] = &[
+    ("VK_KHRONOS_VALIDATION_REPORT_FLAGS", "error,warn"),
+    (
+        "VK_KHRONOS_VALIDATION_DEBUG_ACTION",
+        "VK_DBG_LAYER_ACTION_LOG_MSG",
+    ),
+];
+
 /// The workspace's target directory: `CARGO_TARGET_DIR` if set (a relative one taken from
 /// the workspace root, where cargo is run, not from `tests/`, where the tests run), else
 /// `target/` beside this package.
@@ -292,7 +307,43 @@ pub struct Run {
     pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
-    pub report: Report,
+    /// The workload's report, or why it could not be read (see [`Run::report`]).
+    report: Result<Report, String>,
+}
+
+impl Run {
+    /// The workload's report. A test that needs it fails here, naming the file and showing
+    /// the workload's stderr, when the workload wrote none or wrote one that does not parse:
+    /// checks such as "validation stayed silent" must never run over a default, empty report.
+    pub fn report(&self) -> &Report {
+        match &self.report {
+            Ok(report) => report,
+            Err(why) => panic!(
+                "{why}\n(workload {}, exit code {:?}, signal {:?}); its stderr:\n{}",
+                if self.success { "succeeded" } else { "failed" },
+                self.code,
+                self.signal,
+                self.stderr
+            ),
+        }
+    }
+}
+
+/// Reads the report the workload wrote at `path`; an error names the file and says what is
+/// wrong with it.
+pub fn read_report(path: &Path) -> Result<Report, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "the workload's report {} cannot be read: {e}",
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "the workload's report {} does not parse: {e}",
+            path.display()
+        )
+    })
 }
 
 /// A run of the workload to set up: scenario, layers, environment.
@@ -361,10 +412,7 @@ impl Workload {
             cmd.env(k, v);
         }
         let out = output_within(cmd, RUN_LIMIT);
-        let report = std::fs::read_to_string(&report_path)
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
+        let report = read_report(&report_path);
         Run {
             success: out.status.success(),
             code: out.status.code(),

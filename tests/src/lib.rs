@@ -3,7 +3,9 @@
 //! - [`vk`], [`window`], [`workload`]: the Vulkan program `utrace-workload` (also the demo);
 //! - [`report`]: what it reports about its run;
 //! - [`harness`]: running it under the freshly built layer;
-//! - [`trace_txt`]: reading the layer's `txt` trace back.
+//! - [`trace_txt`]: reading the layer's `txt` trace back;
+//! - [`validation_control`]: the scenario with one deliberate validation error, the
+//!   positive control of the "validation stays silent" checks.
 
 pub mod checks;
 pub mod gpu_work;
@@ -14,6 +16,7 @@ pub mod report;
 pub mod submitter;
 pub mod system_tracing;
 pub mod trace_txt;
+pub mod validation_control;
 pub mod vk;
 pub mod window;
 pub mod workload;

@@ -352,6 +352,7 @@ pub fn scenarios() -> String {
     names.extend_from_slice(crate::gpu_work::SCENARIOS);
     names.push("all-gpu-work");
     names.extend_from_slice(crate::patterns::SCENARIOS);
+    names.push(crate::validation_control::SCENARIO);
     names.join(", ")
 }
 
@@ -362,6 +363,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         "basic" | "two-devices" | "two-instances" => false,
         name if crate::gpu_work::is_scenario(name) => false,
         name if crate::patterns::is_scenario(name) => false,
+        crate::validation_control::SCENARIO => false,
         other => return Err(format!("unknown scenario {other:?} ({})", scenarios())),
     };
     let window = if wants_window {
@@ -427,6 +429,9 @@ pub fn run(opts: &Options) -> Result<Report> {
             }
             (name, _) if crate::patterns::is_scenario(name) => {
                 crate::patterns::run(name, dev, &mut sub, opts.frames)?
+            }
+            (crate::validation_control::SCENARIO, _) => {
+                crate::validation_control::run(dev, &mut sub)?
             }
             _ => basic(dev, &mut sub)?,
         };

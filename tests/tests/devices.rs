@@ -16,9 +16,9 @@ fn traced_per_device(scenario: &str) {
         .env("GPU_TRACEFILE", template.to_str().unwrap())
         .run(&dir);
     assert_clean(&run);
-    assert_eq!(run.report.devices.len(), 2);
+    assert_eq!(run.report().devices.len(), 2);
     let mut queues = Vec::new();
-    for device in &run.report.devices {
+    for device in &run.report().devices {
         let path = dir.path().join(format!("trace-{}.txt", device.index));
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -32,16 +32,16 @@ fn disabled_passes_everything_through() {
         .env("UTRACE_DISABLE", "1")
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     assert!(run.stdout.is_empty(), "no trace: {}", run.stdout);
     assert!(run.stderr.is_empty(), "nothing said: {}", run.stderr);
     assert!(
-        !run.report
+        !run.report()
             .threads
             .iter()
             .any(|t| t == TRACEQ_THREAD || t == PERFETTO_THREAD),
         "no traceq thread, no Perfetto: {:?}",
-        run.report.threads
+        run.report().threads
     );
     only_harness_files(&dir);
 
@@ -51,9 +51,9 @@ fn disabled_passes_everything_through() {
         .env("GPU_TRACE", "1")
         .run(&dir);
     assert!(
-        on.report.threads.iter().any(|t| t == TRACEQ_THREAD),
+        on.report().threads.iter().any(|t| t == TRACEQ_THREAD),
         "{:?}",
-        on.report.threads
+        on.report().threads
     );
 }
 
@@ -65,19 +65,19 @@ fn without_variables_the_layer_waits_for_a_perfetto_session_silently() {
     let started = std::time::Instant::now();
     let run = workload!("basic").layers(&["VK_LAYER_utrace"]).run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     assert!(run.stdout.is_empty(), "no trace: {}", run.stdout);
     assert!(run.stderr.is_empty(), "nothing said: {}", run.stderr);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(
-        run.report.threads.iter().any(|t| t == PERFETTO_THREAD),
+        run.report().threads.iter().any(|t| t == PERFETTO_THREAD),
         "the Perfetto producer runs: {:?}",
-        run.report.threads
+        run.report().threads
     );
     assert!(
-        !run.report.threads.iter().any(|t| t == TRACEQ_THREAD),
+        !run.report().threads.iter().any(|t| t == TRACEQ_THREAD),
         "no traceq thread before a session captures something: {:?}",
-        run.report.threads
+        run.report().threads
     );
     only_harness_files(&dir);
 
@@ -107,7 +107,7 @@ fn unwritable_trace_file_falls_back_to_stdout() {
         .env("GPU_TRACEFILE", &path)
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     let mentions: Vec<&str> = run.stderr.lines().filter(|l| l.contains(&path)).collect();
     assert_eq!(
         mentions.len(),
@@ -191,7 +191,7 @@ fn the_implicit_manifest_switches_the_layer_on_with_gpu_trace_alone() {
     // Without it the loader does not load the layer at all.
     let off = workload!("basic").env("XDG_DATA_HOME", data).run(&dir);
     assert!(off.success && off.stdout.is_empty(), "{off:?}");
-    assert!(!off.report.threads.iter().any(|t| t == TRACEQ_THREAD));
+    assert!(!off.report().threads.iter().any(|t| t == TRACEQ_THREAD));
     // UTRACE_DISABLE=1 turns the implicit layer off even with GPU_TRACE=1.
     let disabled = workload!("basic")
         .env("XDG_DATA_HOME", data)

@@ -72,7 +72,7 @@ fn device_lost_while_waiting_drops_and_counts_the_batches() {
         "the application's own work is unaffected: {}",
         run.stderr
     );
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     let said = utrace_lines(&run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     assert!(
@@ -92,7 +92,7 @@ fn device_lost_while_waiting_drops_and_counts_the_batches() {
 fn a_semaphore_that_never_signals_does_not_hang_the_device() {
     let (run, trace, took) = with_faults("vkWaitSemaphores=timeout");
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     assert!(
         took < Duration::from_secs(20),
         "vkDestroyDevice gave up in bounded time: {took:?}"
@@ -107,7 +107,7 @@ fn a_semaphore_that_never_signals_does_not_hang_the_device() {
 fn out_of_memory_for_query_pools_leaves_the_application_alone() {
     let (run, trace, _) = with_faults("vkCreateQueryPool=out_of_device_memory");
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     let said = utrace_lines(&run);
     assert_eq!(said.len(), 1, "one message for the device: {}", run.stderr);
     assert!(
@@ -127,7 +127,7 @@ fn out_of_memory_for_the_layers_buffers_leaves_the_application_alone() {
     ] {
         let (run, trace, _) = with_faults(faults);
         assert!(run.success, "{faults}: {}", run.stderr);
-        assert!(run.report.devices[0].results_ok, "{faults}");
+        assert!(run.report().devices[0].results_ok, "{faults}");
         let said = utrace_lines(&run);
         assert_eq!(said.len(), 1, "{faults}: {}", run.stderr);
         assert!(

@@ -25,7 +25,7 @@ fn json_lines_hold_every_batch_event_and_argument() {
         .collect();
     let batches: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "batch").collect();
     assert_eq!(batches.len(), 4);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     for (b, sub) in batches.iter().zip(subs) {
         let events = b["events"].as_array().unwrap();
         assert_eq!(events.len(), 6);

@@ -16,7 +16,7 @@ fn presenting(scenario: &str, frames: u32) -> Run {
         .env("DISPLAY", &x.display)
         .run(&dir);
     assert_clean(&run);
-    assert_eq!(run.report.presents, frames);
+    assert_eq!(run.report().presents, frames);
     run
 }
 
@@ -60,7 +60,7 @@ fn demo_without_a_window_stays_in_frame_zero() {
         .env("GPU_TRACE", "1")
         .run(&dir);
     assert_clean(&run);
-    assert_eq!(run.report.presents, 0);
+    assert_eq!(run.report().presents, 0);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert_eq!(
         trace.batches.len(),
@@ -94,7 +94,7 @@ fn captured_window(extra: &[(&str, &str)]) -> (Run, utrace_tests::trace_txt::Tra
 #[test]
 fn a_frame_window_traces_what_was_recorded_and_submitted_inside_it() {
     let (run, trace) = captured_window(&[]);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     // Frames 3 to 5 only; in each, only the command buffer recorded that frame: the one
     // recorded at start-up was not instrumented.
     let frames: Vec<u32> = trace.batches.iter().map(|b| b.frame).collect();
@@ -114,7 +114,7 @@ fn a_frame_window_traces_what_was_recorded_and_submitted_inside_it() {
 #[test]
 fn with_instrument_the_window_also_sees_command_buffers_recorded_before_it() {
     let (run, trace) = captured_window(&[("GPU_TRACE_INSTRUMENT", "1")]);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     let frames: Vec<u32> = trace.batches.iter().map(|b| b.frame).collect();
     assert_eq!(frames, [3, 4, 5]);
     for b in &trace.batches {

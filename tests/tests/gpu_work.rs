@@ -5,11 +5,9 @@
 use std::sync::OnceLock;
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches, named};
-use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::harness::{Run, TempDir, SYNC_VALIDATION};
 use utrace_tests::trace_txt::{Batch, Event, Trace};
 use utrace_tests::workload;
-
-const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
 
 /// The run and its trace, shared by the tests of this file (one process does all the work).
 fn traced() -> &'static (Run, Trace) {
@@ -30,7 +28,7 @@ fn traced() -> &'static (Run, Trace) {
 /// The batch of the submission labelled `label`.
 fn batch(label: &str) -> &'static Batch {
     let (run, trace) = traced();
-    let index = run.report.devices[0]
+    let index = run.report().devices[0]
         .submissions
         .iter()
         .position(|s| s.label == label)
@@ -199,7 +197,7 @@ fn dynamic_rendering() {
 fn suspended_in_one_command_buffer_resumed_in_the_next() {
     let b = batch("suspend-resume");
     let (run, _) = traced();
-    let sub = run.report.devices[0]
+    let sub = run.report().devices[0]
         .submissions
         .iter()
         .find(|s| s.label == "suspend-resume")
@@ -231,7 +229,7 @@ fn suspended_in_one_command_buffer_resumed_in_the_next() {
 fn secondaries_inside_and_outside_a_render_pass() {
     let b = batch("secondaries");
     let (run, _) = traced();
-    let sub = run.report.devices[0]
+    let sub = run.report().devices[0]
         .submissions
         .iter()
         .find(|s| s.label == "secondaries")

@@ -43,19 +43,19 @@ fn proc_addr_answers_follow_the_next_layer() {
         without.stderr,
         with.stderr
     );
-    assert!(!without.report.proc_addrs.is_empty());
+    assert!(!without.report().proc_addrs.is_empty());
     // Same NULL-ness for every probed name: the layer's hooks only where the driver has the
     // command (vkQueuePresentKHR and vkCmdDrawMultiEXT are not enabled: NULL both ways).
-    assert_eq!(with.report.proc_addrs, without.report.proc_addrs);
+    assert_eq!(with.report().proc_addrs, without.report().proc_addrs);
     assert_eq!(
-        with.report.proc_addrs.get("vkQueuePresentKHR"),
+        with.report().proc_addrs.get("vkQueuePresentKHR"),
         Some(&false)
     );
     assert_eq!(
-        with.report.proc_addrs.get("vkNotACommandAtAll"),
+        with.report().proc_addrs.get("vkNotACommandAtAll"),
         Some(&false)
     );
-    assert_eq!(with.report.proc_addrs.get("vkQueueSubmit"), Some(&true));
+    assert_eq!(with.report().proc_addrs.get("vkQueueSubmit"), Some(&true));
 }
 
 #[test]

@@ -2,11 +2,9 @@
 //! counts and every timestamp inside its submission's CPU window (assert_trace_matches).
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches, named};
-use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::harness::{Run, TempDir, SYNC_VALIDATION};
 use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
-
-const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
 
 /// Runs `scenario` traced to stdout with (synchronization) validation beneath.
 fn traced(scenario: &str, frames: u32) -> (Run, Trace) {
@@ -34,7 +32,7 @@ fn assert_transfer_batches(trace: &Trace) {
 #[test]
 fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
     let (run, trace) = traced("resubmit", 1000);
-    assert_eq!(run.report.devices[0].submissions.len(), 1000);
+    assert_eq!(run.report().devices[0].submissions.len(), 1000);
     assert_eq!(trace.batches.len(), 1000);
     assert_transfer_batches(&trace);
     // Every submission has its own timestamps, later than the previous submission's.
@@ -61,7 +59,7 @@ fn a_simultaneous_use_command_buffer_pending_twice() {
 #[test]
 fn pools_and_command_buffers_reset_freed_trimmed_destroyed_right_after_the_wait() {
     let (run, trace) = traced("reset-after-wait", 1);
-    let labels: Vec<&str> = run.report.devices[0]
+    let labels: Vec<&str> = run.report().devices[0]
         .submissions
         .iter()
         .map(|s| s.label.as_str())
@@ -86,7 +84,7 @@ fn eight_threads_recording_and_submitting() {
     let (run, trace) = traced("threads", 1);
     // 8 x 16 submissions from the recording threads, then one of all eight threads'
     // command buffers from the main thread.
-    assert_eq!(run.report.devices[0].submissions.len(), 8 * 16 + 1);
+    assert_eq!(run.report().devices[0].submissions.len(), 8 * 16 + 1);
     assert_eq!(trace.batches.len(), 8 * 16 + 1);
     assert_eq!(trace.batches.last().map(|b| b.cmdbufs), Some(8));
     assert_transfer_batches(&trace);
@@ -135,7 +133,7 @@ fn multiview_takes_one_query_per_view() {
 #[test]
 fn secondaries_reused_across_primaries_and_submissions() {
     let (run, trace) = traced("secondary-reuse", 1);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     assert_eq!(trace.batches.len(), 4);
     // The reusable secondary, from two primaries and in a resubmitted primary: its events
     // in every batch, inside the primary's execute_commands range, with fresh timestamps.

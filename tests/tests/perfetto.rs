@@ -251,7 +251,7 @@ fn render_stages_match_the_txt_trace_one_to_one() {
         (1, 2, 0)
     );
 
-    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
+    assert_inside_submissions(&trace, &run.report().devices[0].submissions, 0);
     assert_children_inside_parents(&trace);
     // Lavapipe's device clock is CLOCK_MONOTONIC: each snapshot pairs it with BOOTTIME at
     // the offset between the two clocks, to within the calibrated sampling's deviation.
@@ -322,7 +322,7 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
     }
     let run = w.run(&dir);
     assert_clean(&run);
-    assert_eq!(run.report.presents, 10);
+    assert_eq!(run.report().presents, 10);
     assert!(run.stdout.is_empty(), "only the file: {}", run.stdout);
     // The window starts and stops the in-process session: the data source's on-start and
     // on-stop (the path a traced session takes) open and close the capture, and the batches
@@ -343,7 +343,7 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
         .collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{}", run.stderr);
     let trace = perfetto_trace::read(&file);
-    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
+    assert_inside_submissions(&trace, &run.report().devices[0].submissions, 0);
     assert_children_inside_parents(&trace);
     // An unnamed queue's track is named by its family and index.
     assert!(trace.stages.iter().all(|s| s.queue == "Vulkan queue 0.0"));
@@ -352,7 +352,7 @@ fn window(extra: &[(&str, &str)]) -> (Run, Resolved) {
 
 /// Per captured submission: its frame and the command buffers that have stages.
 fn captured(run: &Run, trace: &Resolved) -> Vec<(u32, Vec<String>)> {
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     let offset = perfetto_trace::boottime_minus_monotonic();
     trace
         .submits
@@ -374,7 +374,7 @@ fn captured(run: &Run, trace: &Resolved) -> Vec<(u32, Vec<String>)> {
 #[test]
 fn a_frame_window_captures_what_was_recorded_and_submitted_inside_it() {
     let (run, trace) = window(&[]);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     let got = captured(&run, &trace);
     // Frames 3 to 5, and in each only the command buffer recorded in that frame.
     let expected: Vec<(u32, Vec<String>)> = (3..=5)
@@ -386,7 +386,7 @@ fn a_frame_window_captures_what_was_recorded_and_submitted_inside_it() {
 #[test]
 fn with_instrument_the_window_sees_command_buffers_recorded_before_it() {
     let (run, trace) = window(&[("GPU_TRACE_INSTRUMENT", "1")]);
-    let subs = &run.report.devices[0].submissions;
+    let subs = &run.report().devices[0].submissions;
     let got = captured(&run, &trace);
     let expected: Vec<(u32, Vec<String>)> = (3..=5)
         .map(|f| {
@@ -425,7 +425,7 @@ fn without_calibrated_timestamps_the_clock_is_measured() {
     assert_snapshots_true(&trace, uncertainty + 1_000);
     assert_inside_submissions(
         &trace,
-        &run.report.devices[0].submissions,
+        &run.report().devices[0].submissions,
         uncertainty + 1_000,
     );
     assert_eq!(trace.stages.len(), {
@@ -454,7 +454,7 @@ fn exit_without_destroying_the_device_still_writes_the_trace() {
     // Per batch one command buffer range and two inner ranges (as in the txt test: 24
     // events, 12 ranges).
     assert_eq!(trace.stages.len(), 12);
-    assert_inside_submissions(&trace, &run.report.devices[0].submissions, 0);
+    assert_inside_submissions(&trace, &run.report().devices[0].submissions, 0);
 }
 
 #[test]
@@ -469,7 +469,7 @@ fn an_unwritable_perfetto_file_is_reported_and_written_elsewhere() {
         .env("TMPDIR", tmp.to_str().unwrap())
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(run.report.devices[0].results_ok);
+    assert!(run.report().devices[0].results_ok);
     let lines: Vec<&str> = run.stderr.lines().filter(|l| l.contains(&path)).collect();
     assert_eq!(
         lines.len(),
@@ -535,7 +535,12 @@ fn two_devices_write_one_file_each_on_its_own_sequence() {
             .run(&dir);
         assert_clean(&run);
         let trace = perfetto_trace::read(&file);
-        let submissions: usize = run.report.devices.iter().map(|d| d.submissions.len()).sum();
+        let submissions: usize = run
+            .report()
+            .devices
+            .iter()
+            .map(|d| d.submissions.len())
+            .sum();
         assert_eq!(trace.submits.len(), submissions, "{scenario}");
         for device in [0, 1] {
             let stages: Vec<&Stage> = trace.stages.iter().filter(|s| s.gpu_id == device).collect();
@@ -553,7 +558,7 @@ fn two_devices_write_one_file_each_on_its_own_sequence() {
                 .sequence
         };
         assert_ne!(seq(0), seq(1), "{scenario}");
-        for device in &run.report.devices {
+        for device in &run.report().devices {
             let device_trace = Resolved {
                 stages: trace
                     .stages

@@ -67,7 +67,7 @@ fn assert_session_window(run: &Run, trace: &Resolved, start: u64, end: u64) {
             run.stderr
         );
     }
-    let submitted = run.report.devices[0].submissions.len();
+    let submitted = run.report().devices[0].submissions.len();
     assert!(
         !trace.submits.is_empty(),
         "the session captured submissions"

@@ -2,11 +2,9 @@
 //! to stdout, under validation, and through the fence fallback.
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches};
-use utrace_tests::harness::TempDir;
+use utrace_tests::harness::{TempDir, SYNC_VALIDATION};
 use utrace_tests::trace_txt::EndOfTrace;
 use utrace_tests::workload;
-
-const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
 
 /// The trace of `basic`, checked against the workload's report.
 fn check_basic_trace(text: &str, run: &utrace_tests::harness::Run) {

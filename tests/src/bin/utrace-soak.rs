@@ -76,7 +76,7 @@ fn perfetto_soak(submissions: u32) -> ExitCode {
     }
     let bytes = std::fs::metadata(&trace).map(|m| m.len()).unwrap_or(0);
     let resolved = perfetto_trace::read(&trace);
-    let rss = &run.report.devices[0].rss_kib;
+    let rss = &run.report().devices[0].rss_kib;
     println!(
         "utrace-soak: {submissions} submissions in {secs:.1} s ({:.0}/s), Perfetto",
         f64::from(submissions) / secs

@@ -9,7 +9,8 @@
 //!
 //! NAME: basic, two-devices, two-instances, frames, demo; the GPU-work scenarios
 //! render-pass, dynamic-rendering, secondaries, compute, transfers, labels, and all-gpu-work
-//! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`).
+//! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`);
+//! validation-error (one deliberate validation error: the tests' positive control).
 //! Without arguments (or with a bad one) the usage names them all.
 
 use std::process::ExitCode;
