@@ -4,13 +4,13 @@
 //! are written after the batches submitted before them.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
-use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
@@ -20,9 +20,14 @@ use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
 use crate::trace::batch::Batch;
 use crate::trace::events::batch_events;
 
-/// Batches in flight between submit and the traceq thread. When full, `vkQueueSubmit`
-/// waits for the thread (no event is dropped; issue-level policy may change this).
-const CHANNEL_CAPACITY: usize = 256;
+/// Batches sent to the traceq thread and not yet taken by it, at most. A submission never
+/// waits for the thread: a batch may wait on work that the application releases only after
+/// later submissions returned (a timeline wait-before-signal), so the queue grows instead.
+/// Past this many, a batch is dropped and its events are counted as dropped. A pending batch
+/// holds its command buffers' traces and its layer resources (two command buffers and a
+/// readback buffer of 8 bytes per timestamp): a few hundred bytes of host memory, plus the
+/// readback's device memory.
+pub const MAX_PENDING_BATCHES: usize = 65_536;
 /// One wait on the GPU; the thread re-checks whether it is stopping between waits.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 /// How long a stopping thread still waits for a batch before giving it up.
@@ -45,16 +50,66 @@ pub struct Stats {
     pub dropped: AtomicU64,
 }
 
+/// The batches in the channel, counted against a cap by the submitting threads (which
+/// add) and the traceq thread (which takes).
+struct PendingBatches {
+    count: AtomicUsize,
+    cap: usize,
+}
+
+impl PendingBatches {
+    fn new(cap: usize) -> PendingBatches {
+        PendingBatches {
+            count: AtomicUsize::new(0),
+            cap,
+        }
+    }
+
+    /// Counts one more batch, unless `cap` are already pending.
+    fn try_add(&self) -> bool {
+        // Relaxed: a count, not a synchronisation point (the channel orders the batches).
+        if self.count.fetch_add(1, Ordering::Relaxed) >= self.cap {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// The traceq thread took one.
+    fn taken(&self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// The submit side of the channel and the thread's handle.
 pub struct Consumer {
     tx: Sender<Message>,
+    pending: Arc<PendingBatches>,
+    stats: Arc<Stats>,
+    /// Whether the first batch dropped for a full queue was reported.
+    overflow_reported: AtomicBool,
     stopping: Arc<AtomicBool>,
     done: Receiver<()>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Consumer {
+    /// Never blocks. A batch beyond [`MAX_PENDING_BATCHES`] is dropped and counted.
     pub fn send(&self, msg: Message) {
+        if let Message::Batch(batch) = &msg {
+            if !self.pending.try_add() {
+                self.stats
+                    .dropped
+                    .fetch_add(batch.event_count(), Ordering::Relaxed);
+                if !self.overflow_reported.swap(true, Ordering::Relaxed) {
+                    log::warn!(
+                        "more than {MAX_PENDING_BATCHES} batches wait to be written (the GPU has not finished them); later batches are dropped and counted until it catches up"
+                    );
+                }
+                // Dropping the batch abandons its resources: the GPU may still use them.
+                return;
+            }
+        }
         // An error means the thread is gone: the message (and a batch's resources, through
         // `Batch`'s drop) is given up.
         let _ = self.tx.send(msg);
@@ -158,6 +213,8 @@ struct Traceq {
     caps: Arc<DeviceCaps>,
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
+    /// Batches in the channel; one is taken off as the thread receives it.
+    pending: Arc<PendingBatches>,
     stopping: Arc<AtomicBool>,
     /// Set after a wait failed (device lost): later batches are given up without waiting.
     broken: bool,
@@ -171,15 +228,17 @@ pub fn spawn(
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
 ) -> std::io::Result<Consumer> {
-    let (tx, rx) = bounded(CHANNEL_CAPACITY);
+    let (tx, rx) = unbounded();
     let (done_tx, done) = bounded(1);
     let stopping = Arc::new(AtomicBool::new(false));
+    let pending = Arc::new(PendingBatches::new(MAX_PENDING_BATCHES));
     let mut traceq = Traceq {
         device_index,
         dispatch,
         caps,
         sink,
-        stats,
+        stats: Arc::clone(&stats),
+        pending: Arc::clone(&pending),
         stopping: Arc::clone(&stopping),
         broken: false,
         batches_written: 0,
@@ -192,6 +251,9 @@ pub fn spawn(
         })?;
     Ok(Consumer {
         tx,
+        pending,
+        stats,
+        overflow_reported: AtomicBool::new(false),
         stopping,
         done,
         thread: Mutex::new(Some(thread)),
@@ -203,6 +265,7 @@ impl Traceq {
         while let Ok(msg) = rx.recv() {
             match msg {
                 Message::Batch(batch) => {
+                    self.pending.taken();
                     let outcome = catch_unwind(AssertUnwindSafe(|| self.process(batch)));
                     if outcome.is_err() {
                         log::error!(
@@ -344,6 +407,18 @@ mod tests {
             runs.fetch_add(1, Ordering::Relaxed);
             Err(std::io::Error::other("no device in a unit test"))
         }
+    }
+
+    #[test]
+    fn pending_batches_are_counted_against_the_cap() {
+        let pending = PendingBatches::new(2);
+        assert!(pending.try_add());
+        assert!(pending.try_add());
+        assert!(!pending.try_add(), "the third is refused");
+        assert!(!pending.try_add(), "and a refusal takes no room");
+        pending.taken();
+        assert!(pending.try_add(), "room again once the thread took one");
+        assert!(!pending.try_add());
     }
 
     #[test]

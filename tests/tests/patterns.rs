@@ -192,3 +192,15 @@ fn a_command_buffer_run_twice_by_one_call_gets_two_sets_of_timestamps() {
         );
     }
 }
+
+#[test]
+fn work_queued_behind_a_host_signal_never_blocks_a_submission() {
+    // One batch waits on a timeline value the host signals only after 400 more submissions
+    // returned: none of them may wait for it (the workload's watchdog signals after 10 s and
+    // fails the run if one did), and every batch is written once the host released them.
+    let (run, trace) = traced("wait-before-signal", 0);
+    assert_eq!(run.report().devices[0].submissions.len(), 401);
+    assert_eq!(trace.batches.len(), 401);
+    assert_eq!(trace.ends.len(), 1);
+    assert_eq!(trace.ends[0].dropped, 0);
+}

@@ -2,13 +2,14 @@
 //! command buffer resubmitted for many frames, a simultaneous-use one pending twice, pools
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
-//! and a multiview render pass.
+//! work queued behind a wait the host signals later, and a multiview render pass.
 
 use ash::vk;
 
 use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
+mod host_signal;
 mod lifetime;
 mod passes;
 mod resubmission;
@@ -25,6 +26,7 @@ pub const SCENARIOS: &[&str] = &[
     "soak",
     "twice-in-one-submit",
     "in-flight",
+    "wait-before-signal",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -43,6 +45,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "soak" => resubmission::soak(dev, sub, frames),
         "twice-in-one-submit" => resubmission::twice_in_one_submit(dev, sub),
         "in-flight" => resubmission::in_flight(dev, sub, frames),
+        "wait-before-signal" => host_signal::wait_before_signal(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
