@@ -29,6 +29,10 @@ pub struct DeviceReport {
     /// Resident memory of the process, in KiB, sampled along a long run.
     #[serde(default)]
     pub rss_kib: Vec<u64>,
+    /// Durations of the application's `vkDeviceWaitIdle` and `vkQueueWaitIdle` calls in the
+    /// scenarios that time them, in nanoseconds.
+    #[serde(default)]
+    pub idle_waits_ns: Vec<u64>,
     /// Optional device features the scenarios used where the device had them
     /// (`multi_draw`, `draw_indirect_count`, `debug_marker`).
     #[serde(default)]

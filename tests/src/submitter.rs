@@ -18,6 +18,8 @@ pub struct Submitter<'a> {
     pub unlogged: u64,
     /// Resident memory samples, in KiB.
     pub rss_kib: Vec<u64>,
+    /// How long the application's own idle waits took (see `DeviceReport::idle_waits_ns`).
+    pub idle_waits_ns: Vec<u64>,
 }
 
 /// A semaphore to wait on (at a stage) and one to signal, for swapchain frames.
@@ -32,6 +34,7 @@ impl<'a> Submitter<'a> {
             log: Vec::new(),
             unlogged: 0,
             rss_kib: Vec::new(),
+            idle_waits_ns: Vec::new(),
         })
     }
 

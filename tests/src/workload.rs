@@ -437,12 +437,14 @@ pub fn run(opts: &Options) -> Result<Report> {
         };
         report.presents += sub.frame;
         let (unlogged_submissions, rss_kib) = (sub.unlogged, std::mem::take(&mut sub.rss_kib));
+        let idle_waits_ns = std::mem::take(&mut sub.idle_waits_ns);
         report.devices.push(DeviceReport {
             index: index as u32,
             results_ok,
             submissions: sub.destroy(),
             unlogged_submissions,
             rss_kib,
+            idle_waits_ns,
             features,
         });
     }
@@ -483,12 +485,14 @@ fn two_instances(opts: &Options) -> Result<Report> {
         let mut sub = Submitter::new(dev)?;
         let results_ok = basic(dev, &mut sub)?;
         let (unlogged_submissions, rss_kib) = (sub.unlogged, std::mem::take(&mut sub.rss_kib));
+        let idle_waits_ns = std::mem::take(&mut sub.idle_waits_ns);
         report.devices.push(DeviceReport {
             index: index as u32,
             results_ok,
             submissions: sub.destroy(),
             unlogged_submissions,
             rss_kib,
+            idle_waits_ns,
             features: Vec::new(),
         });
     }

@@ -1,15 +1,11 @@
-//! Device-level hooks: destruction (draining the trace first), queue retrieval (the layer
-//! needs each queue's family) and `vkDeviceWaitIdle`.
-
-use std::time::Duration;
+//! Device-level hooks: destruction (draining the trace first) and queue retrieval (the layer
+//! needs each queue's family). `vkDeviceWaitIdle` is not intercepted: the application's
+//! wait is for the GPU, never for the layer's writing.
 
 use ash::vk;
 
 use super::guarded;
 use crate::loader::registry::{self, device_of, dispatch_key};
-
-/// How long a wait-idle call waits for the trace of the work it waited for to be written.
-pub const SYNC_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// # Safety
 /// Vulkan's rules for `vkDestroyDevice`.
@@ -83,21 +79,4 @@ pub unsafe extern "system" fn get_device_queue2(
             tracer.register_queue(queue, info.queue_family_index, info.queue_index)
         });
     }
-}
-
-/// # Safety
-/// Vulkan's rules for `vkDeviceWaitIdle`.
-pub unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
-    // SAFETY: a live device of this chain.
-    let Some(record) = (unsafe { device_of(device) }) else {
-        return vk::Result::ERROR_DEVICE_LOST;
-    };
-    // SAFETY: forwarded with the application's arguments.
-    let result = unsafe { (record.dispatch.fp_v1_0.device_wait_idle)(device) };
-    if result == vk::Result::SUCCESS {
-        if let Some(tracer) = record.tracer.as_ref() {
-            guarded("vkDeviceWaitIdle", || tracer.sync(SYNC_TIMEOUT));
-        }
-    }
-    result
 }

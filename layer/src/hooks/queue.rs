@@ -1,9 +1,9 @@
-//! Queue hooks: submissions become batches (u_trace_flush), presents end frames, and
-//! `vkQueueWaitIdle` lets the trace catch up with what the application waited for.
+//! Queue hooks: submissions become batches (u_trace_flush) and presents end frames.
+//! `vkQueueWaitIdle` is not intercepted: the application's wait is for the GPU, never for
+//! the layer's writing.
 
 use ash::vk;
 
-use super::device::SYNC_TIMEOUT;
 use super::{guarded, slice};
 use crate::gpu::{cpu_clock, submit};
 use crate::trace::batch::SubmitTiming;
@@ -143,18 +143,6 @@ pub unsafe extern "system" fn queue_present(
     if let Some(tracer) = dev.tracer.as_ref() {
         // The frame ends whatever the presentation engine said (u_trace counts the same).
         guarded("vkQueuePresentKHR", || tracer.end_frame());
-    }
-    result
-}
-
-/// # Safety
-/// Vulkan's rules for `vkQueueWaitIdle`.
-pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
-    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
-    // SAFETY: forwarded with the application's arguments.
-    let result = unsafe { (dev.dispatch.fp_v1_0.queue_wait_idle)(queue) };
-    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkQueueWaitIdle", || tracer.sync(SYNC_TIMEOUT));
     }
     result
 }

@@ -499,8 +499,8 @@ impl DeviceTracer {
         });
     }
 
-    /// Waits (bounded) until the traceq thread has written everything sent before; used
-    /// after the application's own wait-idle calls so the output is complete at that point.
+    /// Waits (bounded) until the traceq thread has written everything sent before: a
+    /// Perfetto session's stop, on Perfetto's thread. Never on an application's call.
     pub fn sync(&self, timeout: Duration) {
         self.consumer.sync(timeout);
     }

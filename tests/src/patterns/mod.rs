@@ -2,7 +2,8 @@
 //! command buffer resubmitted for many frames, a simultaneous-use one pending twice, pools
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
-//! work queued behind a wait the host signals later, and a multiview render pass.
+//! work queued behind a wait the host signals later, the application's idle waits, and a
+//! multiview render pass.
 
 use ash::vk;
 
@@ -10,6 +11,7 @@ use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
 mod host_signal;
+mod idle_waits;
 mod lifetime;
 mod passes;
 mod resubmission;
@@ -27,6 +29,7 @@ pub const SCENARIOS: &[&str] = &[
     "twice-in-one-submit",
     "in-flight",
     "wait-before-signal",
+    "idle-waits",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -46,6 +49,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "twice-in-one-submit" => resubmission::twice_in_one_submit(dev, sub),
         "in-flight" => resubmission::in_flight(dev, sub, frames),
         "wait-before-signal" => host_signal::wait_before_signal(dev, sub),
+        "idle-waits" => idle_waits::idle_waits(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
