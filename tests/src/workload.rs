@@ -348,7 +348,14 @@ fn demo(
 
 /// Every scenario's name, for the usage text.
 pub fn scenarios() -> String {
-    let mut names = vec!["basic", "two-devices", "two-instances", "frames", "demo"];
+    let mut names = vec![
+        "basic",
+        "two-devices",
+        "two-instances",
+        "instance-after-instance",
+        "frames",
+        "demo",
+    ];
     names.extend_from_slice(crate::gpu_work::SCENARIOS);
     names.push("all-gpu-work");
     names.extend_from_slice(crate::patterns::SCENARIOS);
@@ -360,7 +367,7 @@ pub fn run(opts: &Options) -> Result<Report> {
     let wants_window = match opts.scenario.as_str() {
         "frames" => true,
         "demo" => std::env::var_os("DISPLAY").is_some(),
-        "basic" | "two-devices" | "two-instances" => false,
+        "basic" | "two-devices" | "two-instances" | "instance-after-instance" => false,
         name if crate::gpu_work::is_scenario(name) => false,
         name if crate::patterns::is_scenario(name) => false,
         crate::validation_control::SCENARIO => false,
@@ -377,6 +384,9 @@ pub fn run(opts: &Options) -> Result<Report> {
     };
     if opts.scenario == "two-instances" {
         return two_instances(opts);
+    }
+    if opts.scenario == "instance-after-instance" {
+        return instance_after_instance(opts);
     }
     let gpu_work = crate::gpu_work::is_scenario(&opts.scenario);
     // Labels need VK_EXT_debug_utils: the GPU-work scenarios and the demo use them.
@@ -466,6 +476,32 @@ pub fn run(opts: &Options) -> Result<Report> {
     inst.destroy();
     drop(window);
     report.validation_messages = messages.lock().map(|m| m.clone()).unwrap_or_default();
+    Ok(report)
+}
+
+/// An instance with a device doing `basic`, destroyed, then a second one doing the same (as
+/// Zink does: a probing instance first). The loader unloads the layer when the first
+/// instance goes; the second device must not reuse the first's number or truncate its trace.
+fn instance_after_instance(opts: &Options) -> Result<Report> {
+    let mut report = Report::default();
+    for index in 0..2 {
+        let inst = Instance::new(&opts.layers, &[])?;
+        let dev = Device::new(&inst, &[], true)?;
+        let mut sub = Submitter::new(&dev)?;
+        let results_ok = basic(&dev, &mut sub)?;
+        report.devices.push(DeviceReport {
+            index,
+            results_ok,
+            submissions: sub.destroy(),
+            ..DeviceReport::default()
+        });
+        dev.destroy();
+        let messages = std::sync::Arc::clone(&inst.messages);
+        inst.destroy();
+        report
+            .validation_messages
+            .extend(messages.lock().map(|m| m.clone()).unwrap_or_default());
+    }
     Ok(report)
 }
 

@@ -54,3 +54,21 @@ fn two_devices_share_one_file_without_losing_batches() {
     let trace = assert_trace_matches(&std::fs::read_to_string(&file).unwrap(), &run);
     assert_eq!(trace.ends.len(), 2);
 }
+
+#[test]
+fn a_device_of_a_later_instance_gets_a_new_number_and_keeps_the_file() {
+    // The first instance is destroyed before the second exists (Zink probes this way): the
+    // loader unloads the layer in between. The second device must not be device 0 again nor
+    // truncate the trace the first one wrote.
+    let dir = TempDir::new("instance-after-instance");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("instance-after-instance")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&std::fs::read_to_string(&file).unwrap(), &run);
+    let ends: Vec<u32> = trace.ends.iter().map(|e| e.device).collect();
+    assert_eq!(ends, [0, 1], "one end record per device, in order");
+    assert_eq!(trace.batches.len(), 8);
+}

@@ -7,7 +7,7 @@
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy]
 //! ```
 //!
-//! NAME: basic, two-devices, two-instances, frames, demo; the GPU-work scenarios
+//! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
 //! render-pass, dynamic-rendering, secondaries, compute, transfers, labels, and all-gpu-work
 //! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`);
 //! validation-error (one deliberate validation error: the tests' positive control).
