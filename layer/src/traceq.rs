@@ -34,6 +34,12 @@ const WAIT_SLICE: Duration = Duration::from_millis(100);
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long the process-exit path waits for the thread to finish.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
+/// How long a stopping thread waits for its outputs to write what it queued.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+/// How long `vkDestroyDevice` waits for the thread, at most: its GPU waits give up after
+/// [`STOP_GRACE`], a full output makes it wait at most `sink::output::STALL`, and its drain
+/// at most [`DRAIN_GRACE`]. Past this the device's remaining trace is given up.
+const DESTROY_LIMIT: Duration = Duration::from_secs(8);
 
 pub enum Message {
     Batch(Batch),
@@ -131,13 +137,14 @@ impl Consumer {
         // rather than waited for forever.
         self.stopping.store(true, Ordering::Relaxed);
         let _ = self.tx.send(Message::Shutdown);
-        let finished = if exiting {
-            self.done.recv_timeout(EXIT_GRACE).is_ok()
-        } else {
-            self.done.recv().is_ok()
-        };
+        let limit = if exiting { EXIT_GRACE } else { DESTROY_LIMIT };
+        let finished = self.done.recv_timeout(limit).is_ok();
         if finished {
             let _ = handle.join();
+        } else {
+            log::error!(
+                "the trace thread did not finish within {limit:?}; what it had not written is lost"
+            );
         }
         finished
     }
@@ -287,6 +294,15 @@ impl Traceq {
             events: self.stats.events.load(Ordering::Relaxed),
             dropped: self.stats.dropped.load(Ordering::Relaxed),
         });
+        // The device is going: give its outputs a moment to write what it queued. What
+        // they hold past that is written later if they take data (or reported at exit).
+        let left = self.sink.drain(DRAIN_GRACE);
+        if left > 0 {
+            log::warn!(
+                "device {}: {left} batch(es) not yet written after {DRAIN_GRACE:?} (the output is not taking data)",
+                self.device_index
+            );
+        }
     }
 
     fn wait(&mut self, batch: &Batch) -> bool {

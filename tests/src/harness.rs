@@ -257,8 +257,28 @@ impl Drop for XServer {
 /// How long one workload run may take: a hang fails the test instead of stalling it.
 const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// Reads a child's stdout (on a thread of its own) and returns what the test keeps of it.
+pub type StdoutReader = Box<dyn FnOnce(std::process::ChildStdout) -> Vec<u8> + Send>;
+
+/// Reads all of it.
+fn read_all(mut out: std::process::ChildStdout) -> Vec<u8> {
+    use std::io::Read;
+    let mut v = Vec::new();
+    let _ = out.read_to_end(&mut v);
+    v
+}
+
 /// Runs `cmd` to completion, killing it (and failing the test) after `limit`.
-fn output_within(mut cmd: Command, limit: std::time::Duration) -> std::process::Output {
+fn output_within(cmd: Command, limit: std::time::Duration) -> std::process::Output {
+    output_reading(cmd, limit, Box::new(read_all))
+}
+
+/// [`output_within`], with the child's stdout given to `reader`.
+fn output_reading(
+    mut cmd: Command,
+    limit: std::time::Duration,
+    reader: StdoutReader,
+) -> std::process::Output {
     use std::io::Read;
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -266,13 +286,9 @@ fn output_within(mut cmd: Command, limit: std::time::Duration) -> std::process::
         .spawn()
         .expect("the workload starts");
     // Drain both pipes on threads so that a chatty child never blocks on a full pipe.
-    let mut out = child.stdout.take().expect("piped stdout");
+    let out = child.stdout.take().expect("piped stdout");
     let mut err = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
+    let out_reader = std::thread::spawn(move || reader(out));
     let err_reader = std::thread::spawn(move || {
         let mut v = Vec::new();
         let _ = err.read_to_end(&mut v);
@@ -393,6 +409,12 @@ impl Workload {
 
     /// Runs in `dir` (its manifest, runtime dir and report live there) and waits.
     pub fn run(self, dir: &TempDir) -> Run {
+        self.run_reading_stdout(dir, Box::new(read_all))
+    }
+
+    /// [`Workload::run`], with the workload's stdout given to `reader` (which may stop
+    /// reading and close it); the run's `stdout` is what `reader` returns.
+    pub fn run_reading_stdout(self, dir: &TempDir, reader: StdoutReader) -> Run {
         let layers = write_manifest(dir.path());
         let runtime = dir.path().join("xdg");
         std::fs::create_dir_all(&runtime).expect("a runtime dir");
@@ -411,7 +433,7 @@ impl Workload {
         for (k, v) in &self.envs {
             cmd.env(k, v);
         }
-        let out = output_within(cmd, RUN_LIMIT);
+        let out = output_reading(cmd, RUN_LIMIT, reader);
         let report = read_report(&report_path);
         Run {
             success: out.status.success(),

@@ -4,8 +4,18 @@
 use ash::vk;
 use ash::vk::Handle;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::report::Submission;
 use crate::vk::{check, monotonic_ns, Device, Result};
+
+/// Milliseconds to sleep after each logged submission (`utrace-workload --pace-ms`), so a
+/// test can act while the run is under way.
+static PACE_MS: AtomicU64 = AtomicU64::new(0);
+
+pub fn set_pace_ms(ms: u64) {
+    PACE_MS.store(ms, Ordering::Relaxed);
+}
 
 /// Submits and waits, recording each submission's CPU window for the report.
 pub struct Submitter<'a> {
@@ -41,6 +51,11 @@ impl<'a> Submitter<'a> {
     fn finish(&mut self, label: &str, cbs: &[vk::CommandBuffer], before: u64) -> Result<()> {
         self.dev.wait_and_reset(self.fence)?;
         self.note(label, cbs, before, monotonic_ns());
+        crate::chatter::after_submission();
+        let pace = PACE_MS.load(Ordering::Relaxed);
+        if pace > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(pace));
+        }
         Ok(())
     }
 

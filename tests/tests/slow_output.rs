@@ -83,3 +83,38 @@ fn idle_waits_do_not_wait_for_a_lagging_reader() {
     assert_eq!(trace.ends.len(), 1);
     assert_eq!(trace.ends[0].dropped, 0);
 }
+
+#[test]
+fn a_reader_that_never_reads_costs_the_application_a_bounded_wait() {
+    // The FIFO's reader holds it open and never reads: the trace cannot be written, and the
+    // application must still finish, told what was lost.
+    let dir = TempDir::new("stuck-reader");
+    let exited = Arc::new(AtomicBool::new(false));
+    let (fifo, reader) = lagging_fifo(
+        dir.path(),
+        "trace.fifo",
+        Duration::from_secs(3600),
+        Arc::clone(&exited),
+    );
+    let started = std::time::Instant::now();
+    let run = workload!("idle-waits")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", fifo.to_str().unwrap())
+        .run(&dir);
+    let took = started.elapsed();
+    exited.store(true, Ordering::SeqCst);
+    drop(reader);
+    assert_clean(&run);
+    assert!(
+        took < Duration::from_secs(15),
+        "the application was held {took:?} by an output that takes no data"
+    );
+    for &ns in &run.report().devices[0].idle_waits_ns {
+        assert!(ns < 200_000_000, "an idle wait took {} ms", ns / 1_000_000);
+    }
+    assert!(
+        run.stderr.contains("could not be written") && run.stderr.contains("trace.fifo"),
+        "what was lost is said: {}",
+        run.stderr
+    );
+}

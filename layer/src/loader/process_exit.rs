@@ -31,7 +31,11 @@ extern "C" fn on_unload() {
     close_all();
 }
 
-/// Writes and closes every live device's trace (idempotent: a stopped device is skipped).
+/// How long exit waits, in all, for the text outputs to write what they hold.
+const OUTPUT_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Writes and closes every live device's trace (idempotent: a stopped device is skipped),
+/// then waits (bounded) for the text outputs, which say what they could not write.
 fn close_all() {
     let _ = std::panic::catch_unwind(|| {
         for device in super::registry::all_devices() {
@@ -39,6 +43,7 @@ fn close_all() {
                 tracer.shutdown(true);
             }
         }
+        crate::sink::output::drain_all(OUTPUT_DRAIN);
     });
 }
 

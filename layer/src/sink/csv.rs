@@ -19,20 +19,16 @@ pub const HEADER: &str = "device,batch,frame,submission,ns,delta,depth,event,arg
 
 pub struct CsvSink {
     out: Output,
-    buf: String,
     args: String,
     wrote_header: bool,
-    write_failed: bool,
 }
 
 impl CsvSink {
     pub fn new(out: Output) -> CsvSink {
         CsvSink {
             out,
-            buf: String::new(),
             args: String::new(),
             wrote_header: false,
-            write_failed: false,
         }
     }
 }
@@ -60,23 +56,22 @@ pub fn format_batch(buf: &mut String, args: &mut String, info: &BatchInfo, event
 
 impl Sink for CsvSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        let mut buf = self.out.buffer();
         if !self.wrote_header {
-            self.buf.push_str(HEADER);
+            buf.push_str(HEADER);
             self.wrote_header = true;
         }
-        format_batch(&mut self.buf, &mut self.args, info, events);
-        if let Err(e) = self.out.write(self.buf.as_bytes()) {
-            if !self.write_failed {
-                log::error!("writing the trace failed ({e}); later output may be lost");
-                self.write_failed = true;
-            }
-        }
-        self.buf.clear();
+        format_batch(&mut buf, &mut self.args, info, events);
+        self.out.batch(info.device, events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, _summary: &TraceSummary) {}
+
+    fn drain(&mut self, timeout: std::time::Duration) -> usize {
+        self.out.drain(timeout)
+    }
 }
 
 #[cfg(test)]

@@ -20,31 +20,26 @@ use crate::trace::tracepoints::ValueKind;
 
 pub struct JsonSink {
     out: Output,
-    buf: String,
     /// Reused for each argument's text before it is escaped.
     arg: String,
-    write_failed: bool,
 }
 
 impl JsonSink {
     pub fn new(out: Output) -> JsonSink {
         JsonSink {
             out,
-            buf: String::new(),
             arg: String::new(),
-            write_failed: false,
         }
     }
+}
 
-    fn flush(&mut self) {
-        if let Err(e) = self.out.write(self.buf.as_bytes()) {
-            if !self.write_failed {
-                log::error!("writing the trace failed ({e}); later output may be lost");
-                self.write_failed = true;
-            }
-        }
-        self.buf.clear();
-    }
+/// The end record, rendered by the output's writer with what it could not write folded in.
+pub fn format_end(s: &TraceSummary, buf: &mut String) {
+    let _ = writeln!(
+        buf,
+        "{{\"type\":\"end_of_trace\",\"device\":{},\"batches\":{},\"events\":{},\"dropped\":{}}}",
+        s.device, s.batches, s.events, s.dropped
+    );
 }
 
 /// Appends `text` as a JSON string.
@@ -109,25 +104,26 @@ pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events
 
 impl Sink for JsonSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
-        format_batch(&mut self.buf, &mut self.arg, info, events);
-        self.flush();
+        let mut buf = self.out.buffer();
+        format_batch(&mut buf, &mut self.arg, info, events);
+        self.out.batch(info.device, events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, device: u32, frame: u32) {
+        let mut buf = self.out.buffer();
         let _ = writeln!(
-            self.buf,
+            buf,
             "{{\"type\":\"end_of_frame\",\"device\":{device},\"frame\":{frame}}}"
         );
-        self.flush();
+        self.out.text(buf);
     }
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
-        let _ = writeln!(
-            self.buf,
-            "{{\"type\":\"end_of_trace\",\"device\":{},\"batches\":{},\"events\":{},\"dropped\":{}}}",
-            s.device, s.batches, s.events, s.dropped
-        );
-        self.flush();
+        self.out.end(s.device, s.clone(), format_end);
+    }
+
+    fn drain(&mut self, timeout: std::time::Duration) -> usize {
+        self.out.drain(timeout)
     }
 }
 

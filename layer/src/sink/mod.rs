@@ -1,12 +1,14 @@
 //! Output formats. A sink only knows [`Event`]s and the batch, frame and trace boundaries
 //! around them (u_trace's printer callbacks); [`output`] is where the bytes go.
 
+mod c_stdout;
 pub mod csv;
 pub mod json;
 pub mod output;
 mod ranges;
 mod tee;
 pub mod txt;
+mod writer;
 
 use std::sync::Arc;
 
@@ -78,6 +80,11 @@ pub trait Sink: Send {
     fn end_of_frame(&mut self, device: u32, frame: u32);
     /// The device is going (or the process is exiting).
     fn end_of_trace(&mut self, summary: &TraceSummary);
+    /// Waits, at most `timeout`, until what this sink queued is written; returns how many
+    /// batches are still unwritten. Sinks that write synchronously have nothing to wait for.
+    fn drain(&mut self, _timeout: std::time::Duration) -> usize {
+        0
+    }
 }
 
 /// The names the application gave a device's objects, in the order given: the hook appends,

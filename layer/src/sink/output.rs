@@ -1,70 +1,418 @@
-//! Where a trace goes: stdout, or the `GPU_TRACEFILE` path with `%p`/`%i` expanded.
+//! Where a text trace goes: stdout, or the `GPU_TRACEFILE` path with `%p`/`%i` expanded.
 //!
-//! Devices whose paths expand to the same file share one handle, so their batches never
-//! overwrite each other. Each write is one whole batch and is flushed at once, so a process
-//! that dies leaves every batch written so far. A file that cannot be created is reported
-//! once on stderr and the trace goes to stdout instead.
+//! Each destination is one [`Output`] per process, whatever the number of devices writing
+//! to it, with a writer thread of its own ([`super::writer`]). Sinks format whole records
+//! (a batch, a frame end, the end of a device's trace) on their traceq thread and queue
+//! them here; the writer writes each record whole or not at all. So the traceq threads, and
+//! through them the application, never wait for I/O: a pipe whose reader lags, a slow or
+//! full disk, a reader that went away.
+//!
+//! What cannot be written is counted per device and shown in that device's end record
+//! (its batches move from `batches`/`events` to `dropped`), which the writer renders when
+//! it writes it. The queue holds [`QUEUE_BYTES`]; a record that finds it full waits at most
+//! [`STALL`] for room, after which the output counts as stalled and records are dropped
+//! (and counted) until it takes data again.
 
-use std::collections::HashMap;
-use std::fs::File;
-use std::io::Write;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
+use super::TraceSummary;
 use crate::config::{expand_path, Destination};
 
-#[derive(Clone)]
-pub enum Output {
-    Stdout,
-    File(Arc<Mutex<File>>),
+/// Bytes of formatted records an output holds before records wait, then are dropped.
+pub const QUEUE_BYTES: usize = 64 << 20;
+/// How long a record waits for room before the output counts as stalled.
+pub const STALL: Duration = Duration::from_secs(2);
+/// Spare record buffers kept for reuse (formatting allocates nothing in the steady state).
+const SPARE_BUFFERS: usize = 8;
+
+/// How a device's end record is written, given its summary with the output's losses
+/// folded in.
+pub type RenderEnd = fn(&TraceSummary, &mut String);
+
+pub(super) enum Record {
+    /// One batch: counted as lost (its events as dropped) if it cannot be written.
+    Batch {
+        device: u32,
+        events: u64,
+        text: String,
+    },
+    /// A frame end or another line that carries no events.
+    Text(String),
+    /// The end of a device's trace, rendered by the writer with the losses it knows of.
+    End {
+        device: u32,
+        summary: TraceSummary,
+        render: RenderEnd,
+    },
 }
 
-type SharedFile = Arc<Mutex<File>>;
+/// What an output could not write, per device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    pub batches: u64,
+    pub events: u64,
+}
 
-/// Files opened by this process, by path; `None` for a path that could not be opened.
-static FILES: LazyLock<Mutex<HashMap<PathBuf, Option<SharedFile>>>> =
-    LazyLock::new(Default::default);
+impl Losses {
+    /// `summary` with these losses folded in: lost batches are not in the trace, and their
+    /// events count as dropped.
+    pub fn apply(&self, summary: &TraceSummary) -> TraceSummary {
+        TraceSummary {
+            batches: summary.batches.saturating_sub(self.batches),
+            events: summary.events.saturating_sub(self.events),
+            dropped: summary.dropped + self.events,
+            ..summary.clone()
+        }
+    }
+}
+
+pub(super) struct State {
+    pub records: VecDeque<Record>,
+    /// Bytes of text in `records`.
+    pub bytes: usize,
+    /// Whether the writer is writing a record it took (the output is idle when not, and
+    /// `records` is empty).
+    pub writing: bool,
+    pub spare: Vec<String>,
+    pub losses: HashMap<u32, Losses>,
+    /// Set when a record could not get room in time; cleared when the writer takes one.
+    pub stalled: bool,
+    /// The destination is gone (a closed pipe) or could not be written at all: records are
+    /// counted as lost as they come.
+    pub closed: bool,
+}
+
+pub(super) struct Shared {
+    /// "stdout" or the path, for messages.
+    pub name: String,
+    pub state: Mutex<State>,
+    /// Signalled when a record is queued (the writer waits on it).
+    pub queued: Condvar,
+    /// Signalled when the writer took or finished a record (producers and drains wait).
+    pub progressed: Condvar,
+}
+
+impl Shared {
+    fn new(name: String) -> Shared {
+        Shared {
+            name,
+            state: Mutex::new(State {
+                records: VecDeque::new(),
+                bytes: 0,
+                writing: false,
+                spare: Vec::new(),
+                losses: HashMap::new(),
+                stalled: false,
+                closed: false,
+            }),
+            queued: Condvar::new(),
+            progressed: Condvar::new(),
+        }
+    }
+}
+
+impl State {
+    /// Counts `record` as lost and keeps its buffer for reuse.
+    pub fn lose(&mut self, record: Record) {
+        match record {
+            Record::Batch {
+                device,
+                events,
+                text,
+            } => {
+                let losses = self.losses.entry(device).or_default();
+                losses.batches += 1;
+                losses.events += events;
+                self.recycle(text);
+            }
+            Record::Text(text) => self.recycle(text),
+            Record::End { .. } => {}
+        }
+    }
+
+    pub fn recycle(&mut self, mut text: String) {
+        if self.spare.len() < SPARE_BUFFERS {
+            text.clear();
+            self.spare.push(text);
+        }
+    }
+}
+
+/// One destination of the process, shared by the devices writing to it.
+#[derive(Clone)]
+pub struct Output {
+    shared: Arc<Shared>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Stdout,
+    File(PathBuf),
+}
+
+/// The outputs of this process, by destination.
+static OUTPUTS: LazyLock<Mutex<HashMap<Key, Output>>> = LazyLock::new(Default::default);
 
 impl Output {
+    /// The output for `destination` as device `device_index` sees it (`%i` expanded), opened
+    /// (and its writer started) by the first device that names it. A file that cannot be
+    /// created is reported once and stdout is used instead.
     pub fn open(destination: &Destination, device_index: u32) -> Output {
-        let Destination::File(template) = destination else {
-            return Output::Stdout;
+        let key = match destination {
+            Destination::Stdout => Key::Stdout,
+            Destination::File(template) => {
+                Key::File(expand_path(template, std::process::id(), device_index))
+            }
         };
-        let path = expand_path(template, std::process::id(), device_index);
-        let mut files = FILES.lock();
-        let entry = files
-            .entry(path.clone())
-            .or_insert_with(|| match File::create(&path) {
-                Ok(f) => Some(Arc::new(Mutex::new(f))),
+        let mut outputs = OUTPUTS.lock();
+        if let Some(output) = outputs.get(&key) {
+            return output.clone();
+        }
+        let output = match &key {
+            Key::Stdout => super::writer::start_stdout(),
+            Key::File(path) => match super::writer::start_file(path) {
+                Ok(output) => output,
                 Err(e) => {
                     log::error!(
                         "cannot open GPU_TRACEFILE {} ({e}); writing the trace to stdout instead",
                         path.display()
                     );
-                    None
+                    // Kept under the path too: later devices use it without trying again.
+                    outputs
+                        .entry(Key::Stdout)
+                        .or_insert_with(super::writer::start_stdout)
+                        .clone()
                 }
-            });
-        match entry {
-            Some(file) => Output::File(Arc::clone(file)),
-            None => Output::Stdout,
+            },
+        };
+        outputs.insert(key, output.clone());
+        output
+    }
+
+    pub(super) fn from_shared(shared: Arc<Shared>) -> Output {
+        Output { shared }
+    }
+
+    pub(super) fn new_shared(name: String) -> Arc<Shared> {
+        Arc::new(Shared::new(name))
+    }
+
+    /// An empty buffer to format a record into (a recycled one when there is one).
+    pub fn buffer(&self) -> String {
+        self.shared.state.lock().spare.pop().unwrap_or_default()
+    }
+
+    /// Queues one batch of device `device`, `events` events, formatted in `text`.
+    pub fn batch(&self, device: u32, events: u64, text: String) {
+        self.push(Record::Batch {
+            device,
+            events,
+            text,
+        });
+    }
+
+    /// Queues a record that carries no events (a frame end).
+    pub fn text(&self, text: String) {
+        self.push(Record::Text(text));
+    }
+
+    /// Queues the end of device `device`'s trace; `render` writes it once the output's
+    /// losses for the device are known. Never dropped for lack of room (it is one line).
+    pub fn end(&self, device: u32, summary: TraceSummary, render: RenderEnd) {
+        let mut state = self.shared.state.lock();
+        if state.closed {
+            return;
+        }
+        state.records.push_back(Record::End {
+            device,
+            summary,
+            render,
+        });
+        self.shared.queued.notify_one();
+    }
+
+    fn push(&self, record: Record) {
+        let len = match &record {
+            Record::Batch { text, .. } | Record::Text(text) => text.len(),
+            Record::End { .. } => 0,
+        };
+        let mut state = self.shared.state.lock();
+        if state.closed {
+            state.lose(record);
+            return;
+        }
+        // A record larger than the whole queue still goes in when the queue is empty.
+        let fits = |s: &State| s.bytes == 0 || s.bytes + len <= QUEUE_BYTES;
+        if !fits(&state) && !state.stalled {
+            let deadline = Instant::now() + STALL;
+            while !fits(&state) && !state.closed {
+                if self
+                    .shared
+                    .progressed
+                    .wait_until(&mut state, deadline)
+                    .timed_out()
+                {
+                    break;
+                }
+            }
+            if !fits(&state) && !state.closed {
+                state.stalled = true;
+                log::warn!(
+                    "the trace output {} took nothing for {STALL:?}; batches are dropped and counted until it takes data again",
+                    self.shared.name
+                );
+            }
+        }
+        if state.closed || !fits(&state) {
+            state.lose(record);
+            return;
+        }
+        state.bytes += len;
+        state.records.push_back(record);
+        self.shared.queued.notify_one();
+    }
+
+    /// Waits until everything queued so far is written (or lost), at most `timeout`.
+    /// Returns how many batches are still waiting when it gives up (0: all written).
+    pub fn drain(&self, timeout: Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.state.lock();
+        while !state.records.is_empty() || state.writing {
+            if self
+                .shared
+                .progressed
+                .wait_until(&mut state, deadline)
+                .timed_out()
+            {
+                break;
+            }
+        }
+        state
+            .records
+            .iter()
+            .filter(|r| matches!(r, Record::Batch { .. }))
+            .count()
+    }
+
+    /// The output's name in messages ("stdout" or its path).
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// What this output could not write for `device` so far.
+    pub fn losses(&self, device: u32) -> Losses {
+        self.shared
+            .state
+            .lock()
+            .losses
+            .get(&device)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// Waits, at most `timeout` in all, until every output of the process has written what it
+/// holds; reports on stderr what is still unwritten. For process exit.
+pub fn drain_all(timeout: Duration) {
+    let outputs: Vec<Output> = OUTPUTS.lock().values().cloned().collect();
+    let deadline = Instant::now() + timeout;
+    for output in outputs {
+        let left = output.drain(deadline.saturating_duration_since(Instant::now()));
+        if left > 0 {
+            log::error!(
+                "{left} batch(es) could not be written to {} before exit (it took no data); they are lost",
+                output.name()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary() -> TraceSummary {
+        TraceSummary {
+            device: 3,
+            batches: 10,
+            events: 60,
+            dropped: 2,
         }
     }
 
-    /// Writes `bytes` in one piece and flushes. Errors are reported once per output.
-    pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
-        match self {
-            Output::Stdout => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(bytes)?;
-                out.flush()
+    #[test]
+    fn losses_move_batches_and_events_to_dropped() {
+        let losses = Losses {
+            batches: 2,
+            events: 12,
+        };
+        let s = losses.apply(&summary());
+        assert_eq!(
+            (s.device, s.batches, s.events, s.dropped),
+            (3, 8, 48, 14),
+            "{s:?}"
+        );
+        assert_eq!(
+            Losses::default().apply(&summary()).dropped,
+            2,
+            "nothing lost, nothing changed"
+        );
+    }
+
+    #[test]
+    fn a_closed_output_counts_what_comes_and_keeps_no_text() {
+        let output = Output::from_shared(Output::new_shared("test".into()));
+        output.shared.state.lock().closed = true;
+        output.batch(1, 6, "BATCH 1\n".into());
+        output.batch(1, 4, "BATCH 2\n".into());
+        output.batch(2, 5, "BATCH 1\n".into());
+        output.text("END OF FRAME 0\n".into());
+        assert_eq!(
+            output.losses(1),
+            Losses {
+                batches: 2,
+                events: 10
             }
-            Output::File(file) => {
-                let mut file = file.lock();
-                file.write_all(bytes)?;
-                file.flush()
+        );
+        assert_eq!(output.losses(2).batches, 1);
+        assert_eq!(output.shared.state.lock().records.len(), 0);
+        assert!(
+            output.buffer().capacity() > 0,
+            "a lost record's buffer is kept for reuse"
+        );
+    }
+
+    #[test]
+    fn a_full_queue_stalls_then_drops_and_counts_without_waiting_again() {
+        let output = Output::from_shared(Output::new_shared("test".into()));
+        // No writer: the queue only fills. One record as large as the queue fills it.
+        output.batch(0, 1, "x".repeat(QUEUE_BYTES));
+        let started = Instant::now();
+        output.batch(0, 7, "BATCH 2\n".into());
+        let waited = started.elapsed();
+        assert!(
+            waited >= STALL,
+            "the first record waited for room: {waited:?}"
+        );
+        let started = Instant::now();
+        output.batch(0, 5, "BATCH 3\n".into());
+        assert!(
+            started.elapsed() < Duration::from_millis(100),
+            "a stalled output does not make every record wait"
+        );
+        assert_eq!(
+            output.losses(0),
+            Losses {
+                batches: 2,
+                events: 12
             }
-        }
+        );
+        // Nothing takes data: a drain gives up, saying one batch is still waiting.
+        assert_eq!(output.drain(Duration::from_millis(10)), 1);
     }
 }

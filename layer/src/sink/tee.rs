@@ -35,4 +35,8 @@ impl Sink for Tee {
             s.end_of_trace(summary);
         }
     }
+
+    fn drain(&mut self, timeout: std::time::Duration) -> usize {
+        self.sinks.iter_mut().map(|s| s.drain(timeout)).sum()
+    }
 }

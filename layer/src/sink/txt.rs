@@ -20,29 +20,21 @@ use super::{BatchInfo, Event, Sink, TraceSummary};
 
 pub struct TxtSink {
     out: Output,
-    /// Reused for every batch: formatting allocates nothing in the steady state.
-    buf: String,
-    write_failed: bool,
 }
 
 impl TxtSink {
     pub fn new(out: Output) -> TxtSink {
-        TxtSink {
-            out,
-            buf: String::new(),
-            write_failed: false,
-        }
+        TxtSink { out }
     }
+}
 
-    fn flush(&mut self) {
-        if let Err(e) = self.out.write(self.buf.as_bytes()) {
-            if !self.write_failed {
-                log::error!("writing the trace failed ({e}); later output may be lost");
-                self.write_failed = true;
-            }
-        }
-        self.buf.clear();
-    }
+/// The end record, rendered by the output's writer with what it could not write folded in.
+pub fn format_end(s: &TraceSummary, buf: &mut String) {
+    let _ = writeln!(
+        buf,
+        "END OF TRACE: device={} batches={} events={} dropped={}",
+        s.device, s.batches, s.events, s.dropped
+    );
 }
 
 /// Formats one batch; separate from the sink so it is testable without an output.
@@ -89,22 +81,24 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
 
 impl Sink for TxtSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
-        format_batch(&mut self.buf, info, events);
-        self.flush();
+        // A recycled buffer: formatting allocates nothing in the steady state.
+        let mut buf = self.out.buffer();
+        format_batch(&mut buf, info, events);
+        self.out.batch(info.device, events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, frame: u32) {
-        let _ = writeln!(self.buf, "END OF FRAME {frame}");
-        self.flush();
+        let mut buf = self.out.buffer();
+        let _ = writeln!(buf, "END OF FRAME {frame}");
+        self.out.text(buf);
     }
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
-        let _ = writeln!(
-            self.buf,
-            "END OF TRACE: device={} batches={} events={} dropped={}",
-            s.device, s.batches, s.events, s.dropped
-        );
-        self.flush();
+        self.out.end(s.device, s.clone(), format_end);
+    }
+
+    fn drain(&mut self, timeout: std::time::Duration) -> usize {
+        self.out.drain(timeout)
     }
 }
 

@@ -1,10 +1,11 @@
 //! A Vulkan program for utrace's tests and demo: runs one scenario on the first Vulkan device
 //! and writes a JSON report (its submissions' CPU windows, command buffers, results).
-//! Stdout is left to the layer's trace; this program only writes to stderr.
+//! Stdout is left to the layer's trace: this program writes to stderr only, except with
+//! `--chatter`, which prints a line after each submission through C's `stdout` stream.
 //!
 //! ```text
 //! utrace-workload --scenario NAME --report PATH
-//!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy]
+//!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -45,12 +46,20 @@ fn parse() -> Result<(Options, Option<String>), String> {
                     .map_err(|_| format!("--frames {v:?} is not a number"))?
             }
             "--exit-without-destroy" => opts.exit_without_destroy = true,
+            "--chatter" => utrace_tests::chatter::enable(),
+            "--pace-ms" => {
+                let v = value()?;
+                utrace_tests::submitter::set_pace_ms(
+                    v.parse()
+                        .map_err(|_| format!("--pace-ms {v:?} is not a number"))?,
+                )
+            }
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     if opts.scenario.is_empty() {
         return Err(format!(
-            "--scenario is required\nusage: utrace-workload --scenario NAME --report PATH [--layers L1,L2,...] [--frames N] [--exit-without-destroy]\nscenarios: {}",
+            "--scenario is required\nusage: utrace-workload --scenario NAME --report PATH [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]\nscenarios: {}",
             workload::scenarios()
         ));
     }
@@ -58,6 +67,11 @@ fn parse() -> Result<(Options, Option<String>), String> {
 }
 
 fn main() -> ExitCode {
+    // Rust's runtime ignores SIGPIPE before main; the C applications this program stands in
+    // for (vkcube, vulkaninfo) have the default disposition, which kills the process when
+    // something writes to a pipe nobody reads. The layer must cope with that default.
+    // SAFETY: setting a signal's disposition to the default, before any other thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let (opts, report_path) = match parse() {
         Ok(p) => p,
         Err(e) => {

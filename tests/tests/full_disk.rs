@@ -1,0 +1,113 @@
+//! A disk that is full for a while: `GPU_TRACEFILE` on a small tmpfs that the test fills,
+//! then frees once the trace stops growing. Every record in the file is whole, the batches
+//! that could not be written are counted in the end record, and writing resumes when there
+//! is room again. (Mounting a tmpfs needs root, as the test suite runs.)
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use utrace_tests::checks::{assert_clean, parse};
+use utrace_tests::harness::TempDir;
+use utrace_tests::workload;
+
+/// A tmpfs mounted for the test, unmounted when dropped.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(path: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(path).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output()
+            .expect("mount runs");
+        assert!(
+            out.status.success(),
+            "mounting a tmpfs (the test needs root): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs(path.to_path_buf())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Fills the file system of `path` up, then frees `room` bytes of it.
+fn fill_leaving(path: &Path, room: u64) {
+    let mut filler = std::fs::File::create(path).unwrap();
+    let block = vec![0x5au8; 4096];
+    while filler.write_all(&block).is_ok() {}
+    let len = filler.metadata().unwrap().len();
+    filler.set_len(len.saturating_sub(room)).unwrap();
+}
+
+#[test]
+fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
+    let dir = TempDir::new("full-disk");
+    let fs = Tmpfs::mount(&dir.path().join("small"), "1m");
+    let filler = fs.0.join("filler");
+    fill_leaving(&filler, 16 << 10);
+    let file = fs.0.join("trace.txt");
+    let (run, freed_at) = std::thread::scope(|scope| {
+        let workload = scope.spawn(|| {
+            workload!("idle-waits")
+                .arg("--pace-ms", "3")
+                .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+                .env("GPU_TRACEFILE", file.to_str().unwrap())
+                .run(&dir)
+        });
+        // Once the trace stopped growing for a while, the disk is full: free it.
+        let (mut size, mut since) = (0, Instant::now());
+        let mut freed_at = None;
+        while !workload.is_finished() {
+            let now = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+            if now != size {
+                (size, since) = (now, Instant::now());
+            } else if size > 0 && since.elapsed() > Duration::from_millis(100) {
+                std::fs::remove_file(&filler).unwrap();
+                freed_at = Some(size);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (workload.join().expect("the workload's thread"), freed_at)
+    });
+    assert_clean(&run);
+    let freed_at = freed_at.expect("the disk filled up while the workload ran");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.len() as u64 > freed_at,
+        "writing resumed once there was room"
+    );
+    // Every record is whole: the file parses as a trace.
+    let trace = parse(&text);
+    let written = trace.batches.len() as u64;
+    assert!(0 < written && written < 300, "{written} batches written");
+    // The numbering shows where batches are missing, and the end record counts them.
+    let numbers: Vec<u64> = trace.batches.iter().map(|b| b.number).collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(*numbers.last().unwrap(), 300, "the last batch is there");
+    let end = &trace.ends[0];
+    assert_eq!(end.batches, written);
+    assert_eq!(end.events, 6 * written);
+    assert_eq!(end.dropped, 6 * (300 - written), "every lost batch counted");
+    // Said once when it failed, once when it resumed.
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("utrace:"))
+        .collect();
+    assert_eq!(said.len(), 2, "{}", run.stderr);
+    assert!(said[0].contains("No space left on device"), "{}", said[0]);
+    assert!(
+        said[1].contains("works again") && said[1].contains(&format!("{} batch", 300 - written)),
+        "{}",
+        said[1]
+    );
+}
