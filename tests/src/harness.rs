@@ -275,9 +275,26 @@ fn output_within(cmd: Command, limit: std::time::Duration) -> std::process::Outp
 
 /// [`output_within`], with the child's stdout given to `reader`.
 fn output_reading(
+    cmd: Command,
+    limit: std::time::Duration,
+    reader: StdoutReader,
+) -> std::process::Output {
+    output_signalled(cmd, limit, reader, None)
+}
+
+/// A signal to send the child after a while, and when it was sent (`CLOCK_BOOTTIME`).
+pub struct Kill {
+    pub after: std::time::Duration,
+    pub signal: i32,
+    pub sent_boot_ns: u64,
+}
+
+/// [`output_reading`], sending `kill.signal` to the child `kill.after` it started.
+fn output_signalled(
     mut cmd: Command,
     limit: std::time::Duration,
     reader: StdoutReader,
+    mut kill: Option<&mut Kill>,
 ) -> std::process::Output {
     use std::io::Read;
     let mut child = cmd
@@ -298,6 +315,14 @@ fn output_reading(
     let status = loop {
         if let Some(status) = child.try_wait().expect("waiting for the workload") {
             break status;
+        }
+        if let Some(k) = kill.as_mut() {
+            if k.sent_boot_ns == 0 && started.elapsed() >= k.after {
+                k.sent_boot_ns = crate::vk::boottime_ns();
+                // SAFETY: signalling our own child, which has not been reaped (try_wait
+                // above returned None).
+                unsafe { libc::kill(child.id() as i32, k.signal) };
+            }
         }
         if started.elapsed() > limit {
             let _ = child.kill();
@@ -415,6 +440,16 @@ impl Workload {
     /// [`Workload::run`], with the workload's stdout given to `reader` (which may stop
     /// reading and close it); the run's `stdout` is what `reader` returns.
     pub fn run_reading_stdout(self, dir: &TempDir, reader: StdoutReader) -> Run {
+        self.run_with(dir, reader, None)
+    }
+
+    /// [`Workload::run`], sending `kill.signal` to the workload `kill.after` it started
+    /// (and noting when in `kill.sent_boot_ns`).
+    pub fn run_killed(self, dir: &TempDir, kill: &mut Kill) -> Run {
+        self.run_with(dir, Box::new(read_all), Some(kill))
+    }
+
+    fn run_with(self, dir: &TempDir, reader: StdoutReader, kill: Option<&mut Kill>) -> Run {
         let layers = write_manifest(dir.path());
         let runtime = dir.path().join("xdg");
         std::fs::create_dir_all(&runtime).expect("a runtime dir");
@@ -433,7 +468,7 @@ impl Workload {
         for (k, v) in &self.envs {
             cmd.env(k, v);
         }
-        let out = output_reading(cmd, RUN_LIMIT, reader);
+        let out = output_signalled(cmd, RUN_LIMIT, reader, kill);
         let report = read_report(&report_path);
         Run {
             success: out.status.success(),

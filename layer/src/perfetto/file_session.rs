@@ -1,12 +1,18 @@
 //! `GPU_TRACE_FORMAT=perfetto`: an in-process tracing session that enables the data source
 //! from the first traced device on (or from the first frame of a `GPU_TRACE_FRAMES`
-//! window), and whose complete trace is written to `GPU_TRACEFILE` when the window closes,
-//! the last device is destroyed or the process exits with devices alive. A later session
-//! (devices created again) is appended: concatenated traces are one valid trace.
+//! window) and writes its trace into `GPU_TRACEFILE` as it goes: Perfetto's service flushes
+//! the data source and appends what it holds to the file every [`FILE_WRITE_PERIOD_MS`], so a
+//! process stopped any way (Ctrl-C, SIGTERM, `kill -9`) leaves a trace that decodes, missing
+//! at most the last period. The session ends when the window closes, the last device is
+//! destroyed or the process exits with devices alive.
+//!
+//! The service creates the file exclusively (`O_CREAT | O_EXCL`: it follows no link and
+//! truncates nothing); an existing file at the configured path is replaced first, as a text
+//! trace's is. A later session of the same process (devices created again) writes to a
+//! file of its own beside it, appended to the trace when it ends: concatenated traces are
+//! one trace.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 use perfetto_sdk::heap_buffer::HeapBuffer;
@@ -14,7 +20,7 @@ use perfetto_sdk::pb_msg::{PbMsg, PbMsgWriter};
 use perfetto_sdk::protos::config::data_source_config::DataSourceConfig;
 use perfetto_sdk::protos::config::trace_config::{
     BufferConfigFillPolicy, TraceConfig, TraceConfigBufferConfig, TraceConfigDataSource,
-    TraceConfigIncrementalStateConfig,
+    TraceConfigIncrementalStateConfig, TraceConfigWriteFlushMode,
 };
 use perfetto_sdk::tracing_session::TracingSession;
 
@@ -23,10 +29,17 @@ use crate::config::{expand_path, Config, Destination, DEFAULT_PERFETTO_FILE};
 /// Interned data is re-sent this often, so that a ring buffer that wrapped still holds
 /// the specifications its remaining events refer to.
 const CLEAR_PERIOD_MS: u32 = 1000;
+/// How often the service writes what it holds into the file (after flushing the data
+/// source): what a killed process can lose.
+pub const FILE_WRITE_PERIOD_MS: u32 = 1000;
 
 struct FileState {
     session: Option<TracingSession>,
+    /// The trace file (the configured path, or a fallback when it cannot be created).
     path: PathBuf,
+    /// Where the running session writes: `path` for the first session of the process, a
+    /// file beside it for a later one (appended to `path` when it ends).
+    session_file: Option<PathBuf>,
     buffer_kb: u32,
     /// Devices feeding the file.
     devices: u32,
@@ -80,25 +93,25 @@ pub fn device_removed() {
 
 impl FileState {
     fn new(config: &Config) -> FileState {
-        let mut path = trace_path(config);
-        // Created (empty) now, so that a path that cannot be written is reported while the
+        let configured = trace_path(config);
+        // Checked now, so that a path that cannot be written is reported while the
         // application starts, not when its trace is lost.
-        if let Err(e) = std::fs::File::create(&path) {
-            let fallback = std::env::temp_dir().join(
-                expand_path(DEFAULT_PERFETTO_FILE, std::process::id(), 0)
-                    .file_name()
-                    .unwrap_or_default(),
-            );
-            log::error!(
-                "cannot create the Perfetto trace {} ({e}); writing it to {} instead",
-                path.display(),
-                fallback.display()
-            );
-            path = fallback;
-        }
+        let path = match claim(&configured, true) {
+            Ok(()) => configured,
+            Err(e) => {
+                let fallback = fallback_path();
+                log::error!(
+                    "cannot create the Perfetto trace {} ({e}); writing it to {} instead",
+                    configured.display(),
+                    fallback.display()
+                );
+                fallback
+            }
+        };
         FileState {
             session: None,
             path,
+            session_file: None,
             buffer_kb: config.perfetto_buffer_kb,
             devices: 0,
             written: false,
@@ -109,50 +122,114 @@ impl FileState {
         if self.session.is_some() {
             return;
         }
+        let file = if self.written {
+            match later_session_file(&self.path) {
+                Some(file) => file,
+                None => {
+                    log::error!(
+                        "no file beside {} for another Perfetto session; this one is not recorded",
+                        self.path.display()
+                    );
+                    return;
+                }
+            }
+        } else {
+            self.path.clone()
+        };
         match TracingSession::in_process() {
             Ok(mut session) => {
-                session.setup(&trace_config(self.buffer_kb));
+                session.setup(&trace_config(self.buffer_kb, Some(&file)));
                 // Returns once the data source started: the devices capture from here on.
                 session.start_blocking();
                 self.session = Some(session);
+                self.session_file = Some(file);
             }
             Err(e) => log::error!("could not start the in-process Perfetto session ({e})"),
         }
     }
 
-    /// Stops the session (its on-stop lets every device write what it submitted first),
-    /// reads the whole trace and writes it.
+    /// Stops the session: its on-stop lets every device write what it submitted first, then
+    /// the service writes the rest of the trace into the file.
     fn finish(&mut self) {
         let Some(mut session) = self.session.take() else {
             return;
         };
         session.stop_blocking();
-        let bytes = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&bytes);
-        session.read_trace_blocking(move |data, _last| sink.lock().extend_from_slice(data));
         drop(session);
-        let bytes = std::mem::take(&mut *bytes.lock());
-        let written = std::fs::OpenOptions::new()
-            .create(true)
-            .append(self.written)
-            .write(true)
-            .truncate(!self.written)
-            .open(&self.path)
-            .and_then(|mut f| f.write_all(&bytes));
-        match written {
-            Ok(()) => log::info!(
-                "Perfetto trace written to {} ({} bytes)",
-                self.path.display(),
-                bytes.len()
-            ),
-            Err(e) => log::error!(
-                "writing the Perfetto trace {} failed ({e}); {} bytes lost",
-                self.path.display(),
-                bytes.len()
-            ),
+        let file = self
+            .session_file
+            .take()
+            .unwrap_or_else(|| self.path.clone());
+        if file != self.path {
+            if let Err(e) = append_and_remove(&file, &self.path) {
+                log::error!(
+                    "appending the Perfetto session {} to {} failed ({e}); it stays in {}",
+                    file.display(),
+                    self.path.display(),
+                    file.display()
+                );
+            }
         }
+        let size = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        log::info!(
+            "Perfetto trace written to {} ({size} bytes)",
+            self.path.display()
+        );
         self.written = true;
     }
+}
+
+/// Makes sure `path` can be created exclusively by the service: an existing file there is
+/// removed (`replace`; a link is removed itself, never followed), then a probe is created
+/// with `O_CREAT | O_EXCL` and removed again.
+fn claim(path: &Path, replace: bool) -> std::io::Result<()> {
+    if replace {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(std::io::Error::other("it is a directory"));
+            }
+            Ok(_) => std::fs::remove_file(path)?,
+            Err(_) => {}
+        }
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    std::fs::remove_file(path)
+}
+
+/// `$TMPDIR/utrace-<pid>.pftrace`, or `utrace-<pid>-N.pftrace` for the first N that is free:
+/// a shared folder may hold anything, so nothing there is replaced or followed.
+fn fallback_path() -> PathBuf {
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    (0..1000)
+        .map(|n| match n {
+            0 => dir.join(format!("utrace-{pid}.pftrace")),
+            n => dir.join(format!("utrace-{pid}-{n}.pftrace")),
+        })
+        .find(|candidate| claim(candidate, false).is_ok())
+        .unwrap_or_else(|| dir.join(format!("utrace-{pid}.pftrace")))
+}
+
+/// A free file beside `path` for a later session of the process.
+fn later_session_file(path: &Path) -> Option<PathBuf> {
+    (1..1000)
+        .map(|n| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(format!(".session-{n}"));
+            PathBuf::from(name)
+        })
+        .find(|candidate| claim(candidate, false).is_ok())
+}
+
+/// Appends the trace in `from` to `to` (concatenated traces are one trace) and removes it.
+fn append_and_remove(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut source = std::fs::File::open(from)?;
+    let mut target = std::fs::OpenOptions::new().append(true).open(to)?;
+    std::io::copy(&mut source, &mut target)?;
+    std::fs::remove_file(from)
 }
 
 fn trace_path(config: &Config) -> PathBuf {
@@ -165,8 +242,9 @@ fn trace_path(config: &Config) -> PathBuf {
 }
 
 /// A trace config with one ring buffer and utrace's data source, its incremental state
-/// cleared every second.
-pub fn trace_config(buffer_kb: u32) -> Vec<u8> {
+/// cleared every second; with `file`, the service writes the trace into it as it goes
+/// (flushing the data source before each write).
+pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
     let writer = PbMsgWriter::new();
     let heap = HeapBuffer::new(writer.stream_writer());
     let Ok(mut msg) = PbMsg::new(&writer) else {
@@ -186,6 +264,12 @@ pub fn trace_config(buffer_kb: u32) -> Vec<u8> {
         cfg.set_incremental_state_config(|i: &mut TraceConfigIncrementalStateConfig| {
             i.set_clear_period_ms(CLEAR_PERIOD_MS);
         });
+        if let Some(file) = file {
+            cfg.set_write_into_file(true);
+            cfg.set_output_path(file.to_string_lossy().as_ref());
+            cfg.set_file_write_period_ms(FILE_WRITE_PERIOD_MS);
+            cfg.set_write_flush_mode(TraceConfigWriteFlushMode::WriteFlushEnabled);
+        }
     }
     msg.finalize();
     let mut bytes = vec![0u8; writer.stream_writer().get_written_size()];

@@ -104,7 +104,7 @@ fn register(config: &Config) -> Option<&'static RenderStages> {
 /// The config of a session that records utrace's render stages into one ring buffer of
 /// `buffer_kb` (the in-process session's, and the tests' consumer's).
 pub fn session_config(buffer_kb: u32) -> Vec<u8> {
-    file_session::trace_config(buffer_kb)
+    file_session::trace_config(buffer_kb, None)
 }
 
 /// A device that feeds Perfetto was created. The file session starts with it, unless a
