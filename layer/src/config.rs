@@ -189,11 +189,20 @@ impl Config {
         let on_demand = !enabled && !disabled;
         let perfetto_buffer_kb = match lookup("UTRACE_PERFETTO_BUFFER_KB") {
             None => DEFAULT_PERFETTO_BUFFER_KB,
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(kb) if kb >= 64 => kb,
-                _ => {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(kb) if (MIN_PERFETTO_BUFFER_KB..=MAX_PERFETTO_BUFFER_KB).contains(&kb) => {
+                    kb as u32
+                }
+                Ok(kb) => {
+                    let used = kb.clamp(MIN_PERFETTO_BUFFER_KB, MAX_PERFETTO_BUFFER_KB);
                     problems.push(format!(
-                        "UTRACE_PERFETTO_BUFFER_KB={v:?} is not a size in KiB of at least 64; using {DEFAULT_PERFETTO_BUFFER_KB}"
+                        "UTRACE_PERFETTO_BUFFER_KB={v:?} is outside {MIN_PERFETTO_BUFFER_KB} (1 MiB) to {MAX_PERFETTO_BUFFER_KB} (1 GiB); using {used}"
+                    ));
+                    used as u32
+                }
+                Err(_) => {
+                    problems.push(format!(
+                        "UTRACE_PERFETTO_BUFFER_KB={v:?} is not a size in KiB; using {DEFAULT_PERFETTO_BUFFER_KB}"
                     ));
                     DEFAULT_PERFETTO_BUFFER_KB
                 }
@@ -249,8 +258,14 @@ impl Config {
 }
 
 /// The in-process Perfetto session's buffer: large enough for about half a million render
-/// stages. The trace is read when the session ends; older data is overwritten beyond it.
+/// stages. The service empties it into the file every second; more than it holds within
+/// one second overwrites the oldest.
 pub const DEFAULT_PERFETTO_BUFFER_KB: u32 = 64 * 1024;
+/// Smaller rings wrap within a second under ordinary loads (64 KiB and 256 KiB did).
+pub const MIN_PERFETTO_BUFFER_KB: u64 = 1024;
+/// Perfetto counts a buffer's bytes in 32 bits: 4 GiB became an empty trace. 1 GiB is as
+/// much as a layer should take from an application.
+pub const MAX_PERFETTO_BUFFER_KB: u64 = 1024 * 1024;
 
 /// The names Perfetto's tools give trace files.
 fn is_perfetto_name(path: &str) -> bool {
@@ -461,13 +476,35 @@ mod tests {
         assert!(!parse(&[("GPU_TRACE", "1")]).on_demand);
         let c = parse(&[("GPU_TRACE", "1"), ("UTRACE_DISABLE", "1")]);
         assert!(!c.on_demand && !c.enabled);
-        let c = parse(&[("UTRACE_PERFETTO_BUFFER_KB", "12")]);
-        assert_eq!(c.perfetto_buffer_kb, DEFAULT_PERFETTO_BUFFER_KB);
-        assert_eq!(c.problems.len(), 1);
         assert_eq!(
             parse(&[("UTRACE_PERFETTO_BUFFER_KB", "4096")]).perfetto_buffer_kb,
             4096
         );
+    }
+
+    #[test]
+    fn a_perfetto_buffer_size_out_of_bounds_is_clamped_and_said() {
+        for (value, used, says) in [
+            (
+                "12",
+                1024,
+                "outside 1024 (1 MiB) to 1048576 (1 GiB); using 1024",
+            ),
+            ("256", 1024, "using 1024"),
+            ("4194304", 1048576, "using 1048576"),
+            ("99999999999", 1048576, "using 1048576"),
+            ("lots", DEFAULT_PERFETTO_BUFFER_KB, "is not a size in KiB"),
+            ("-5", DEFAULT_PERFETTO_BUFFER_KB, "is not a size in KiB"),
+        ] {
+            let c = parse(&[("UTRACE_PERFETTO_BUFFER_KB", value)]);
+            assert_eq!(c.perfetto_buffer_kb, used, "{value}");
+            assert_eq!(c.problems.len(), 1, "{value}: {:?}", c.problems);
+            assert!(
+                c.problems[0].contains(value) && c.problems[0].contains(says),
+                "{value}: {}",
+                c.problems[0]
+            );
+        }
     }
 
     #[test]
