@@ -73,3 +73,37 @@ fn destroy_device_with_batches_not_yet_read_writes_them_all() {
     assert_eq!(trace.ends[0].batches, 200);
     assert_eq!(trace.ends[0].dropped, 0);
 }
+
+#[test]
+fn a_forked_child_exits_at_once_and_leaves_the_parents_trace_alone() {
+    for file in ["trace.pftrace", "trace.txt"] {
+        let dir = TempDir::new("fork");
+        let path = dir.path().join(file);
+        let run = workload!("fork")
+            .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+            .env("GPU_TRACEFILE", path.to_str().unwrap())
+            .run(&dir);
+        // The workload fails the run if its child took more than 10 s to exit.
+        assert_clean(&run);
+        let took_ms: u64 = run
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("utrace-workload: the forked child exited in "))
+            .and_then(|t| t.strip_suffix(" ms"))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("{file}: {}", run.stderr));
+        assert!(
+            took_ms < 1000,
+            "{file}: the child took {took_ms} ms to exit"
+        );
+        // The parent's two submissions are in its trace, whole, closed once.
+        if file.ends_with(".txt") {
+            let trace = assert_trace_matches(&std::fs::read_to_string(&path).unwrap(), &run);
+            assert_eq!(trace.batches.len(), 2);
+            assert_eq!(trace.ends.len(), 1, "the child wrote no end record");
+        } else {
+            let trace = utrace_tests::perfetto_trace::read(&path);
+            assert_eq!(trace.submits.len(), 2, "{file}");
+        }
+    }
+}

@@ -9,13 +9,22 @@
 //! into those libraries (waiting for a batch). The `.fini_array` entry covers the layer
 //! being unloaded (`dlclose`) and a failed registration; whichever runs second finds
 //! nothing left to do.
+//!
+//! A child made by `fork()` inherits the handler but none of the threads it would wait for
+//! (traceq, the writers, Perfetto's), and the trace files are its parent's: in any process
+//! but the one that registered it, the handler does nothing.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
+
+/// The process that registered the exit handler (0 before).
+static OWNER: AtomicU32 = AtomicU32::new(0);
 
 /// Registers the exit handler; called once a device exists.
 pub fn register() {
     static REGISTERED: Once = Once::new();
     REGISTERED.call_once(|| {
+        OWNER.store(std::process::id(), Ordering::Relaxed);
         // SAFETY: `on_exit` is a plain `extern "C" fn()` that never unwinds.
         if unsafe { libc::atexit(on_exit) } != 0 {
             log::warn!("could not register the exit handler; traces are closed at unload");
@@ -37,6 +46,9 @@ const OUTPUT_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 /// Writes and closes every live device's trace (idempotent: a stopped device is skipped),
 /// then waits (bounded) for the text outputs, which say what they could not write.
 fn close_all() {
+    if !in_owner_process() {
+        return;
+    }
     let _ = std::panic::catch_unwind(|| {
         for device in super::registry::all_devices() {
             if let Some(tracer) = device.tracer.as_ref() {
@@ -52,3 +64,10 @@ fn close_all() {
 #[used]
 #[link_section = ".fini_array"]
 static ON_UNLOAD: extern "C" fn() = on_unload;
+
+/// Whether this is the process whose devices the layer traces, not a child forked from it
+/// (true while no device ever existed: there is nothing to close then anyway).
+fn in_owner_process() -> bool {
+    let owner = OWNER.load(Ordering::Relaxed);
+    owner == 0 || owner == std::process::id()
+}

@@ -2,14 +2,15 @@
 //! command buffer resubmitted for many frames, a simultaneous-use one pending twice, pools
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
-//! work queued behind a wait the host signals later, the application's idle waits, and a
-//! multiview render pass.
+//! work queued behind a wait the host signals later, the application's idle waits, a fork
+//! with a live device, and a multiview render pass.
 
 use ash::vk;
 
 use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
+mod fork;
 mod host_signal;
 mod idle_waits;
 mod lifetime;
@@ -30,6 +31,7 @@ pub const SCENARIOS: &[&str] = &[
     "in-flight",
     "wait-before-signal",
     "idle-waits",
+    "fork",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -50,6 +52,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "in-flight" => resubmission::in_flight(dev, sub, frames),
         "wait-before-signal" => host_signal::wait_before_signal(dev, sub),
         "idle-waits" => idle_waits::idle_waits(dev, sub),
+        "fork" => fork::fork_child(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
