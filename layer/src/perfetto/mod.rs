@@ -53,8 +53,11 @@ fn register(config: &Config) -> Option<&'static RenderStages> {
             };
             Producer::init(ProducerInitArgsBuilder::new().backends(backends).build());
             let args = DataSourceArgsBuilder::new()
-                // A full buffer drops packets rather than stalling the traceq thread.
-                .buffer_exhausted_policy(DataSourceBufferExhaustedPolicy::Drop)
+                // When the shared memory with the service is full, the traceq thread waits
+                // for room (it is not the application's thread; a large batch filled it in
+                // bursts and lost a fifth of its stages when it dropped instead). Perfetto
+                // drops only after stalling a few seconds, and marks the loss in the trace.
+                .buffer_exhausted_policy(DataSourceBufferExhaustedPolicy::StallAndDrop)
                 .handles_incremental_state_clear(true)
                 .will_notify_on_stop(true)
                 .on_start(|instance, _| {
