@@ -36,6 +36,16 @@ impl Format {
             _ => None,
         }
     }
+
+    /// The name `GPU_TRACE_FORMAT` uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Txt => "txt",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Perfetto => "perfetto",
+        }
+    }
 }
 
 /// Where the Perfetto trace goes when `GPU_TRACEFILE` does not say.
@@ -177,7 +187,8 @@ impl Config {
             // A binary trace on stdout would be mixed with the application's output.
             if enabled {
                 problems.push(format!(
-                    "GPU_TRACE_FORMAT=perfetto writes a file and GPU_TRACEFILE is not set; writing {DEFAULT_PERFETTO_FILE}"
+                    "GPU_TRACE_FORMAT=perfetto writes a file and GPU_TRACEFILE is not set; writing {}",
+                    expand_path(DEFAULT_PERFETTO_FILE, std::process::id(), 0).display()
                 ));
             }
             destination = Destination::File(DEFAULT_PERFETTO_FILE.to_string());
@@ -284,7 +295,8 @@ fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Format> {
             Some(f) if formats.contains(&f) => {}
             Some(Format::Perfetto) => formats.push(Format::Perfetto),
             Some(f) if formats.iter().any(|g| *g != Format::Perfetto) => problems.push(format!(
-                "GPU_TRACE_FORMAT={value:?} names more than one text format; {f:?} is left out"
+                "GPU_TRACE_FORMAT={value:?} names more than one text format; {} is left out",
+                f.name()
             )),
             Some(f) => formats.push(f),
             None => problems.push(format!(
@@ -446,13 +458,20 @@ mod tests {
         let c = parse(&[("GPU_TRACE_FORMAT", "json,csv,perfetto,xml")]);
         assert_eq!(c.formats, vec![Format::Json, Format::Perfetto]);
         assert_eq!(c.problems.len(), 2, "{:?}", c.problems);
+        // Formats are named as the user names them.
+        assert!(
+            c.problems[0].ends_with("; csv is left out"),
+            "{}",
+            c.problems[0]
+        );
         // Without a file the Perfetto trace still goes somewhere, and the user is told.
         let c = parse(&[("GPU_TRACE", "1"), ("GPU_TRACE_FORMAT", "perfetto")]);
         assert_eq!(
             c.destination,
             Destination::File(DEFAULT_PERFETTO_FILE.into())
         );
-        assert!(c.problems[0].contains(DEFAULT_PERFETTO_FILE));
+        let expanded = format!("writing utrace-{}.pftrace", std::process::id());
+        assert!(c.problems[0].ends_with(&expanded), "{}", c.problems[0]);
     }
 
     #[test]
