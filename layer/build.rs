@@ -8,7 +8,9 @@ fn main() {
     println!("cargo:rerun-if-changed={spec_path}");
     let text = std::fs::read_to_string(spec_path)
         .unwrap_or_else(|e| panic!("cannot read the tracepoint spec {spec_path}: {e}"));
-    let code = match utrace_tracepoints::generate(&text, spec_path) {
+    // Named from the workspace root in the banner and in errors, so that the generated
+    // code does not depend on where the checkout is.
+    let code = match utrace_tracepoints::generate(&text, "tracepoints/tracepoints.toml") {
         Ok(code) => code,
         Err(errors) => {
             for e in &errors {

@@ -10,4 +10,9 @@ source scripts/setup.sh
 # Perfetto consumer (tests/traced, tests/record).
 # --locked: a Cargo.lock that does not match the manifests fails instead of being rewritten.
 cargo build --locked --quiet -p utrace-layer -p utrace-fault-layer -p utrace-mini-traced -p utrace-perfetto-record
-cargo test --locked --workspace "$@"
+# The whole workspace, unless the arguments name packages (-p/--package) themselves.
+scope=(--workspace)
+for arg in "$@"; do
+  case "$arg" in -p|--package|--package=*|-p*) scope=() ;; esac
+done
+cargo test --locked "${scope[@]}" "$@"

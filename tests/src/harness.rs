@@ -16,6 +16,8 @@ const LOADER_VARS: &[&str] = &[
     "VK_LOADER_LAYERS_ENABLE",
     "VK_LOADER_LAYERS_DISABLE",
     "VK_LAYER_ENABLES",
+    "VK_LAYER_DISABLES",
+    "VK_LAYER_SETTINGS_PATH",
     "VK_LAYER_PATH",
     "VK_LOADER_DEBUG",
     "VK_ICD_FILENAMES",
@@ -26,15 +28,19 @@ const LOADER_VARS: &[&str] = &[
 ];
 
 /// Removes from `cmd`'s environment what the test process may have inherited that would
-/// change the layer's or the loader's behaviour: [`LOADER_VARS`], and every variable named
-/// `GPU_TRACE*` or `UTRACE_*` (so that one added to the contract later is covered too).
+/// change the layer's, the validation layer's or the loader's behaviour: [`LOADER_VARS`],
+/// and every variable named `GPU_TRACE*`, `UTRACE_*` or `VK_KHRONOS_VALIDATION_*` (so that
+/// one added later is covered too).
 fn clean_env(cmd: &mut Command) {
     for var in LOADER_VARS {
         cmd.env_remove(var);
     }
     for (name, _) in std::env::vars_os() {
         let text = name.to_string_lossy();
-        if text.starts_with("GPU_TRACE") || text.starts_with("UTRACE_") {
+        if text.starts_with("GPU_TRACE")
+            || text.starts_with("UTRACE_")
+            || text.starts_with("VK_KHRONOS_VALIDATION_")
+        {
             cmd.env_remove(&name);
         }
     }

@@ -12,6 +12,10 @@ use utrace_tests::workload;
 /// `basic` with `faults` injected beneath utrace, traced to a file; the run, its trace and
 /// how long it took.
 fn with_faults(faults: &str) -> (Run, Trace, Duration) {
+    assert!(
+        utrace_tests::harness::fault_layer_library().is_some(),
+        "the fault-injection layer is not built: cargo build -p utrace-fault-layer (or run bash scripts/test.sh)"
+    );
     let dir = TempDir::new("faults");
     let file = dir.path().join("trace.txt");
     let started = Instant::now();

@@ -79,6 +79,12 @@ fn a_deliberate_validation_error_beneath_the_layer_is_reported_exactly() {
         let run = workload.run(&dir);
         assert!(run.success, "{enables:?}: {}", run.stderr);
         let messages = &run.report().validation_messages;
+        assert!(
+            !messages.is_empty(),
+            "{enables:?}: validation reported nothing about a deliberate error: is it \
+             installed, or disabled by the environment? {}",
+            run.stderr
+        );
         assert_eq!(messages.len(), 1, "{enables:?}: {messages:#?}");
         assert!(
             messages[0].starts_with("ERROR") && messages[0].contains(EXPECTED_VUID),
@@ -112,6 +118,11 @@ fn a_deliberate_validation_error_is_heard_in_the_validation_layers_own_log() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     let messages = validation_log(&text);
+    assert!(
+        !messages.is_empty(),
+        "validation logged nothing about a deliberate error: is it installed, or disabled \
+         by the environment? Its output: {text}"
+    );
     assert_eq!(messages.len(), 1, "{text}");
     assert!(messages[0].contains(EXPECTED_VUID), "{}", messages[0]);
     let trace = parse(&std::fs::read_to_string(&file).expect("the trace file"));

@@ -26,10 +26,13 @@ fn main() {
     println!("cargo:rerun-if-changed={}", lock.display());
     println!("cargo:rerun-if-changed=src/mini_traced.cc");
     println!("cargo:rerun-if-changed=src/amalgamation.rs");
-    // perfetto-sdk-sys compiles the SDK without NDEBUG when this is "true": the service's
-    // declarations must be compiled the same way, or classes whose members depend on
-    // debug checks would have a different layout here than in the archive.
+    // The glue is compiled the way perfetto-sdk-sys compiles the SDK, as a precaution: its
+    // classes are shared across the two objects. (In SDK 1.4.0 NDEBUG changes no layout,
+    // since debug checks are off in non-standalone builds either way, but a later SDK may
+    // differ.) Without NDEBUG when PERFETTO_SYS_LIB_DEBUG is "true", and with clang++
+    // when one is installed and CXX is not set.
     println!("cargo:rerun-if-env-changed=PERFETTO_SYS_LIB_DEBUG");
+    println!("cargo:rerun-if-env-changed=CXX");
     let sdk_debug = std::env::var("PERFETTO_SYS_LIB_DEBUG").as_deref() == Ok("true");
 
     let version = locked_version(&lock, PACKAGE);
@@ -61,6 +64,14 @@ fn main() {
         .flag_if_supported("-Wno-unused-function");
     if !sdk_debug {
         build.define("NDEBUG", None);
+    }
+    if std::env::var_os("CXX").is_none()
+        && std::process::Command::new("clang++")
+            .arg("--version")
+            .output()
+            .is_ok()
+    {
+        build.compiler("clang++");
     }
     build.compile("mini_traced");
 }
@@ -113,7 +124,8 @@ fn unpacked_package(package: &str, version: &str) -> PathBuf {
     found.unwrap_or_else(|| {
         panic!(
             "{folder} is not unpacked under {}: this package depends on {package}, so cargo \
-             should have put it there (sources replaced by `cargo vendor` are not supported)",
+             should have put it there (sources from `cargo vendor`, `[patch]` or git are not \
+             supported)",
             registries.display()
         )
     })

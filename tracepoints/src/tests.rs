@@ -168,7 +168,9 @@ fn generated_code_matches_the_golden_file() {
     let spec = std::fs::read_to_string(dir.join("small.toml")).unwrap();
     let code = generate(&spec, "small.toml").unwrap_or_else(|e| panic!("{e:#?}"));
     let golden_path = dir.join("small.rs");
-    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+    let update = std::env::var("UPDATE_GOLDEN")
+        .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"));
+    if update {
         std::fs::write(&golden_path, &code).unwrap();
         eprintln!("wrote {}", golden_path.display());
     }
@@ -198,6 +200,9 @@ fn first_difference(expected: &str, actual: &str) -> Option<String> {
     loop {
         match (e.next(), a.next()) {
             (Some(x), Some(y)) if x == y => number += 1,
+            (None, None) => {
+                return Some("the files differ only in line endings or a final newline".to_string())
+            }
             (x, y) => {
                 return Some(format!(
                     "line {number}:\n  golden:    {}\n  generated: {}",
@@ -216,6 +221,9 @@ fn first_difference_names_the_line() {
     assert!(d.starts_with("line 2:") && d.contains("golden:    b") && d.contains("generated: B"));
     let d = first_difference("a\n", "a\nb\n").unwrap();
     assert!(d.contains("(end of file)"), "{d}");
-    // Only a final newline apart: still a difference, reported.
-    assert!(first_difference("a", "a\n").is_some());
+    // Only a final newline or line endings apart: still a difference, and said so.
+    for (golden, generated) in [("a", "a\n"), ("a\r\nb\r\n", "a\nb\n")] {
+        let d = first_difference(golden, generated).unwrap();
+        assert!(d.contains("line endings or a final newline"), "{d}");
+    }
 }
