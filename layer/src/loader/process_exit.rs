@@ -55,7 +55,7 @@ fn close_all() {
                 tracer.shutdown(true);
             }
         }
-        crate::sink::output::drain_all(OUTPUT_DRAIN);
+        crate::sink::destinations::drain_all(OUTPUT_DRAIN);
     });
 }
 

@@ -3,6 +3,7 @@
 
 mod c_stdout;
 pub mod csv;
+pub mod destinations;
 pub mod json;
 pub mod output;
 mod ranges;
@@ -116,7 +117,7 @@ pub fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
     };
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     for format in &config.formats {
-        let out = || output::Output::open(&text_destination, device.index);
+        let out = || destinations::open(&text_destination, device.index);
         match format {
             Format::Txt => sinks.push(Box::new(txt::TxtSink::new(out()))),
             Format::Json => sinks.push(Box::new(json::JsonSink::new(out()))),

@@ -1,7 +1,7 @@
-//! Where a text trace goes: stdout, or the `GPU_TRACEFILE` path with `%p`/`%i` expanded.
-//!
-//! Each destination is one [`Output`] per process, whatever the number of devices writing
-//! to it, with a writer thread of its own ([`super::writer`]). Sinks format whole records
+//! One destination of a text trace, as the sinks see it: a queue of whole records that
+//! a writer thread of its own ([`super::writer`]) empties. Each destination is one
+//! [`Output`] per process, whatever the number of devices writing to it
+//! ([`super::destinations`]). Sinks format whole records
 //! (a batch, a frame end, the end of a device's trace) on their traceq thread and queue
 //! them here; the writer writes each record whole or not at all. So the traceq threads, and
 //! through them the application, never wait for I/O: a pipe whose reader lags, a slow or
@@ -14,14 +14,12 @@
 //! (and counted) until it takes data again.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
 use super::TraceSummary;
-use crate::config::{expand_path, Destination};
 
 /// Bytes of formatted records an output holds before records wait, then are dropped.
 pub const QUEUE_BYTES: usize = 64 << 20;
@@ -149,51 +147,7 @@ pub struct Output {
     shared: Arc<Shared>,
 }
 
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Stdout,
-    File(PathBuf),
-}
-
-/// The outputs of this process, by destination.
-static OUTPUTS: LazyLock<Mutex<HashMap<Key, Output>>> = LazyLock::new(Default::default);
-
 impl Output {
-    /// The output for `destination` as device `device_index` sees it (`%i` expanded), opened
-    /// (and its writer started) by the first device that names it. A file that cannot be
-    /// created is reported once and stdout is used instead.
-    pub fn open(destination: &Destination, device_index: u32) -> Output {
-        let key = match destination {
-            Destination::Stdout => Key::Stdout,
-            Destination::File(template) => {
-                Key::File(expand_path(template, std::process::id(), device_index))
-            }
-        };
-        let mut outputs = OUTPUTS.lock();
-        if let Some(output) = outputs.get(&key) {
-            return output.clone();
-        }
-        let output = match &key {
-            Key::Stdout => super::writer::start_stdout(),
-            Key::File(path) => match super::writer::start_file(path) {
-                Ok(output) => output,
-                Err(e) => {
-                    log::error!(
-                        "cannot open GPU_TRACEFILE {} ({e}); writing the trace to stdout instead",
-                        path.display()
-                    );
-                    // Kept under the path too: later devices use it without trying again.
-                    outputs
-                        .entry(Key::Stdout)
-                        .or_insert_with(super::writer::start_stdout)
-                        .clone()
-                }
-            },
-        };
-        outputs.insert(key, output.clone());
-        output
-    }
-
     pub(super) fn from_shared(shared: Arc<Shared>) -> Output {
         Output { shared }
     }
@@ -313,22 +267,6 @@ impl Output {
             .get(&device)
             .copied()
             .unwrap_or_default()
-    }
-}
-
-/// Waits, at most `timeout` in all, until every output of the process has written what it
-/// holds; reports on stderr what is still unwritten. For process exit.
-pub fn drain_all(timeout: Duration) {
-    let outputs: Vec<Output> = OUTPUTS.lock().values().cloned().collect();
-    let deadline = Instant::now() + timeout;
-    for output in outputs {
-        let left = output.drain(deadline.saturating_duration_since(Instant::now()));
-        if left > 0 {
-            log::error!(
-                "{left} batch(es) could not be written to {} before exit (it took no data); they are lost",
-                output.name()
-            );
-        }
     }
 }
 
