@@ -581,12 +581,12 @@ fn two_devices_write_one_file_each_on_its_own_sequence() {
 
 #[test]
 fn a_batch_larger_than_perfettos_shared_memory_loses_no_stage() {
-    // One command buffer of 100,000 traced dispatches: 100,001 stages in one batch. The txt
+    // One command buffer of 100,000 traced fills: 100,001 stages in one batch. The txt
     // trace of the same run has them all; so must the Perfetto file. (When the data source
-    // dropped on a full shared memory, this kept 77,856 of them.)
-    let dir = TempDir::new("many-dispatches");
+    // dropped on a full shared memory, 100,000 dispatches kept 77,856 of theirs.)
+    let dir = TempDir::new("many-commands");
     let file = dir.path().join("gpu.pftrace");
-    let run = workload!("many-dispatches")
+    let run = workload!("many-commands")
         .layers(&["VK_LAYER_utrace"])
         .env("GPU_TRACE_FORMAT", "txt,perfetto")
         .env("GPU_TRACEFILE", file.to_str().unwrap())
@@ -595,11 +595,11 @@ fn a_batch_larger_than_perfettos_shared_memory_loses_no_stage() {
     let txt = utrace_tests::checks::parse(&run.stdout);
     assert_eq!(txt.batches.len(), 1);
     assert_eq!(txt.ends[0].dropped, 0);
-    let dispatches = utrace_tests::patterns::many_dispatches::DISPATCHES as usize;
-    assert_eq!(txt.batches[0].events.len(), 2 * dispatches + 2);
+    let commands = utrace_tests::patterns::many_commands::COMMANDS as usize;
+    assert_eq!(txt.batches[0].events.len(), 2 * commands + 2);
     let trace = perfetto_trace::read(&file);
     let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
-    assert_eq!(count("Dispatch"), dispatches, "every dispatch's stage");
+    assert_eq!(count("Fill Buffer"), commands, "every fill's stage");
     assert_eq!(count("Command Buffer"), 1);
-    assert_eq!(trace.stages.len(), dispatches + 1);
+    assert_eq!(trace.stages.len(), commands + 1);
 }

@@ -14,7 +14,7 @@ mod fork;
 mod host_signal;
 mod idle_waits;
 mod lifetime;
-pub mod many_dispatches;
+pub mod many_commands;
 mod passes;
 mod resubmission;
 mod submits;
@@ -33,7 +33,7 @@ pub const SCENARIOS: &[&str] = &[
     "wait-before-signal",
     "idle-waits",
     "fork",
-    "many-dispatches",
+    "many-commands",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -55,7 +55,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "wait-before-signal" => host_signal::wait_before_signal(dev, sub),
         "idle-waits" => idle_waits::idle_waits(dev, sub),
         "fork" => fork::fork_child(dev, sub),
-        "many-dispatches" => many_dispatches::many_dispatches(dev, sub),
+        "many-commands" => many_commands::many_commands(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
