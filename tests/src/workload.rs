@@ -496,11 +496,7 @@ fn instance_after_instance(opts: &Options) -> Result<Report> {
             ..DeviceReport::default()
         });
         dev.destroy();
-        let messages = std::sync::Arc::clone(&inst.messages);
-        inst.destroy();
-        report
-            .validation_messages
-            .extend(messages.lock().map(|m| m.clone()).unwrap_or_default());
+        report.validation_messages.extend(inst.destroy_reporting());
     }
     Ok(report)
 }
@@ -537,11 +533,7 @@ fn two_instances(opts: &Options) -> Result<Report> {
         dev.destroy();
     }
     for inst in instances {
-        let messages = std::sync::Arc::clone(&inst.messages);
-        inst.destroy();
-        report
-            .validation_messages
-            .extend(messages.lock().map(|m| m.clone()).unwrap_or_default());
+        report.validation_messages.extend(inst.destroy_reporting());
     }
     Ok(report)
 }

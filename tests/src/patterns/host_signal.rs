@@ -20,19 +20,7 @@ const WATCHDOG: Duration = Duration::from_secs(10);
 
 pub(super) fn wait_before_signal(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
-    let mut type_info = vk::SemaphoreTypeCreateInfo::default()
-        .semaphore_type(vk::SemaphoreType::TIMELINE)
-        .initial_value(0);
-    // SAFETY: valid create info; timeline semaphores are core 1.2.
-    let timeline = check(
-        unsafe {
-            d.create_semaphore(
-                &vk::SemaphoreCreateInfo::default().push_next(&mut type_info),
-                None,
-            )
-        },
-        "vkCreateSemaphore",
-    )?;
+    let timeline = dev.timeline_semaphore(0)?;
     // Empty command buffers: each traced submission is a batch of the layer's, and empty
     // ones need no synchronisation with each other.
     let cbs = dev.command_buffers(BEHIND as u32 + 1)?;

@@ -25,19 +25,7 @@ pub(super) fn odd_submits(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     }
     let fence = dev.fence()?;
     let binary = dev.semaphore()?;
-    let mut type_info = vk::SemaphoreTypeCreateInfo::default()
-        .semaphore_type(vk::SemaphoreType::TIMELINE)
-        .initial_value(0);
-    // SAFETY: valid create info; timeline semaphores are core 1.2.
-    let timeline = check(
-        unsafe {
-            d.create_semaphore(
-                &vk::SemaphoreCreateInfo::default().push_next(&mut type_info),
-                None,
-            )
-        },
-        "vkCreateSemaphore",
-    )?;
+    let timeline = dev.timeline_semaphore(0)?;
     // Each submission below is waited for before the next one uses its objects.
     // 1: nothing but a fence.
     check(

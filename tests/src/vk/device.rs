@@ -182,6 +182,19 @@ impl Device {
         )
     }
 
+    /// A timeline semaphore starting at `initial` (timeline semaphores are core 1.2).
+    pub fn timeline_semaphore(&self, initial: u64) -> Result<vk::Semaphore> {
+        let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(initial);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
+        // SAFETY: valid create info on a live device.
+        check(
+            unsafe { self.device.create_semaphore(&info, None) },
+            "vkCreateSemaphore",
+        )
+    }
+
     /// Waits for a fence (10 s at most) and resets it.
     pub fn wait_and_reset(&self, fence: vk::Fence) -> Result<()> {
         // SAFETY: a fence of this device.

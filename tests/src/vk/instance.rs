@@ -160,6 +160,15 @@ impl Instance {
             .ok_or_else(|| "no Vulkan device".to_string())
     }
 
+    /// Destroys the instance and returns every validation message it collected, those
+    /// that validation gave at the destruction included (objects left alive).
+    pub fn destroy_reporting(self) -> Vec<String> {
+        let messages = Arc::clone(&self.messages);
+        self.destroy();
+        let collected = messages.lock().map(|m| m.clone()).unwrap_or_default();
+        collected
+    }
+
     pub fn destroy(self) {
         // SAFETY: every child object was destroyed by the caller.
         unsafe {
