@@ -153,6 +153,7 @@ pub struct VkQueueSubmit {
 }
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 const BOOTTIME: u32 = 6;
 
 /// A render stage with everything it refers to resolved on its own sequence.
@@ -206,6 +207,8 @@ pub struct Resolved {
     pub snapshots: Vec<(u64, u64)>,
     /// Packets that cleared their sequence's incremental state.
     pub clears: usize,
+    /// Packets skipped because what they refer to was overwritten (`read_wrapped` only).
+    pub skipped: usize,
 }
 
 #[derive(Default)]
@@ -223,7 +226,10 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, String> {
 }
 
 /// Resolves the packets in file order (a sequence's packets are in the order written).
-pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
+/// With `wrapped`, packets that need incremental state before their sequence's first clear
+/// are skipped and counted (a ring buffer overwrote what they refer to); without, they
+/// are an error.
+pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
     let mut seqs: HashMap<u32, SequenceState> = HashMap::new();
     let mut out = Resolved::default();
     for (i, p) in trace.packet.iter().enumerate() {
@@ -231,10 +237,16 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
         let seq = seqs.entry(seq_id).or_default();
         let flags = p.sequence_flags.unwrap_or(0);
         if flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            // Sequence-scoped clocks are incremental state too.
             seq.specs.clear();
             seq.contexts.clear();
+            seq.clocks.clear();
             seq.valid = true;
             out.clears += 1;
+        }
+        if wrapped && !seq.valid && flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 {
+            out.skipped += 1;
+            continue;
         }
         if let Some(data) = &p.interned_data {
             if !seq.valid {
@@ -360,7 +372,17 @@ pub fn resolve(trace: &Trace) -> Result<Resolved, String> {
 pub fn read(path: &std::path::Path) -> Resolved {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let trace = decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    resolve(&trace).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    resolve(&trace, false).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// [`read`] for a trace whose ring buffer wrapped: as trace processor does, a sequence's
+/// packets that need incremental state are skipped (and counted in
+/// [`Resolved::skipped`]) until the sequence's first surviving
+/// `SEQ_INCREMENTAL_STATE_CLEARED`; everything after it must resolve.
+pub fn read_wrapped(path: &std::path::Path) -> Resolved {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let trace = decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    resolve(&trace, true).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` now (the workload reports CPU times on the latter).

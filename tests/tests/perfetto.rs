@@ -603,3 +603,29 @@ fn a_batch_larger_than_perfettos_shared_memory_loses_no_stage() {
     assert_eq!(count("Command Buffer"), 1);
     assert_eq!(trace.stages.len(), commands + 1);
 }
+
+#[test]
+fn a_ring_that_wraps_within_a_batch_keeps_its_stages_placeable() {
+    // The smallest ring (1 MiB) and one batch of 100,001 stages, written within a second:
+    // the ring wraps and the oldest stages are gone, with the interned names and clock
+    // snapshot they were sent with. Read as trace processor reads a wrapped trace, the
+    // stages before the first surviving restart of the sequence's state are skipped; the
+    // layer restarts it every 1,000 stages, so at most that many are, and everything after
+    // resolves its queue, stage and clock.
+    let dir = TempDir::new("wrapped-ring");
+    let file = dir.path().join("gpu.pftrace");
+    let run = workload!("many-commands")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("UTRACE_PERFETTO_BUFFER_KB", "1024")
+        .run(&dir);
+    assert_clean(&run);
+    let trace = perfetto_trace::read_wrapped(&file);
+    let kept = trace.stages.len();
+    assert!(kept > 2000, "a ring's worth of stages is placed: {kept}");
+    assert!(
+        trace.skipped <= 1010,
+        "{} packets skipped before the first restart that survived",
+        trace.skipped
+    );
+}

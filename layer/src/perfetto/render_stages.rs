@@ -11,6 +11,8 @@
 //!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
 //!   the label), submission, command buffer, render pass and framebuffer (render target)
 //!   where known, and the tracepoint's arguments as `extra_data`;
+//! - a batch of more than [`STAGES_PER_STATE`] stages starts the sequence's state afresh
+//!   (clear, context, snapshot, specifications) before each further slice of them;
 //! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
 //! - the application's object names not yet sent on the sequence.
 //!
@@ -48,6 +50,11 @@ const BOOTTIME_CLOCK_ID: u32 = 6;
 /// The interned graphics context's iid (one per sequence, which is one device's).
 const CONTEXT_IID: u64 = 1;
 pub const SNAPSHOT_PERIOD: Duration = Duration::from_secs(1);
+/// Stages written between two fresh starts of a sequence's state within one batch (a
+/// clear, the context, a clock snapshot, the specifications used): about 200 KB, so the
+/// smallest ring (1 MiB) that wraps inside a huge batch still holds whole slices whose
+/// stages can be placed. The restart costs a few hundred bytes.
+const STAGES_PER_STATE: usize = 1000;
 
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
@@ -170,14 +177,28 @@ impl RenderStageSink {
         info: &BatchInfo,
         events: &[Event<'_>],
     ) {
-        self.start_sequence(ctx, state);
-        let queue_iid = self.intern(ctx, state, info, events);
-        self.write_stages(ctx, info, events, queue_iid);
+        let total = self.ranges.len();
+        let mut start = 0;
+        loop {
+            let slice = start..total.min(start + STAGES_PER_STATE);
+            if start > 0 {
+                // A long batch starts the sequence's state afresh now and then: a ring
+                // buffer that wraps inside it keeps stages that can be placed.
+                perfetto_sdk::data_source::Clear::clear(state);
+            }
+            self.start_sequence(ctx, state);
+            let queue_iid = self.intern(ctx, state, info, events, slice.clone());
+            self.write_stages(ctx, info, events, queue_iid, slice.clone());
+            if slice.end >= total {
+                break;
+            }
+            start = slice.end;
+        }
         self.write_submit(ctx, info);
         self.send_names(ctx, state);
     }
 
-    /// Interns the queue and every stage of `self.ranges` (their iids into
+    /// Interns the queue and every stage of `self.ranges[slice]` (their iids into
     /// `self.stage_iids`), sending the new ones before the events that use them. Returns
     /// the queue's iid.
     fn intern(
@@ -186,6 +207,7 @@ impl RenderStageSink {
         state: &mut SequenceState,
         info: &BatchInfo,
         events: &[Event<'_>],
+        slice: std::ops::Range<usize>,
     ) -> u64 {
         let mut new_specs: Vec<NewSpec<'_>> = Vec::new();
         let queue_iid = match state.queues.get(&info.queue) {
@@ -198,7 +220,7 @@ impl RenderStageSink {
             }
         };
         self.stage_iids.clear();
-        for range in &self.ranges {
+        for range in &self.ranges[slice] {
             let e = &events[range.begin];
             let tp = e.payload.info();
             // A label's stage is named by the label; other stages by the spec.
@@ -284,16 +306,17 @@ impl RenderStageSink {
         }
     }
 
-    /// One `GpuRenderStageEvent` per range of `self.ranges`.
+    /// One `GpuRenderStageEvent` per range of `self.ranges[slice]` (interned by `intern`).
     fn write_stages(
         &self,
         ctx: &mut TraceContext<'_, SequenceState>,
         info: &BatchInfo,
         events: &[Event<'_>],
         queue_iid: u64,
+        slice: std::ops::Range<usize>,
     ) {
         let submission = info.submission as u32;
-        for (range, stage_iid) in self.ranges.iter().zip(&self.stage_iids) {
+        for (range, stage_iid) in self.ranges[slice].iter().zip(&self.stage_iids) {
             let e = &events[range.begin];
             let event_id = NEXT_EVENT_ID.fetch_add(1, Ordering::Relaxed);
             let text = &self.text;
