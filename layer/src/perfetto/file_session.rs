@@ -202,8 +202,10 @@ fn claim(path: &Path, replace: bool) -> std::io::Result<()> {
 /// `$TMPDIR/utrace-<pid>.pftrace`, or `utrace-<pid>-N.pftrace` for the first N that is free:
 /// a shared folder may hold anything, so nothing there is replaced or followed.
 fn fallback_path() -> PathBuf {
-    let dir = std::env::temp_dir();
-    let pid = std::process::id();
+    fallback_in(&std::env::temp_dir(), std::process::id())
+}
+
+fn fallback_in(dir: &Path, pid: u32) -> PathBuf {
     (0..1000)
         .map(|n| match n {
             0 => dir.join(format!("utrace-{pid}.pftrace")),
@@ -275,4 +277,69 @@ pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
     let mut bytes = vec![0u8; writer.stream_writer().get_written_size()];
     heap.copy_into(&mut bytes);
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder under the system's temporary folder, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn new(name: &str) -> Folder {
+            let dir =
+                std::env::temp_dir().join(format!("utrace-unit-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Folder(dir)
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn the_fallback_follows_no_planted_link_and_replaces_nothing() {
+        let folder = Folder::new("fallback");
+        let victim = folder.0.join("victim");
+        std::fs::write(&victim, "someone else's file").unwrap();
+        // Planted where the trace of pid 4242 would go, and a file at the next name.
+        std::os::unix::fs::symlink(&victim, folder.0.join("utrace-4242.pftrace")).unwrap();
+        std::fs::write(folder.0.join("utrace-4242-1.pftrace"), "taken").unwrap();
+        let chosen = fallback_in(&folder.0, 4242);
+        assert_eq!(chosen, folder.0.join("utrace-4242-2.pftrace"));
+        assert!(
+            !chosen.exists(),
+            "left for the service to create exclusively"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "someone else's file"
+        );
+        assert_eq!(
+            std::fs::read_to_string(folder.0.join("utrace-4242-1.pftrace")).unwrap(),
+            "taken"
+        );
+    }
+
+    #[test]
+    fn the_configured_path_is_replaced_by_removing_a_link_not_its_target() {
+        let folder = Folder::new("configured");
+        let victim = folder.0.join("victim");
+        std::fs::write(&victim, "kept").unwrap();
+        let path = folder.0.join("gpu.pftrace");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        claim(&path, true).unwrap();
+        assert!(
+            std::fs::symlink_metadata(&path).is_err(),
+            "the link is gone"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept");
+        // A folder is not a file to replace.
+        assert!(claim(&folder.0, true).is_err());
+    }
 }
