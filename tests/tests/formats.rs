@@ -83,7 +83,8 @@ fn csv_has_a_row_per_event() {
         .iter()
         .flat_map(|b| b.events.iter().map(|e| e.name.as_str()))
         .collect();
-    let csv_events: Vec<&str> = rows[1..]
+    let (last, events) = rows[1..].split_last().unwrap();
+    let csv_events: Vec<&str> = events
         .iter()
         .map(|r| r.split(',').nth(7).unwrap())
         .collect();
@@ -93,6 +94,44 @@ fn csv_has_a_row_per_event() {
         "{}",
         rows[1]
     );
+    // The device's end row closes the output, its counts those of txt's END OF TRACE.
+    let end = &txt.ends[0];
+    assert_eq!(
+        *last,
+        format!(
+            "0,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
+            end.batches, end.events, end.dropped
+        )
+    );
+}
+
+#[test]
+fn two_devices_sharing_a_csv_file_write_one_header_and_an_end_row_each() {
+    let dir = TempDir::new("csv-two-devices");
+    let file = dir.path().join("trace.csv");
+    let run = workload!("two-devices")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", "csv")
+        .run(&dir);
+    assert_clean(&run);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let headers = text.lines().filter(|l| l.starts_with("device,")).count();
+    assert_eq!(headers, 1, "{text}");
+    assert!(text.starts_with("device,batch,"));
+    let ends: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(",end_of_trace,"))
+        .collect();
+    assert_eq!(ends.len(), 2, "{text}");
+    for device in 0..2 {
+        assert!(
+            ends.iter().any(|l| l.starts_with(&format!(
+                "{device},,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\""
+            ))),
+            "{ends:?}"
+        );
+    }
 }
 
 #[test]

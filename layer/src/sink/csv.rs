@@ -6,8 +6,13 @@
 //! 0,1,0,1,1000000,0,0,start_cmd_buffer,"cmd=0xabc, level=primary, usage=one_time_submit"
 //! ```
 //!
-//! Frame and trace ends are not rows: every row says its frame, and the counts are in the
-//! rows themselves.
+//! Frame ends are not rows (every row says its frame). The end of a device's trace is one
+//! row of the same columns, its counts in `args` (what was written, and `dropped`: events
+//! lost, those of batches the output could not write included):
+//!
+//! ```text
+//! 0,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
+//! ```
 
 use std::fmt::Write;
 
@@ -31,6 +36,15 @@ impl CsvSink {
             wrote_header: false,
         }
     }
+}
+
+/// The end row, rendered by the output's writer with what it could not write folded in.
+pub fn format_end(s: &TraceSummary, buf: &mut String) {
+    let _ = writeln!(
+        buf,
+        "{},,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
+        s.device, s.batches, s.events, s.dropped
+    );
 }
 
 /// Formats one batch's rows; separate from the sink so it is testable without an output.
@@ -58,7 +72,10 @@ impl Sink for CsvSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         let mut buf = self.out.buffer();
         if !self.wrote_header {
-            buf.push_str(HEADER);
+            // One header per output, whichever of the devices sharing it writes first.
+            if self.out.claim_header() {
+                buf.push_str(HEADER);
+            }
             self.wrote_header = true;
         }
         format_batch(&mut buf, &mut self.args, info, events);
@@ -67,7 +84,9 @@ impl Sink for CsvSink {
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
-    fn end_of_trace(&mut self, _summary: &TraceSummary) {}
+    fn end_of_trace(&mut self, s: &TraceSummary) {
+        self.out.end(s.device, s.clone(), format_end);
+    }
 
     fn drain(&mut self, timeout: std::time::Duration) -> usize {
         self.out.drain(timeout)

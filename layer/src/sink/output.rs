@@ -14,6 +14,7 @@
 //! (and counted) until it takes data again.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -93,6 +94,8 @@ pub(super) struct Shared {
     pub queued: Condvar,
     /// Signalled when the writer took or finished a record (producers and drains wait).
     pub progressed: Condvar,
+    /// A format's header (csv) has been written by one of the devices sharing the output.
+    header_claimed: AtomicBool,
 }
 
 impl Shared {
@@ -110,6 +113,7 @@ impl Shared {
             }),
             queued: Condvar::new(),
             progressed: Condvar::new(),
+            header_claimed: AtomicBool::new(false),
         }
     }
 }
@@ -154,6 +158,12 @@ impl Output {
 
     pub(super) fn new_shared(name: String) -> Arc<Shared> {
         Arc::new(Shared::new(name))
+    }
+
+    /// Whether the caller is the first to ask, and so writes the output's header (the
+    /// devices sharing a csv file write one header between them).
+    pub fn claim_header(&self) -> bool {
+        !self.shared.header_claimed.swap(true, Ordering::Relaxed)
     }
 
     /// An empty buffer to format a record into (a recycled one when there is one).
