@@ -134,6 +134,16 @@ impl FileState {
                 }
             }
         } else {
+            // Claimed again now: a frame window may start the session long after the
+            // device checked the path, and the service would fail silently on a file that
+            // appeared meanwhile.
+            if let Err(e) = claim(&self.path, true) {
+                log::error!(
+                    "cannot create the Perfetto trace {} ({e}); this session is not recorded",
+                    self.path.display()
+                );
+                return;
+            }
             self.path.clone()
         };
         match TracingSession::in_process() {
