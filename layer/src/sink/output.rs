@@ -213,17 +213,7 @@ impl Output {
         // A record larger than the whole queue still goes in when the queue is empty.
         let fits = |s: &State| s.bytes == 0 || s.bytes + len <= QUEUE_BYTES;
         if !fits(&state) && !state.stalled {
-            let deadline = Instant::now() + STALL;
-            while !fits(&state) && !state.closed {
-                if self
-                    .shared
-                    .progressed
-                    .wait_until(&mut state, deadline)
-                    .timed_out()
-                {
-                    break;
-                }
-            }
+            self.wait_for_writer(&mut state, Instant::now() + STALL, |s| fits(s) || s.closed);
             if !fits(&state) && !state.closed {
                 state.stalled = true;
                 log::warn!(
@@ -241,21 +231,32 @@ impl Output {
         self.shared.queued.notify_one();
     }
 
-    /// Waits until everything queued so far is written (or lost), at most `timeout`.
-    /// Returns how many batches are still waiting when it gives up (0: all written).
-    pub fn drain(&self, timeout: Duration) -> usize {
-        let deadline = Instant::now() + timeout;
-        let mut state = self.shared.state.lock();
-        while !state.records.is_empty() || state.writing {
+    /// Waits, until `deadline` at most, for the writer to make `done` true.
+    fn wait_for_writer(
+        &self,
+        state: &mut parking_lot::MutexGuard<'_, State>,
+        deadline: Instant,
+        done: impl Fn(&State) -> bool,
+    ) {
+        while !done(state) {
             if self
                 .shared
                 .progressed
-                .wait_until(&mut state, deadline)
+                .wait_until(state, deadline)
                 .timed_out()
             {
-                break;
+                return;
             }
         }
+    }
+
+    /// Waits until everything queued so far is written (or lost), at most `timeout`.
+    /// Returns how many batches are still waiting when it gives up (0: all written).
+    pub fn drain(&self, timeout: Duration) -> usize {
+        let mut state = self.shared.state.lock();
+        self.wait_for_writer(&mut state, Instant::now() + timeout, |s| {
+            s.records.is_empty() && !s.writing
+        });
         state
             .records
             .iter()
