@@ -4,6 +4,12 @@
 use std::path::PathBuf;
 
 fn main() {
+    // The layer stays resident once loaded. Its process-wide state (device numbers, one
+    // writer per output path, the exit handler registered with atexit) must outlive a
+    // loader that unloads it between two instances, as Zink's probing does; without this
+    // a later instance would number its device 0 again and truncate the trace file, and
+    // the exit handler would point into unmapped code.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
     let spec_path = utrace_tracepoints::SPEC_PATH;
     println!("cargo:rerun-if-changed={spec_path}");
     let text = std::fs::read_to_string(spec_path)

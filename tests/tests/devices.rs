@@ -72,3 +72,23 @@ fn a_device_of_a_later_instance_gets_a_new_number_and_keeps_the_file() {
     assert_eq!(ends, [0, 1], "one end record per device, in order");
     assert_eq!(trace.batches.len(), 8);
 }
+
+#[test]
+fn the_layer_library_is_never_unloaded() {
+    // What keeps the test above passing on every toolchain: the library is linked with
+    // `-z nodelete`, so the loader's dlclose between instances leaves its state in place
+    // (today the Perfetto SDK's C++ unique symbols pin it too, but nothing promises that).
+    let lib = utrace_tests::harness::layer_library();
+    let out = std::process::Command::new("readelf")
+        .arg("--dynamic")
+        .arg(&lib)
+        .output()
+        .expect("readelf (binutils) runs");
+    assert!(out.status.success(), "readelf failed on {}", lib.display());
+    let dynamic = String::from_utf8_lossy(&out.stdout);
+    let flags = dynamic
+        .lines()
+        .find(|l| l.contains("(FLAGS_1)"))
+        .unwrap_or_else(|| panic!("{} has no FLAGS_1 entry:\n{dynamic}", lib.display()));
+    assert!(flags.contains("NODELETE"), "not linked -z nodelete: {flags}");
+}
