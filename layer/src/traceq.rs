@@ -226,6 +226,9 @@ struct Traceq {
     /// Set after a wait failed (device lost): later batches are given up without waiting.
     broken: bool,
     batches_written: u64,
+    /// Time spent turning completed batches into output (not waiting for the GPU), and the
+    /// events written in it: the thread's throughput, logged at the end (`UTRACE_LOG=info`).
+    busy: Duration,
 }
 
 pub fn spawn(
@@ -249,6 +252,7 @@ pub fn spawn(
         stopping: Arc::clone(&stopping),
         broken: false,
         batches_written: 0,
+        busy: Duration::ZERO,
     };
     let thread = std::thread::Builder::new()
         .name("utrace-traceq".into())
@@ -273,7 +277,15 @@ impl Traceq {
             match msg {
                 Message::Batch(batch) => {
                     self.pending.taken();
-                    let outcome = catch_unwind(AssertUnwindSafe(|| self.process(batch)));
+                    let outcome = catch_unwind(AssertUnwindSafe(|| {
+                        if self.wait(&batch) {
+                            let started = Instant::now();
+                            self.process(batch);
+                            self.busy += started.elapsed();
+                        } else {
+                            self.give_up(&batch);
+                        }
+                    }));
                     if outcome.is_err() {
                         log::error!(
                             "internal error while writing a batch of device {}; it is dropped",
@@ -296,7 +308,10 @@ impl Traceq {
         });
         // The device is going: give its outputs a moment to write what it queued. What
         // they hold past that is written later if they take data (or reported at exit).
+        let started = Instant::now();
         let left = self.sink.drain(DRAIN_GRACE);
+        self.busy += started.elapsed();
+        self.log_throughput();
         if left > 0 {
             log::warn!(
                 "device {}: {left} batch(es) not yet written after {DRAIN_GRACE:?} (the output is not taking data)",
@@ -345,13 +360,28 @@ impl Traceq {
         }
     }
 
-    fn process(&mut self, mut batch: Batch) {
-        if !self.wait(&batch) {
-            self.stats
-                .dropped
-                .fetch_add(batch.event_count(), Ordering::Relaxed);
-            return;
+    fn log_throughput(&self) {
+        let events = self.stats.events.load(Ordering::Relaxed);
+        let seconds = self.busy.as_secs_f64();
+        if events > 0 && seconds > 0.0 {
+            log::info!(
+                "device {}: traceq wrote {events} events in {:.1} ms of work, {:.2} M events/s",
+                self.device_index,
+                seconds * 1e3,
+                events as f64 / seconds / 1e6
+            );
         }
+    }
+
+    /// A batch that will not complete (or whose wait failed): its events are counted lost.
+    fn give_up(&mut self, batch: &Batch) {
+        self.stats
+            .dropped
+            .fetch_add(batch.event_count(), Ordering::Relaxed);
+    }
+
+    /// Writes a completed batch.
+    fn process(&mut self, mut batch: Batch) {
         let Some(resources) = batch.resources.take() else {
             return;
         };

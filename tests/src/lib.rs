@@ -7,6 +7,7 @@
 //! - [`validation_control`]: the scenario with one deliberate validation error, the
 //!   positive control of the "validation stays silent" checks.
 
+pub mod bench;
 pub mod chatter;
 pub mod checks;
 pub mod gpu_work;

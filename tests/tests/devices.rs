@@ -90,5 +90,8 @@ fn the_layer_library_is_never_unloaded() {
         .lines()
         .find(|l| l.contains("(FLAGS_1)"))
         .unwrap_or_else(|| panic!("{} has no FLAGS_1 entry:\n{dynamic}", lib.display()));
-    assert!(flags.contains("NODELETE"), "not linked -z nodelete: {flags}");
+    assert!(
+        flags.contains("NODELETE"),
+        "not linked -z nodelete: {flags}"
+    );
 }

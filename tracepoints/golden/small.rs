@@ -7,6 +7,13 @@ pub static TOGGLES: [Toggle; 3] = [
     Toggle::new("barrier", true),
 ];
 
+/// Indices into [`TOGGLES`], by switch name.
+pub mod toggle {
+    pub const DRAW: usize = 0;
+    pub const COPY: usize = 1;
+    pub const BARRIER: usize = 2;
+}
+
 /// Every tracepoint, indexed by [`Payload::id`].
 pub static TRACEPOINTS: [TracepointInfo; 5] = [
     TracepointInfo { name: "start_draw", kind: RangeKind::Begin, range: "draw", toggle: 0, end_of_pipe: false, stage: Some("Draw"), category: Some(Category::Graphics), fields: &[FieldInfo { name: "vertex_count", kind: ValueKind::Number }, FieldInfo { name: "first_vertex", kind: ValueKind::Number }, FieldInfo { name: "indexed", kind: ValueKind::Bool }, FieldInfo { name: "pipeline", kind: ValueKind::Text }, FieldInfo { name: "format", kind: ValueKind::Text }, FieldInfo { name: "label", kind: ValueKind::Quoted }] },

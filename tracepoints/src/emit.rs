@@ -46,6 +46,13 @@ pub fn emit(spec: &Spec, file: &str) -> String {
         let _ = writeln!(o, "    Toggle::new({:?}, {}),", t.name, t.default);
     }
     o.push_str("];\n\n");
+    // Hooks test a switch before they look anything up, by these indices.
+    let _ = writeln!(o, "/// Indices into [`TOGGLES`], by switch name.");
+    o.push_str("pub mod toggle {\n");
+    for (i, t) in spec.toggles.iter().enumerate() {
+        let _ = writeln!(o, "    pub const {}: usize = {i};", t.name.to_uppercase());
+    }
+    o.push_str("}\n\n");
 
     let _ = writeln!(o, "/// Every tracepoint, indexed by [`Payload::id`].");
     let _ = writeln!(

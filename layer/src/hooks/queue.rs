@@ -52,6 +52,9 @@ pub unsafe extern "system" fn queue_submit(
     let Some(tracer) = dev.tracer.as_ref() else {
         return plain();
     };
+    if tracer.submission_untraced() {
+        return plain();
+    }
     // SAFETY: the application's array of `submit_count` batches.
     let submits = unsafe { slice(p_submits, submit_count) };
     let cmdbufs = submits.iter().flat_map(|s| {
@@ -93,6 +96,9 @@ pub unsafe extern "system" fn queue_submit2(
     let Some(tracer) = dev.tracer.as_ref() else {
         return plain();
     };
+    if tracer.submission_untraced() {
+        return plain();
+    }
     // SAFETY: the application's array of `submit_count` batches.
     let submits = unsafe { slice(p_submits, submit_count) };
     let cmdbufs = submits.iter().flat_map(|s| {

@@ -2,10 +2,13 @@
 //! loader's dispatch key (the table pointer at the start of every dispatchable object: a
 //! device, its queues and its command buffers share one).
 //!
-//! The maps are behind `RwLock`s that are only held for a look-up; hooks then work on the
-//! `Arc` they got.
+//! The maps are behind `RwLock`s that are only held for a look-up. Devices are also found
+//! without any lock or shared write, since every `vkCmd*` call starts with this look-up: a
+//! fixed array of (dispatch key, device) slots read with plain atomic loads (see
+//! [`device_of`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
 use ash::vk;
@@ -65,25 +68,89 @@ pub unsafe fn instance_of(physical_device: vk::PhysicalDevice) -> Option<Arc<Ins
     instance(unsafe { dispatch_key(physical_device) })
 }
 
+/// Devices found without a lock; more live devices than this are found through the map.
+const FAST_SLOTS: usize = 32;
+
+/// A device's dispatch key and its record. A key of 0 marks a free slot.
+struct FastSlot {
+    key: AtomicUsize,
+    device: AtomicPtr<Device>,
+}
+
+#[allow(clippy::declare_interior_mutable_const)] // only used to initialise the array
+const FREE_SLOT: FastSlot = FastSlot {
+    key: AtomicUsize::new(0),
+    device: AtomicPtr::new(std::ptr::null_mut()),
+};
+static FAST: [FastSlot; FAST_SLOTS] = [FREE_SLOT; FAST_SLOTS];
+/// Slots ever used: look-ups scan no further.
+static FAST_USED: AtomicUsize = AtomicUsize::new(0);
+
+/// Inserts and removes happen under `DEVICES`' write lock, so the slots have one writer at
+/// a time. The record's pointer is stored before its key (release), and a reader loads the
+/// key (acquire) before the pointer, so a key it matches comes with its own record.
 pub fn insert_device(key: DispatchKey, device: Arc<Device>) {
-    DEVICES.write().insert(key, device);
+    let mut map = DEVICES.write();
+    if let Some(slot) = FAST.iter().find(|s| s.key.load(Ordering::Relaxed) == 0) {
+        slot.device
+            .store(Arc::as_ptr(&device).cast_mut(), Ordering::Relaxed);
+        slot.key.store(key, Ordering::Release);
+        let index = FAST.iter().position(|s| std::ptr::eq(s, slot)).unwrap_or(0);
+        FAST_USED.fetch_max(index + 1, Ordering::Release);
+    }
+    map.insert(key, device);
 }
 
 pub fn remove_device(key: DispatchKey) -> Option<Arc<Device>> {
-    DEVICES.write().remove(&key)
+    let mut map = DEVICES.write();
+    if let Some(slot) = FAST.iter().find(|s| s.key.load(Ordering::Relaxed) == key) {
+        slot.key.store(0, Ordering::Release);
+        slot.device.store(std::ptr::null_mut(), Ordering::Relaxed);
+    }
+    map.remove(&key)
 }
 
 pub fn device(key: DispatchKey) -> Option<Arc<Device>> {
     DEVICES.read().get(&key).cloned()
 }
 
-/// The device owning a queue, command buffer or the device itself.
+/// The device owning a queue, command buffer or the device itself, found without a lock.
+///
+/// The record stays valid for as long as the caller may use `handle`: Vulkan forbids
+/// destroying a device while any of its objects is used in another call (`vkDestroyDevice`
+/// requires its children destroyed and host access to the device synchronised), and the
+/// record is only freed after `vkDestroyDevice` removed it.
 ///
 /// # Safety
-/// `handle` must be a live dispatchable object of a device.
-pub unsafe fn device_of<H: Handle>(handle: H) -> Option<Arc<Device>> {
+/// `handle` must be a live dispatchable object of a device, used by the caller in a call the
+/// application made; the result must not outlive that call.
+#[inline(always)]
+pub unsafe fn device_of<'a, H: Handle>(handle: H) -> Option<&'a Device> {
     // SAFETY: forwarded from the caller.
-    device(unsafe { dispatch_key(handle) })
+    let key = unsafe { dispatch_key(handle) };
+    let used = FAST_USED.load(Ordering::Acquire).min(FAST_SLOTS);
+    for slot in &FAST[..used] {
+        if slot.key.load(Ordering::Acquire) == key {
+            let device = slot.device.load(Ordering::Relaxed);
+            // SAFETY: a slot's pointer is its key's record, kept alive by `DEVICES` until
+            // `vkDestroyDevice`, which cannot run during this call (see above).
+            return unsafe { device.as_ref() };
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { device_in_map(key) }
+}
+
+/// More live devices than fast slots: the rest are found in the map.
+///
+/// # Safety
+/// As [`device_of`].
+#[cold]
+unsafe fn device_in_map<'a>(key: DispatchKey) -> Option<&'a Device> {
+    let map = DEVICES.read();
+    let device: *const Device = Arc::as_ptr(map.get(&key)?);
+    // SAFETY: as in `device_of`; the map keeps the record until `vkDestroyDevice`.
+    unsafe { device.as_ref() }
 }
 
 /// Every live device; used at process exit to write what is still pending.

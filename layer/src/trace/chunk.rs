@@ -3,6 +3,7 @@
 //! (see [`super::command_trace::RecordedTrace`]'s `Drop`). Query pools are only destroyed
 //! with the device.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -22,6 +23,9 @@ pub struct ChunkPool {
     free: Mutex<Vec<vk::QueryPool>>,
     all: Mutex<Vec<vk::QueryPool>>,
     spare_events: Mutex<Vec<Vec<RecordedEvent>>>,
+    /// Recorded traces alive (held by a command buffer or a pending batch): while there are
+    /// none, a submission has nothing to trace and passes straight down.
+    recorded_traces: AtomicUsize,
 }
 
 /// One tracepoint as recorded: its payload and where its timestamp lands in the trace's
@@ -40,6 +44,7 @@ impl ChunkPool {
             free: Mutex::new(Vec::new()),
             all: Mutex::new(Vec::new()),
             spare_events: Mutex::new(Vec::new()),
+            recorded_traces: AtomicUsize::new(0),
         }
     }
 
@@ -70,6 +75,20 @@ impl ChunkPool {
         if spare.len() < SPARE_EVENT_LISTS && list.capacity() > 0 {
             spare.push(list);
         }
+    }
+
+    pub fn trace_recorded(&self) {
+        self.recorded_traces.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn trace_dropped(&self) {
+        self.recorded_traces.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Whether any recorded trace is alive. Relaxed: the `vkEndCommandBuffer` that made a
+    /// trace happened before the application could submit its command buffer.
+    pub fn any_recorded_trace(&self) -> bool {
+        self.recorded_traces.load(Ordering::Relaxed) != 0
     }
 
     /// Number of query pools created so far.

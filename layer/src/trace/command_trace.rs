@@ -57,6 +57,9 @@ pub struct CommandTrace {
     pub level: vk::CommandBufferLevel,
     /// Whether the current recording gets tracepoints (decided at begin).
     instrumented: bool,
+    /// An instrumented recording is in progress (begun, not yet ended or reset): counted in
+    /// the device's [`super::cmdbufs::CommandBuffers::any_recording`].
+    recording: bool,
     /// The next event (`start_cmd_buffer`) waits in `pending_start`.
     defer_next: bool,
     /// `start_cmd_buffer`, written before the first command that does work (so that a
@@ -97,6 +100,7 @@ impl CommandTrace {
             family,
             level,
             instrumented: false,
+            recording: false,
             defer_next: false,
             pending_start: None,
             write_state: WriteState::Free,
@@ -121,6 +125,7 @@ impl CommandTrace {
     /// until the first command that does work, or the end.
     pub fn begin_recording(&mut self, views: u32) {
         self.instrumented = true;
+        self.recording = true;
         self.defer_next = true;
         self.views = views.max(1);
     }
@@ -249,8 +254,10 @@ impl CommandTrace {
 
     /// Forgets everything recorded (begin, reset, free). Chunks of the frozen trace go back
     /// to the pool once no batch holds it; chunks of an unfinished recording were never
-    /// submitted and go back now.
-    pub fn reset(&mut self, pool: &ChunkPool) {
+    /// submitted and go back now. Returns whether an instrumented recording was in progress.
+    #[must_use]
+    pub fn reset(&mut self, pool: &ChunkPool) -> bool {
+        let was_recording = std::mem::take(&mut self.recording);
         self.recorded = None;
         pool.release(self.chunks.drain(..).map(|c| c.pool));
         self.copies.clear();
@@ -269,6 +276,7 @@ impl CommandTrace {
         self.render_pass = vk::RenderPass::null();
         self.subpass = 0;
         self.suspending = false;
+        was_recording
     }
 
     /// Inside a render pass instance (or a new subpass of it): timestamps take `views`
@@ -297,10 +305,13 @@ impl CommandTrace {
         self.write_state = WriteState::Suspended;
     }
 
-    /// Freezes the recording at `vkEndCommandBuffer`.
-    pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) {
-        if !self.instrumented {
-            return;
+    /// Freezes the recording at `vkEndCommandBuffer`. Returns whether an instrumented
+    /// recording was in progress.
+    #[must_use]
+    pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
+        let was_recording = std::mem::take(&mut self.recording);
+        if !self.is_instrumented() {
+            return was_recording;
         }
         self.recorded = Some(Arc::new(RecordedTrace::new(
             cmd,
@@ -313,6 +324,7 @@ impl CommandTrace {
             self.complete,
             Arc::clone(pool),
         )));
+        was_recording
     }
 
     /// The frozen trace to hand to a batch at submit time.

@@ -12,17 +12,14 @@ use parking_lot::{Mutex, RwLock};
 
 use super::capture::Capture;
 use super::chunk::ChunkPool;
-use super::command_trace::{CommandTrace, Recorder};
+use super::cmdbufs::CommandBuffers;
 use super::health::Health;
-use super::objects::{self, Objects};
-use super::recorded_trace::RecordedTrace;
-use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
+use super::objects::Objects;
 use crate::config::Config;
 use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
-use crate::guard::guarded;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::{DeviceContext, ObjectName, ObjectNames};
 use crate::traceq::{self, Message, Stats, TraceqHandle};
@@ -41,14 +38,14 @@ pub struct DeviceTracer {
     pub(super) health: Arc<Health>,
     /// Whether the trace is being written (`GPU_TRACE_FRAMES`, tracing sessions).
     pub capture: Capture,
-    pub(super) cmdbufs: RwLock<HashMap<u64, Mutex<CommandTrace>>>,
-    pools: Mutex<HashMap<u64, PoolRecord>>,
+    pub(super) cmdbufs: CommandBuffers,
+    pub(super) pools: Mutex<HashMap<u64, PoolRecord>>,
     /// The application's queues (family, index), whose resources are made at their first
     /// traced submission.
     known_queues: Mutex<HashMap<u64, (u32, u32)>>,
     pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
     pub(super) frame: AtomicU32,
-    submissions: AtomicU64,
+    pub(super) submissions: AtomicU64,
     pub(super) consumer: TraceqHandle,
     pub stats: Arc<Stats>,
     /// The device feeds Perfetto and has not yet told it that it is gone.
@@ -86,9 +83,9 @@ fn gpu_clock(
     (Some(GpuClock::Measured(Arc::clone(&slot))), Some(slot))
 }
 
-struct PoolRecord {
-    family: u32,
-    cmdbufs: HashSet<u64>,
+pub(super) struct PoolRecord {
+    pub family: u32,
+    pub cmdbufs: HashSet<u64>,
 }
 
 impl DeviceTracer {
@@ -168,7 +165,7 @@ impl DeviceTracer {
             measured_clock,
             names,
             names_full: AtomicBool::new(false),
-            cmdbufs: RwLock::new(HashMap::new()),
+            cmdbufs: CommandBuffers::default(),
             pools: Mutex::new(HashMap::new()),
             known_queues: Mutex::new(HashMap::new()),
             queues: RwLock::new(HashMap::new()),
@@ -251,203 +248,6 @@ impl DeviceTracer {
         }
     }
 
-    pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {
-        self.pools.lock().insert(
-            pool.as_raw(),
-            PoolRecord {
-                family,
-                cmdbufs: HashSet::new(),
-            },
-        );
-    }
-
-    pub fn pool_reset(&self, pool: vk::CommandPool) {
-        let pools = self.pools.lock();
-        let Some(record) = pools.get(&pool.as_raw()) else {
-            return;
-        };
-        let map = self.cmdbufs.read();
-        for cb in &record.cmdbufs {
-            if let Some(trace) = map.get(cb) {
-                trace.lock().reset(&self.chunks);
-            }
-        }
-    }
-
-    pub fn pool_destroyed(&self, pool: vk::CommandPool) {
-        let Some(record) = self.pools.lock().remove(&pool.as_raw()) else {
-            return;
-        };
-        let mut map = self.cmdbufs.write();
-        for cb in record.cmdbufs {
-            if let Some(trace) = map.remove(&cb) {
-                trace.into_inner().reset(&self.chunks);
-            }
-        }
-    }
-
-    pub fn allocated(
-        &self,
-        pool: vk::CommandPool,
-        level: vk::CommandBufferLevel,
-        cbs: &[vk::CommandBuffer],
-    ) {
-        let mut pools = self.pools.lock();
-        let Some(record) = pools.get_mut(&pool.as_raw()) else {
-            return;
-        };
-        let mut map = self.cmdbufs.write();
-        for cb in cbs {
-            record.cmdbufs.insert(cb.as_raw());
-            map.insert(
-                cb.as_raw(),
-                Mutex::new(CommandTrace::new(pool, record.family, level)),
-            );
-        }
-    }
-
-    pub fn freed(&self, pool: vk::CommandPool, cbs: &[vk::CommandBuffer]) {
-        let mut pools = self.pools.lock();
-        let mut record = pools.get_mut(&pool.as_raw());
-        let mut map = self.cmdbufs.write();
-        for cb in cbs {
-            if let Some(record) = record.as_deref_mut() {
-                record.cmdbufs.remove(&cb.as_raw());
-            }
-            if let Some(trace) = map.remove(&cb.as_raw()) {
-                trace.into_inner().reset(&self.chunks);
-            }
-        }
-    }
-
-    /// Runs `f` on a command buffer's trace. The map is only read-locked: command buffers
-    /// are externally synchronised, so the per-buffer lock is never contended.
-    fn with_trace(&self, cb: vk::CommandBuffer, f: impl FnOnce(&mut CommandTrace)) {
-        let map = self.cmdbufs.read();
-        if let Some(trace) = map.get(&cb.as_raw()) {
-            f(&mut trace.lock());
-        }
-    }
-
-    /// The frozen trace of a (secondary) command buffer, if it was instrumented.
-    pub fn recorded(&self, cb: vk::CommandBuffer) -> Option<Arc<RecordedTrace>> {
-        let map = self.cmdbufs.read();
-        let recorded = map.get(&cb.as_raw())?.lock().recorded().cloned();
-        recorded
-    }
-
-    /// Records around one intercepted command: `before` and `after` run on the command
-    /// buffer's trace (guarded), `call` passes the command down between them. A command
-    /// buffer that is not instrumented only gets the call.
-    #[inline]
-    pub fn around<R>(
-        &self,
-        cb: vk::CommandBuffer,
-        before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-        call: impl FnOnce() -> R,
-        after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-    ) -> R {
-        let map = self.cmdbufs.read();
-        let Some(entry) = map.get(&cb.as_raw()) else {
-            drop(map);
-            return call();
-        };
-        let mut trace = entry.lock();
-        if !trace.is_instrumented() {
-            drop(trace);
-            drop(map);
-            return call();
-        }
-        let rec = self.recorder(cb);
-        guarded("recording a tracepoint", || before(&rec, &mut trace));
-        let result = call();
-        guarded("recording a tracepoint", || after(&rec, &mut trace));
-        result
-    }
-
-    pub fn reset_command_buffer(&self, cb: vk::CommandBuffer) {
-        self.with_trace(cb, |t| t.reset(&self.chunks));
-    }
-
-    /// After a successful `vkBeginCommandBuffer`. Secondaries recorded for simultaneous use
-    /// are not instrumented: one recording may then run several times in one submission with
-    /// no point in between where its queries could be re-armed.
-    pub fn begin(&self, cb: vk::CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) {
-        let usage = info.flags;
-        self.with_trace(cb, |t| {
-            t.reset(&self.chunks);
-            let level = t.level;
-            let secondary = level == vk::CommandBufferLevel::SECONDARY;
-            if !self.health.recording()
-                || !self.capture.instrumenting()
-                || !self.caps.family_traceable(t.family)
-                || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
-            {
-                return;
-            }
-            let views =
-                if secondary && usage.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE) {
-                    // SAFETY: a secondary that continues a render pass has inheritance info.
-                    unsafe { self.inherited_view_mask(info) }.map_or(1, objects::views)
-                } else {
-                    1
-                };
-            t.begin_recording(views);
-            trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
-        });
-    }
-
-    /// The view mask a render-pass-continuing secondary inherits.
-    ///
-    /// # Safety
-    /// `info` must be the application's valid begin info.
-    unsafe fn inherited_view_mask(&self, info: &vk::CommandBufferBeginInfo<'_>) -> Option<u32> {
-        // SAFETY: forwarded from the caller; the inheritance chain is read by sType.
-        let inheritance = unsafe { info.p_inheritance_info.as_ref() }?;
-        if inheritance.render_pass != vk::RenderPass::null() {
-            return self.objects.render_pass(inheritance.render_pass, |rp| {
-                rp.view_mask(inheritance.subpass)
-            });
-        }
-        let mut next = inheritance.p_next.cast::<vk::BaseInStructure>();
-        while !next.is_null() {
-            // SAFETY: a valid chain element, read as the type its sType names.
-            unsafe {
-                if (*next).s_type == vk::StructureType::COMMAND_BUFFER_INHERITANCE_RENDERING_INFO {
-                    return Some(
-                        (*next.cast::<vk::CommandBufferInheritanceRenderingInfo>()).view_mask,
-                    );
-                }
-                next = (*next).p_next;
-            }
-        }
-        None
-    }
-
-    /// Before `vkEndCommandBuffer` is passed down.
-    pub fn end(&self, cb: vk::CommandBuffer) {
-        self.with_trace(cb, |t| {
-            if t.is_instrumented() {
-                trace_end_cmd_buffer(&self.recorder(cb), t, cb.as_raw());
-                t.finish(cb, &self.chunks);
-            }
-        });
-    }
-
-    pub fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
-        Recorder {
-            dispatch: &self.dispatch,
-            chunks: &self.chunks,
-            objects: &self.objects,
-            cmd,
-        }
-    }
-
-    /// Counts a `vkQueueSubmit*` call; returns its number (from 1).
-    pub fn next_submission(&self) -> u64 {
-        self.submissions.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
     /// After `vkQueuePresentKHR`: the current frame ends.
     pub fn end_frame(&self) {
         let frame = self.frame.fetch_add(1, Ordering::Relaxed);
@@ -520,7 +320,7 @@ impl DeviceTracer {
         for queue in self.queues.write().drain() {
             queue.1.destroy(&self.dispatch);
         }
-        self.cmdbufs.write().clear();
+        self.cmdbufs.clear();
         self.chunks.destroy_all();
     }
 }

@@ -55,6 +55,7 @@ impl RecordedTrace {
         complete: bool,
         pool: Arc<ChunkPool>,
     ) -> RecordedTrace {
+        pool.trace_recorded();
         RecordedTrace {
             cmd,
             chunks,
@@ -87,6 +88,7 @@ impl RecordedTrace {
 
 impl Drop for RecordedTrace {
     fn drop(&mut self) {
+        self.pool.trace_dropped();
         self.pool.release(self.chunks.iter().map(|c| c.pool));
         self.pool.give_event_list(std::mem::take(&mut self.events));
     }

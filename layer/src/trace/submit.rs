@@ -65,13 +65,11 @@ impl DeviceTracer {
         let mut splits = Vec::new();
         let mut submitted = Vec::new();
         {
-            let map = self.cmdbufs.read();
             for (position, cb) in cmdbufs.enumerate() {
                 submitted.push(cb.as_raw());
-                let Some(entry) = map.get(&cb.as_raw()) else {
-                    continue;
-                };
-                let Some(recorded) = entry.lock().recorded().cloned() else {
+                // SAFETY: a command buffer of the application's submission, executable (not
+                // being recorded) for the duration of the call.
+                let Some(recorded) = (unsafe { self.recorded(cb) }) else {
                     continue;
                 };
                 // A command buffer that runs a second time in this call writes its queries

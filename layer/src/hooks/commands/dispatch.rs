@@ -9,6 +9,7 @@ use crate::trace::tracepoints::*;
 bracketed! {
     /// `vkCmdDispatch`.
     cmd_dispatch(cb, x: u32, y: u32, z: u32) = core cmd_dispatch;
+    switch toggle::DISPATCH;
     before |r, t| trace_start_dispatch(r, t, x, y, z, 0, 0, 0);
     after |r, t| trace_end_dispatch(r, t);
 }
@@ -16,6 +17,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdDispatchBase` (and `vkCmdDispatchBaseKHR`).
     cmd_dispatch_base(cb, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) = ext cmd_dispatch_base;
+    switch toggle::DISPATCH;
     before |r, t| trace_start_dispatch(r, t, x, y, z, base_x, base_y, base_z);
     after |r, t| trace_end_dispatch(r, t);
 }
@@ -23,6 +25,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdDispatchIndirect`.
     cmd_dispatch_indirect(cb, buffer: vk::Buffer, offset: u64) = core cmd_dispatch_indirect;
+    switch toggle::DISPATCH_INDIRECT;
     before |r, t| trace_start_dispatch_indirect(r, t, buffer.as_raw(), offset);
     after |r, t| trace_end_dispatch_indirect(r, t);
 }

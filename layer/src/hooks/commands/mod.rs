@@ -15,17 +15,21 @@ pub mod transfer;
 /// bracketed! {
 ///     /// vkCmdDraw
 ///     cmd_draw(cb, vertex_count: u32, ...) = core cmd_draw;
+///     switch toggle::DRAW;
 ///     before |r, t| trace_start_draw(r, t, vertex_count, ...);
 ///     after |r, t| trace_end_draw(r, t);
 /// }
 /// ```
 ///
 /// `core NAME` calls down through the 1.0 table, `ext NAME` through the optional table (the
-/// hook is only handed out where the next layer has the command).
+/// hook is only handed out where the next layer has the command). `switch` names the
+/// tracepoints' `GPU_TRACEPOINTS` switch: when it is off the call goes straight down,
+/// before anything is looked up or any argument is built.
 macro_rules! bracketed {
     (
         $(#[$doc:meta])*
         $name:ident($cb:ident $(, $arg:ident: $ty:ty)* $(,)?) = $table:ident $field:ident;
+        $(switch $switch:path;)?
         before |$r1:ident, $t1:ident| $before:expr;
         after |$r2:ident, $t2:ident| $after:expr;
     ) => {
@@ -38,23 +42,44 @@ macro_rules! bracketed {
             let Some(next) = bracketed!(@next dev $table $field) else {
                 return;
             };
-            // SAFETY: forwarded with the application's arguments.
-            let call = || unsafe { next($cb $(, $arg)*) };
-            match dev.tracer.as_ref() {
-                None => call(),
-                Some(tracer) => tracer.around(
-                    $cb,
-                    #[allow(unused_variables)]
-                    |$r1, $t1| {
-                        $before;
-                    },
-                    call,
-                    #[allow(unused_variables)]
-                    |$r2, $t2| {
-                        $after;
-                    },
-                ),
+            // The idle path: no recording of this device is instrumented (one load), or
+            // this command's switch is off; the call goes straight down.
+            let tracer = match dev.tracer.as_ref() {
+                Some(tracer) if tracer.recording_in_progress() => tracer,
+                // SAFETY: forwarded with the application's arguments.
+                _ => return unsafe { next($cb $(, $arg)*) },
+            };
+            let switched_off =
+                false $(|| !crate::trace::tracepoints::TOGGLES[$switch].is_enabled())?;
+            if switched_off {
+                // SAFETY: forwarded with the application's arguments.
+                return unsafe { next($cb $(, $arg)*) };
             }
+            /// The traced path, kept out of line so that the idle path stays a few
+            /// instructions.
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments, unused_variables)]
+            fn traced(
+                tracer: &crate::trace::DeviceTracer,
+                call: impl FnOnce(),
+                $cb: ash::vk::CommandBuffer
+                $(, $arg: $ty)*
+            ) {
+                #[allow(unused_variables)]
+                let before = |$r1: &crate::trace::command_trace::Recorder<'_>,
+                              $t1: &mut crate::trace::command_trace::CommandTrace| {
+                    $before;
+                };
+                #[allow(unused_variables)]
+                let after = |$r2: &crate::trace::command_trace::Recorder<'_>,
+                             $t2: &mut crate::trace::command_trace::CommandTrace| {
+                    $after;
+                };
+                // SAFETY: `$cb` is the command buffer of the application's current call.
+                unsafe { tracer.around($cb, before, call, after) }
+            }
+            // SAFETY: forwarded with the application's arguments.
+            traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
         }
     };
     (@next $dev:ident core $field:ident) => {

@@ -70,16 +70,19 @@ fn begin_render_pass(
     contents: vk::SubpassContents,
     call: impl FnOnce(),
 ) {
-    tracer.around(
-        cb,
-        |r, t| start_render_pass(r, t, begin, contents),
-        call,
-        |r, t| {
-            t.render_pass = begin.render_pass;
-            t.subpass = 0;
-            enter_subpass(r, t, contents);
-        },
-    );
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |r, t| start_render_pass(r, t, begin, contents),
+            call,
+            |r, t| {
+                t.render_pass = begin.render_pass;
+                t.subpass = 0;
+                enter_subpass(r, t, contents);
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -127,18 +130,21 @@ fn next_subpass(
     contents: vk::SubpassContents,
     call: impl FnOnce(),
 ) {
-    tracer.around(
-        cb,
-        |r, t| {
-            let subpass = t.subpass + 1;
-            trace_next_subpass(r, t, subpass, contents)
-        },
-        call,
-        |r, t| {
-            t.subpass += 1;
-            enter_subpass(r, t, contents);
-        },
-    );
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |r, t| {
+                let subpass = t.subpass + 1;
+                trace_next_subpass(r, t, subpass, contents)
+            },
+            call,
+            |r, t| {
+                t.subpass += 1;
+                enter_subpass(r, t, contents);
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -182,15 +188,18 @@ fn end_render_pass(
     cb: vk::CommandBuffer,
     call: impl FnOnce(),
 ) {
-    tracer.around(
-        cb,
-        |_, _| {},
-        call,
-        |r, t| {
-            t.leave_render_pass();
-            trace_end_render_pass(r, t);
-        },
-    );
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |_, _| {},
+            call,
+            |r, t| {
+                t.leave_render_pass();
+                trace_end_render_pass(r, t);
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -281,21 +290,24 @@ pub unsafe extern "system" fn cmd_begin_rendering(
         );
         t.suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
     };
-    tracer.around(
-        cb,
-        |r, t| {
-            if !resuming {
-                start_rendering(r, t, info);
-            }
-        },
-        call,
-        |r, t| {
-            enter(t);
-            if resuming {
-                start_rendering(r, t, info);
-            }
-        },
-    );
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |r, t| {
+                if !resuming {
+                    start_rendering(r, t, info);
+                }
+            },
+            call,
+            |r, t| {
+                enter(t);
+                if resuming {
+                    start_rendering(r, t, info);
+                }
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -310,23 +322,26 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
     let Some(tracer) = dev.tracer.as_ref() else {
         return call();
     };
-    tracer.around(
-        cb,
-        |r, t| {
-            if t.suspending {
-                trace_end_rendering(r, t, true);
-            }
-        },
-        call,
-        |r, t| {
-            if t.suspending {
-                t.suspend();
-            } else {
-                t.leave_render_pass();
-                trace_end_rendering(r, t, false);
-            }
-        },
-    );
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |r, t| {
+                if t.suspending {
+                    trace_end_rendering(r, t, true);
+                }
+            },
+            call,
+            |r, t| {
+                if t.suspending {
+                    t.suspend();
+                } else {
+                    t.leave_render_pass();
+                    trace_end_rendering(r, t, false);
+                }
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -343,24 +358,32 @@ pub unsafe extern "system" fn cmd_execute_commands(
     let Some(tracer) = dev.tracer.as_ref() else {
         return call();
     };
-    // The secondaries' traces, looked up before the primary's trace is locked.
-    let children = guarded("vkCmdExecuteCommands", || {
-        // SAFETY: the application passes `count` command buffers.
-        unsafe { slice(p_cbs, count) }
-            .iter()
-            .filter_map(|&s| tracer.recorded(s))
-            .collect::<Vec<_>>()
-    })
-    .unwrap_or_default();
-    tracer.around(
-        cb,
-        |r, t| trace_start_execute_commands(r, t, count),
-        call,
-        |r, t| {
-            for child in children {
-                t.add_child(child);
-            }
-            trace_end_execute_commands(r, t);
-        },
-    );
+    // The secondaries' traces (none unless a recording is instrumented).
+    let children = if tracer.recording_in_progress() {
+        guarded("vkCmdExecuteCommands", || {
+            // SAFETY: the application passes `count` command buffers, executable (not
+            // being recorded) for the duration of this call.
+            unsafe { slice(p_cbs, count) }
+                .iter()
+                .filter_map(|&s| unsafe { tracer.recorded(s) })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
+    unsafe {
+        tracer.around(
+            cb,
+            |r, t| trace_start_execute_commands(r, t, count),
+            call,
+            |r, t| {
+                for child in children {
+                    t.add_child(child);
+                }
+                trace_end_execute_commands(r, t);
+            },
+        )
+    }
 }

@@ -22,6 +22,7 @@ bracketed! {
         image_count: u32,
         p_image: *const vk::ImageMemoryBarrier<'_>,
     ) = core cmd_pipeline_barrier;
+    switch toggle::BARRIER;
     before |r, t| trace_start_barrier(
         r,
         t,
@@ -38,6 +39,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdPipelineBarrier2` (and KHR): the stages are the union over its barriers.
     cmd_pipeline_barrier2(cb, p_info: *const vk::DependencyInfo<'_>) = ext cmd_pipeline_barrier2;
+    switch toggle::BARRIER;
     before |r, t| {
         // SAFETY: a valid dependency info and its arrays.
         let (info, memory, buffers, images) = unsafe {
@@ -75,6 +77,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdResetQueryPool` of the application.
     cmd_reset_query_pool(cb, pool: vk::QueryPool, first: u32, count: u32) = core cmd_reset_query_pool;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "reset", pool.as_raw(), first, count);
     after |r, t| trace_end_query_op(r, t);
 }
@@ -82,6 +85,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdBeginQuery` of the application.
     cmd_begin_query(cb, pool: vk::QueryPool, query: u32, flags: vk::QueryControlFlags) = core cmd_begin_query;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "begin", pool.as_raw(), query, 1);
     after |r, t| trace_end_query_op(r, t);
 }
@@ -89,6 +93,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdEndQuery` of the application.
     cmd_end_query(cb, pool: vk::QueryPool, query: u32) = core cmd_end_query;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "end", pool.as_raw(), query, 1);
     after |r, t| trace_end_query_op(r, t);
 }
@@ -105,6 +110,7 @@ bracketed! {
         stride: u64,
         flags: vk::QueryResultFlags,
     ) = core cmd_copy_query_pool_results;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "copy_results", pool.as_raw(), first, count);
     after |r, t| trace_end_query_op(r, t);
 }
@@ -112,6 +118,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdWriteTimestamp` of the application.
     cmd_write_timestamp(cb, stage: vk::PipelineStageFlags, pool: vk::QueryPool, query: u32) = core cmd_write_timestamp;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "write_timestamp", pool.as_raw(), query, 1);
     after |r, t| trace_end_query_op(r, t);
 }
@@ -119,6 +126,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdWriteTimestamp2` (and KHR) of the application.
     cmd_write_timestamp2(cb, stage: vk::PipelineStageFlags2, pool: vk::QueryPool, query: u32) = ext cmd_write_timestamp2;
+    switch toggle::QUERY;
     before |r, t| trace_start_query_op(r, t, "write_timestamp", pool.as_raw(), query, 1);
     after |r, t| trace_end_query_op(r, t);
 }

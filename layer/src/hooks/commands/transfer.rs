@@ -23,6 +23,7 @@ fn blit_extent(offsets: [vk::Offset3D; 2]) -> (u32, u32) {
 bracketed! {
     /// `vkCmdCopyBuffer`.
     cmd_copy_buffer(cb, src: vk::Buffer, dst: vk::Buffer, count: u32, p_regions: *const vk::BufferCopy) = core cmd_copy_buffer;
+    switch toggle::COPY_BUFFER;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let size = unsafe { slice(p_regions, count) }.iter().map(|c| c.size).sum();
@@ -34,6 +35,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyBuffer2` (and KHR).
     cmd_copy_buffer2(cb, p_info: *const vk::CopyBufferInfo2<'_>) = ext cmd_copy_buffer2;
+    switch toggle::COPY_BUFFER;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -48,6 +50,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyImage`.
     cmd_copy_image(cb, src: vk::Image, src_layout: vk::ImageLayout, dst: vk::Image, dst_layout: vk::ImageLayout, count: u32, p_regions: *const vk::ImageCopy) = core cmd_copy_image;
+    switch toggle::COPY_IMAGE;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let (w, h) = unsafe { slice(p_regions, count) }.first().map_or((0, 0), |c| extent(c.extent));
@@ -60,6 +63,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyImage2` (and KHR).
     cmd_copy_image2(cb, p_info: *const vk::CopyImageInfo2<'_>) = ext cmd_copy_image2;
+    switch toggle::COPY_IMAGE;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -74,6 +78,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyBufferToImage`.
     cmd_copy_buffer_to_image(cb, src: vk::Buffer, dst: vk::Image, layout: vk::ImageLayout, count: u32, p_regions: *const vk::BufferImageCopy) = core cmd_copy_buffer_to_image;
+    switch toggle::COPY_BUFFER_TO_IMAGE;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let (w, h) = unsafe { slice(p_regions, count) }.first().map_or((0, 0), |c| extent(c.image_extent));
@@ -86,6 +91,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyBufferToImage2` (and KHR).
     cmd_copy_buffer_to_image2(cb, p_info: *const vk::CopyBufferToImageInfo2<'_>) = ext cmd_copy_buffer_to_image2;
+    switch toggle::COPY_BUFFER_TO_IMAGE;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -100,6 +106,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyImageToBuffer`.
     cmd_copy_image_to_buffer(cb, src: vk::Image, layout: vk::ImageLayout, dst: vk::Buffer, count: u32, p_regions: *const vk::BufferImageCopy) = core cmd_copy_image_to_buffer;
+    switch toggle::COPY_IMAGE_TO_BUFFER;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let (w, h) = unsafe { slice(p_regions, count) }.first().map_or((0, 0), |c| extent(c.image_extent));
@@ -112,6 +119,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdCopyImageToBuffer2` (and KHR).
     cmd_copy_image_to_buffer2(cb, p_info: *const vk::CopyImageToBufferInfo2<'_>) = ext cmd_copy_image_to_buffer2;
+    switch toggle::COPY_IMAGE_TO_BUFFER;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -126,6 +134,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdBlitImage`.
     cmd_blit_image(cb, src: vk::Image, src_layout: vk::ImageLayout, dst: vk::Image, dst_layout: vk::ImageLayout, count: u32, p_regions: *const vk::ImageBlit, filter: vk::Filter) = core cmd_blit_image;
+    switch toggle::BLIT_IMAGE;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let (w, h) = unsafe { slice(p_regions, count) }.first().map_or((0, 0), |b| blit_extent(b.dst_offsets));
@@ -138,6 +147,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdBlitImage2` (and KHR).
     cmd_blit_image2(cb, p_info: *const vk::BlitImageInfo2<'_>) = ext cmd_blit_image2;
+    switch toggle::BLIT_IMAGE;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -152,6 +162,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdResolveImage`.
     cmd_resolve_image(cb, src: vk::Image, src_layout: vk::ImageLayout, dst: vk::Image, dst_layout: vk::ImageLayout, count: u32, p_regions: *const vk::ImageResolve) = core cmd_resolve_image;
+    switch toggle::RESOLVE_IMAGE;
     before |r, t| {
         // SAFETY: the application passes `count` regions.
         let (w, h) = unsafe { slice(p_regions, count) }.first().map_or((0, 0), |c| extent(c.extent));
@@ -164,6 +175,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdResolveImage2` (and KHR).
     cmd_resolve_image2(cb, p_info: *const vk::ResolveImageInfo2<'_>) = ext cmd_resolve_image2;
+    switch toggle::RESOLVE_IMAGE;
     before |r, t| {
         // SAFETY: a valid info with `region_count` regions.
         let info = unsafe { &*p_info };
@@ -178,6 +190,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdClearColorImage`.
     cmd_clear_color_image(cb, image: vk::Image, layout: vk::ImageLayout, p_color: *const vk::ClearColorValue, count: u32, p_ranges: *const vk::ImageSubresourceRange) = core cmd_clear_color_image;
+    switch toggle::CLEAR_COLOR_IMAGE;
     before |r, t| {
         let format = r.objects.image(image).format;
         trace_start_clear_color_image(r, t, image.as_raw(), count, format)
@@ -188,6 +201,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdClearDepthStencilImage`.
     cmd_clear_depth_stencil_image(cb, image: vk::Image, layout: vk::ImageLayout, p_value: *const vk::ClearDepthStencilValue, count: u32, p_ranges: *const vk::ImageSubresourceRange) = core cmd_clear_depth_stencil_image;
+    switch toggle::CLEAR_DEPTH_STENCIL_IMAGE;
     before |r, t| {
         let format = r.objects.image(image).format;
         trace_start_clear_depth_stencil_image(r, t, image.as_raw(), count, format)
@@ -198,6 +212,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdClearAttachments` (inside a render pass).
     cmd_clear_attachments(cb, count: u32, p_attachments: *const vk::ClearAttachment, rect_count: u32, p_rects: *const vk::ClearRect) = core cmd_clear_attachments;
+    switch toggle::CLEAR_ATTACHMENTS;
     before |r, t| trace_start_clear_attachments(r, t, count, rect_count);
     after |r, t| trace_end_clear_attachments(r, t);
 }
@@ -205,6 +220,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdFillBuffer`.
     cmd_fill_buffer(cb, dst: vk::Buffer, offset: u64, size: u64, data: u32) = core cmd_fill_buffer;
+    switch toggle::FILL_BUFFER;
     before |r, t| trace_start_fill_buffer(r, t, dst.as_raw(), offset, size);
     after |r, t| trace_end_fill_buffer(r, t);
 }
@@ -212,6 +228,7 @@ bracketed! {
 bracketed! {
     /// `vkCmdUpdateBuffer`.
     cmd_update_buffer(cb, dst: vk::Buffer, offset: u64, size: u64, p_data: *const std::ffi::c_void) = core cmd_update_buffer;
+    switch toggle::UPDATE_BUFFER;
     before |r, t| trace_start_update_buffer(r, t, dst.as_raw(), offset, size);
     after |r, t| trace_end_update_buffer(r, t);
 }

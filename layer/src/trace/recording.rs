@@ -1,0 +1,259 @@
+//! The life of each command buffer's trace: pools, allocation, begin, the commands recorded
+//! between (through [`DeviceTracer::around`], the hot path), end, reset and free.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use ash::vk;
+use ash::vk::Handle;
+
+use super::command_trace::{CommandTrace, Recorder};
+use super::device_tracer::{DeviceTracer, PoolRecord};
+use super::objects;
+use super::recorded_trace::RecordedTrace;
+use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
+use crate::guard::guarded;
+
+impl DeviceTracer {
+    pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {
+        self.pools.lock().insert(
+            pool.as_raw(),
+            PoolRecord {
+                family,
+                cmdbufs: HashSet::new(),
+            },
+        );
+    }
+
+    /// After `vkResetCommandPool`: the application synchronises the pool and all of its
+    /// command buffers.
+    pub fn pool_reset(&self, pool: vk::CommandPool) {
+        let pools = self.pools.lock();
+        let Some(record) = pools.get(&pool.as_raw()) else {
+            return;
+        };
+        // SAFETY: a pool reset is externally synchronised with every use of its buffers.
+        unsafe {
+            self.cmdbufs
+                .for_each(record.cmdbufs.iter().copied(), |t| self.reset_trace(t))
+        };
+    }
+
+    pub fn pool_destroyed(&self, pool: vk::CommandPool) {
+        let Some(record) = self.pools.lock().remove(&pool.as_raw()) else {
+            return;
+        };
+        for cb in record.cmdbufs {
+            if let Some(mut trace) = self.cmdbufs.remove(cb) {
+                self.reset_trace(&mut trace);
+            }
+        }
+    }
+
+    pub fn allocated(
+        &self,
+        pool: vk::CommandPool,
+        level: vk::CommandBufferLevel,
+        cbs: &[vk::CommandBuffer],
+    ) {
+        let mut pools = self.pools.lock();
+        let Some(record) = pools.get_mut(&pool.as_raw()) else {
+            return;
+        };
+        for &cb in cbs {
+            record.cmdbufs.insert(cb.as_raw());
+            self.cmdbufs
+                .insert(cb, CommandTrace::new(pool, record.family, level));
+        }
+    }
+
+    pub fn freed(&self, pool: vk::CommandPool, cbs: &[vk::CommandBuffer]) {
+        let mut pools = self.pools.lock();
+        let mut record = pools.get_mut(&pool.as_raw());
+        for cb in cbs {
+            if let Some(record) = record.as_deref_mut() {
+                record.cmdbufs.remove(&cb.as_raw());
+            }
+            if let Some(mut trace) = self.cmdbufs.remove(cb.as_raw()) {
+                self.reset_trace(&mut trace);
+            }
+        }
+    }
+
+    /// Forgets a trace's recording, keeping the count of recordings in progress.
+    fn reset_trace(&self, trace: &mut CommandTrace) {
+        if trace.reset(&self.chunks) {
+            self.cmdbufs.recording_ended();
+        }
+    }
+
+    /// Runs `f` on a command buffer's trace.
+    ///
+    /// # Safety
+    /// `cb` is the command buffer of the application's current call, which Vulkan requires
+    /// to be externally synchronised.
+    unsafe fn with_trace(&self, cb: vk::CommandBuffer, f: impl FnOnce(&mut CommandTrace)) {
+        // SAFETY: forwarded from the caller.
+        if let Some(cell) = unsafe { self.cmdbufs.get(cb) } {
+            // SAFETY: forwarded from the caller.
+            f(unsafe { cell.trace_mut() });
+        }
+    }
+
+    /// The frozen trace of a command buffer the application passes in its current call
+    /// (a secondary in `vkCmdExecuteCommands`, a submitted one), if it was instrumented.
+    ///
+    /// # Safety
+    /// `cb` is a command buffer of the current call, not being recorded meanwhile (Vulkan
+    /// requires it executable).
+    pub unsafe fn recorded(&self, cb: vk::CommandBuffer) -> Option<Arc<RecordedTrace>> {
+        // SAFETY: forwarded from the caller; the trace is only read.
+        let cell = unsafe { self.cmdbufs.get(cb) }?;
+        // SAFETY: as above: nothing records into an executable command buffer.
+        unsafe { cell.trace_mut() }.recorded().cloned()
+    }
+
+    /// Whether any command buffer of the device is being recorded with tracepoints.
+    #[inline]
+    pub fn recording_in_progress(&self) -> bool {
+        self.cmdbufs.any_recording()
+    }
+
+    /// A submission that cannot hold a traced command buffer (no recorded trace exists on
+    /// the device) is only counted, and true is returned: it passes straight down.
+    #[inline]
+    pub fn submission_untraced(&self) -> bool {
+        if self.chunks.any_recorded_trace() {
+            return false;
+        }
+        self.next_submission();
+        true
+    }
+
+    /// Records around one intercepted command: `before` and `after` run on the command
+    /// buffer's trace (guarded), `call` passes the command down between them. A command
+    /// buffer that is not instrumented only gets the call. Costs one relaxed load while no
+    /// instrumented recording is in progress on the device.
+    ///
+    /// # Safety
+    /// `cb` is the command buffer of the application's current `vkCmd*` call.
+    #[inline]
+    pub unsafe fn around<R>(
+        &self,
+        cb: vk::CommandBuffer,
+        before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+        call: impl FnOnce() -> R,
+        after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+    ) -> R {
+        if !self.cmdbufs.any_recording() {
+            return call();
+        }
+        // SAFETY: forwarded from the caller.
+        let Some(cell) = (unsafe { self.cmdbufs.get(cb) }) else {
+            return call();
+        };
+        // SAFETY: a `vkCmd*` call is externally synchronised for its command buffer.
+        let trace = unsafe { cell.trace_mut() };
+        if !trace.is_instrumented() {
+            return call();
+        }
+        let rec = self.recorder(cb);
+        guarded("recording a tracepoint", || before(&rec, trace));
+        let result = call();
+        guarded("recording a tracepoint", || after(&rec, trace));
+        result
+    }
+
+    /// After a successful `vkResetCommandBuffer`.
+    pub fn reset_command_buffer(&self, cb: vk::CommandBuffer) {
+        // SAFETY: the reset is externally synchronised for `cb`.
+        unsafe { self.with_trace(cb, |t| self.reset_trace(t)) };
+    }
+
+    /// After a successful `vkBeginCommandBuffer`. Secondaries recorded for simultaneous use
+    /// are not instrumented: one recording may then run several times in one submission with
+    /// no point in between where its queries could be re-armed.
+    pub fn begin(&self, cb: vk::CommandBuffer, info: &vk::CommandBufferBeginInfo<'_>) {
+        let usage = info.flags;
+        let begin = |t: &mut CommandTrace| {
+            self.reset_trace(t);
+            let level = t.level;
+            let secondary = level == vk::CommandBufferLevel::SECONDARY;
+            if !self.health.recording()
+                || !self.capture.instrumenting()
+                || !self.caps.family_traceable(t.family)
+                || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
+            {
+                return;
+            }
+            let views =
+                if secondary && usage.contains(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE) {
+                    // SAFETY: a secondary that continues a render pass has inheritance info.
+                    unsafe { self.inherited_view_mask(info) }.map_or(1, objects::views)
+                } else {
+                    1
+                };
+            t.begin_recording(views);
+            self.cmdbufs.recording_started();
+            trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
+        };
+        // SAFETY: `vkBeginCommandBuffer` is externally synchronised for `cb`.
+        unsafe { self.with_trace(cb, begin) };
+    }
+
+    /// The view mask a render-pass-continuing secondary inherits.
+    ///
+    /// # Safety
+    /// `info` must be the application's valid begin info.
+    unsafe fn inherited_view_mask(&self, info: &vk::CommandBufferBeginInfo<'_>) -> Option<u32> {
+        // SAFETY: forwarded from the caller; the inheritance chain is read by sType.
+        let inheritance = unsafe { info.p_inheritance_info.as_ref() }?;
+        if inheritance.render_pass != vk::RenderPass::null() {
+            return self.objects.render_pass(inheritance.render_pass, |rp| {
+                rp.view_mask(inheritance.subpass)
+            });
+        }
+        let mut next = inheritance.p_next.cast::<vk::BaseInStructure>();
+        while !next.is_null() {
+            // SAFETY: a valid chain element, read as the type its sType names.
+            unsafe {
+                if (*next).s_type == vk::StructureType::COMMAND_BUFFER_INHERITANCE_RENDERING_INFO {
+                    return Some(
+                        (*next.cast::<vk::CommandBufferInheritanceRenderingInfo>()).view_mask,
+                    );
+                }
+                next = (*next).p_next;
+            }
+        }
+        None
+    }
+
+    /// Before `vkEndCommandBuffer` is passed down.
+    pub fn end(&self, cb: vk::CommandBuffer) {
+        let end = |t: &mut CommandTrace| {
+            if t.is_instrumented() {
+                trace_end_cmd_buffer(&self.recorder(cb), t, cb.as_raw());
+            }
+            if t.finish(cb, &self.chunks) {
+                self.cmdbufs.recording_ended();
+            }
+        };
+        // SAFETY: `vkEndCommandBuffer` is externally synchronised for `cb`.
+        unsafe { self.with_trace(cb, end) };
+    }
+
+    pub fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
+        Recorder {
+            dispatch: &self.dispatch,
+            chunks: &self.chunks,
+            objects: &self.objects,
+            cmd,
+        }
+    }
+
+    /// Counts a `vkQueueSubmit*` call; returns its number (from 1).
+    pub fn next_submission(&self) -> u64 {
+        self.submissions.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}

@@ -1,0 +1,119 @@
+//! The in-process A/B of one mode: three devices on the same driver in one process, A and
+//! A' without the layer and B with it, the same work alternated between them over many
+//! rounds (the order rotating each round). B/A is the layer's cost; A'/A is the noise floor.
+
+use ash::vk;
+use serde_json::{json, Value};
+
+use super::rows::{self, SUBMITS, THREADS};
+use super::side::Side;
+use super::stats::Series;
+use crate::vk::Result;
+
+/// One row's figures over the rounds.
+#[derive(Default)]
+pub struct RowResult {
+    /// Per command (or submission) on A and on B, in nanoseconds.
+    pub a_ns: Series,
+    pub b_ns: Series,
+    pub ratio: Series,
+    pub floor: Series,
+}
+
+impl RowResult {
+    fn json(&self) -> Value {
+        json!({
+            "a_ns": self.a_ns.median(),
+            "b_ns": self.b_ns.median(),
+            "ratio": serde_json::from_str::<Value>(&self.ratio.json()).unwrap_or(Value::Null),
+            "floor": serde_json::from_str::<Value>(&self.floor.json()).unwrap_or(Value::Null),
+        })
+    }
+}
+
+struct Sides {
+    all: [Side; 3],
+    /// Per side: one-time command buffers, reusable ones (recorded once).
+    one_time: [Vec<vk::CommandBuffer>; 3],
+    reusable: [Vec<vk::CommandBuffer>; 3],
+    /// Per side, a pool and command buffer for each recording thread.
+    threads: [Vec<rows::ThreadPool>; 3],
+}
+
+const A: usize = 0;
+const A2: usize = 1;
+const B: usize = 2;
+
+/// Runs one mode (the layer's configuration is this process's environment) and returns
+/// its rows as a JSON object.
+pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
+    let all = [
+        Side::new("A", false)?,
+        Side::new("A'", false)?,
+        Side::new("B", true)?,
+    ];
+    let mut one_time = [vec![], vec![], vec![]];
+    let mut reusable = [vec![], vec![], vec![]];
+    let mut threads = [vec![], vec![], vec![]];
+    for (i, s) in all.iter().enumerate() {
+        one_time[i] = s.dev.command_buffers(SUBMITS as u32)?;
+        reusable[i] = s.dev.command_buffers(SUBMITS as u32)?;
+        rows::record_reusable(s, &reusable[i])?;
+        threads[i] = (0..THREADS)
+            .map(|_| rows::ThreadPool::new(&s.dev))
+            .collect::<Result<_>>()?;
+    }
+    let sides = Sides {
+        all,
+        one_time,
+        reusable,
+        threads,
+    };
+    type Work = fn(&Sides, usize) -> Result<f64>;
+    let table: [(&str, Work); 6] = [
+        ("draws", |s, i| rows::draws(&s.all[i])),
+        ("dispatches", |s, i| rows::dispatches(&s.all[i])),
+        ("small_submits", |s, i| {
+            rows::small_submits(&s.all[i], &s.one_time[i])
+        }),
+        ("recorded_submits", |s, i| {
+            rows::recorded_submits(&s.all[i], &s.reusable[i])
+        }),
+        ("threads_1", |s, i| {
+            rows::threaded_dispatches(&s.all[i], &s.threads[i][..1])
+        }),
+        ("threads_8", |s, i| {
+            rows::threaded_dispatches(&s.all[i], &s.threads[i])
+        }),
+    ];
+    let mut out = serde_json::Map::new();
+    for (name, work) in table
+        .into_iter()
+        .filter(|(name, _)| only.is_none_or(|o| o.contains(name)))
+    {
+        // Warm-up: first-use costs (the layer's queue resources, chunk pools) stay out.
+        for i in [A, A2, B] {
+            work(&sides, i)?;
+        }
+        let mut row = RowResult::default();
+        for round in 0..rounds {
+            let mut v = [0.0; 3];
+            for k in 0..3 {
+                let i = (round + k) % 3;
+                v[i] = work(&sides, i)?;
+            }
+            row.a_ns.push(v[A]);
+            row.b_ns.push(v[B]);
+            row.ratio.push(v[B] / v[A]);
+            row.floor.push(v[A2] / v[A]);
+        }
+        out.insert(name.to_string(), row.json());
+    }
+    for (s, pools) in sides.all.into_iter().zip(sides.threads) {
+        for p in pools {
+            p.destroy(&s.dev);
+        }
+        s.destroy();
+    }
+    Ok(Value::Object(out))
+}

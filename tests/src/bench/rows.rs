@@ -1,0 +1,163 @@
+//! The measured work of each row, on one side: the nanoseconds one command (or one
+//! submission) takes, from the application's point of view.
+
+use std::time::Instant;
+
+use ash::vk;
+
+use super::side::Side;
+use crate::vk::{check, Device, FillPipeline, Result};
+
+/// Commands per recording in the recording rows.
+pub const COMMANDS: u32 = 10_000;
+/// Command buffers submitted per round in the submission rows.
+pub const SUBMITS: usize = 100;
+/// Recording threads in the threads row.
+pub const THREADS: usize = 8;
+
+/// `vkCmdDraw` inside a render pass, per draw.
+pub fn draws(s: &Side) -> Result<f64> {
+    let d = &s.dev.device;
+    s.dev
+        .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    s.begin_pass(s.cb);
+    let t = Instant::now();
+    for i in 0..COMMANDS {
+        // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound.
+        unsafe { d.cmd_draw(s.cb, 3, 1, i % 3, 0) };
+    }
+    let ns = t.elapsed().as_nanos() as f64;
+    // SAFETY: inside the render pass begun above.
+    unsafe { d.cmd_end_render_pass(s.cb) };
+    s.dev.end(s.cb)?;
+    Ok(ns / f64::from(COMMANDS))
+}
+
+/// `vkCmdDispatch`, per dispatch.
+pub fn dispatches(s: &Side) -> Result<f64> {
+    s.dev
+        .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    let ns = record_dispatches(s, s.cb);
+    s.dev.end(s.cb)?;
+    Ok(ns / f64::from(COMMANDS))
+}
+
+/// Binds the fill pipeline and records [`COMMANDS`] dispatches; the nanoseconds the
+/// dispatches took.
+fn record_dispatches(s: &Side, cb: vk::CommandBuffer) -> f64 {
+    s.fill.record(&s.dev, cb, 0, 64);
+    let t = Instant::now();
+    for _ in 0..COMMANDS {
+        // SAFETY: `cb` is recording with a compute pipeline and its set bound.
+        unsafe { s.dev.device.cmd_dispatch(cb, 1, 1, 1) };
+    }
+    t.elapsed().as_nanos() as f64
+}
+
+/// One-time command buffers of one dispatch, recorded (not timed) then submitted one per
+/// `vkQueueSubmit`: per submission.
+pub fn small_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
+    for &cb in cbs {
+        s.dev
+            .begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        s.fill.record(&s.dev, cb, 0, 64);
+        s.dev.end(cb)?;
+    }
+    Ok(s.submit_each(cbs)? as f64 / cbs.len() as f64)
+}
+
+/// Reusable command buffers recorded once (by [`record_reusable`]), submitted again each
+/// round: per submission.
+pub fn recorded_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
+    Ok(s.submit_each(cbs)? as f64 / cbs.len() as f64)
+}
+
+pub fn record_reusable(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<()> {
+    for &cb in cbs {
+        s.dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
+        s.fill.record(&s.dev, cb, 0, 64);
+        s.dev.end(cb)?;
+    }
+    Ok(())
+}
+
+/// A command pool of one recording thread's, with its command buffer.
+pub struct ThreadPool {
+    pool: vk::CommandPool,
+    cb: vk::CommandBuffer,
+}
+
+impl ThreadPool {
+    pub fn new(dev: &Device) -> Result<ThreadPool> {
+        let d = &dev.device;
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(dev.family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid create info.
+        let pool = unsafe { d.create_command_pool(&info, None) };
+        let pool = check(pool, "vkCreateCommandPool")?;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid allocate info.
+        let cbs = unsafe { d.allocate_command_buffers(&alloc) };
+        let cb = check(cbs, "vkAllocateCommandBuffers")?[0];
+        Ok(ThreadPool { pool, cb })
+    }
+
+    pub fn destroy(self, dev: &Device) {
+        // SAFETY: the command buffer was never submitted.
+        unsafe { dev.device.destroy_command_pool(self.pool, None) };
+    }
+}
+
+/// One thread per pool, each recording [`COMMANDS`] dispatches into the pool's command
+/// buffer, at once: the CPU time per dispatch, averaged over the threads (contention
+/// between threads shows as more CPU time per command, whatever the number of cores).
+pub fn threaded_dispatches(s: &Side, pools: &[ThreadPool]) -> Result<f64> {
+    let (dev, fill) = (&s.dev, &s.fill);
+    let results: Vec<Result<f64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = pools
+            .iter()
+            .map(|p| scope.spawn(move || thread_recording(dev, fill, p.cb)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a recording thread panicked".into()))
+            })
+            .collect()
+    });
+    let mut total = 0.0;
+    for r in results {
+        total += r?;
+    }
+    Ok(total / pools.len() as f64 / f64::from(COMMANDS))
+}
+
+/// Records into `cb` (of a pool only this thread uses): the CPU time of the dispatches.
+fn thread_recording(dev: &Device, fill: &FillPipeline, cb: vk::CommandBuffer) -> Result<f64> {
+    dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    fill.record(dev, cb, 0, 64);
+    let start = thread_cpu_ns();
+    for _ in 0..COMMANDS {
+        // SAFETY: `cb` is recording with a compute pipeline and its set bound.
+        unsafe { dev.device.cmd_dispatch(cb, 1, 1, 1) };
+    }
+    let spent = thread_cpu_ns() - start;
+    dev.end(cb)?;
+    Ok(spent as f64)
+}
+
+/// CPU time of the calling thread, in nanoseconds.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}

@@ -1,0 +1,122 @@
+//! One side of the in-process A/B: an instance and device (with or without the layer) and
+//! the objects the measured recordings use, made once.
+
+use ash::vk;
+
+use crate::gpu_work::graphics::{self, area, framebuffer, Image, Pipeline, Target, COLOR};
+use crate::vk::{check, Buffer, Device, FillPipeline, Instance, Result};
+
+pub struct Side {
+    pub name: &'static str,
+    pub inst: Instance,
+    pub dev: Device,
+    color: Image,
+    pub pass: vk::RenderPass,
+    pub fb: vk::Framebuffer,
+    pub draw: Pipeline,
+    data: Buffer,
+    pub fill: FillPipeline,
+    /// The command buffer the recording rows record into.
+    pub cb: vk::CommandBuffer,
+    pub fence: vk::Fence,
+}
+
+impl Side {
+    pub fn new(name: &'static str, layered: bool) -> Result<Side> {
+        let layers = if layered {
+            vec!["VK_LAYER_utrace".to_string()]
+        } else {
+            vec![]
+        };
+        let inst = Instance::new(&layers, &[])?;
+        let dev = Device::new(&inst, &[], false)?;
+        let color = Image::new(
+            &dev,
+            COLOR,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            vk::SampleCountFlags::TYPE_1,
+        )?;
+        let pass = graphics::render_pass(&dev, false)?;
+        let fb = framebuffer(&dev, pass, &[color.view])?;
+        let draw = Pipeline::new(
+            &dev,
+            Target::Subpass {
+                pass,
+                subpass: 0,
+                depth: false,
+            },
+        )?;
+        let data = Buffer::new(&dev, 4096, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+        let fill = FillPipeline::new(&dev, &data)?;
+        let cb = dev.command_buffers(1)?[0];
+        let fence = dev.fence()?;
+        Ok(Side {
+            name,
+            inst,
+            dev,
+            color,
+            pass,
+            fb,
+            draw,
+            data,
+            fill,
+            cb,
+            fence,
+        })
+    }
+
+    /// Begins the render pass the draw rows record in, with the pipeline bound.
+    pub fn begin_pass(&self, cb: vk::CommandBuffer) {
+        let clear = graphics::clears(false);
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(self.pass)
+            .framebuffer(self.fb)
+            .render_area(area())
+            .clear_values(&clear);
+        // SAFETY: `cb` is recording outside a render pass; the objects are this device's.
+        unsafe {
+            self.dev
+                .device
+                .cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE)
+        };
+        self.draw.bind(&self.dev, cb);
+    }
+
+    /// Submits `cbs` one `vkQueueSubmit` each, the last with the side's fence; returns the
+    /// nanoseconds spent in the submit calls (the wait is not counted).
+    pub fn submit_each(&self, cbs: &[vk::CommandBuffer]) -> Result<u64> {
+        let d = &self.dev.device;
+        let mut spent = 0u64;
+        for (i, cb) in cbs.iter().enumerate() {
+            let fence = if i + 1 == cbs.len() {
+                self.fence
+            } else {
+                vk::Fence::null()
+            };
+            let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(cb));
+            let t = std::time::Instant::now();
+            // SAFETY: recorded command buffers not pending; an unsignalled fence.
+            let result = unsafe { d.queue_submit(self.dev.queue, &[submit], fence) };
+            check(result, "vkQueueSubmit")?;
+            spent += t.elapsed().as_nanos() as u64;
+        }
+        self.dev.wait_and_reset(self.fence)?;
+        Ok(spent)
+    }
+
+    pub fn destroy(self) {
+        // SAFETY: the work of every submission was waited for.
+        unsafe {
+            let _ = self.dev.device.device_wait_idle();
+            self.dev.device.destroy_fence(self.fence, None);
+            self.dev.device.destroy_framebuffer(self.fb, None);
+            self.dev.device.destroy_render_pass(self.pass, None);
+        }
+        self.draw.destroy(&self.dev);
+        self.fill.destroy(&self.dev);
+        self.data.destroy(&self.dev);
+        self.color.destroy(&self.dev);
+        self.dev.destroy();
+        self.inst.destroy();
+    }
+}
