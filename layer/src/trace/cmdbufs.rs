@@ -45,6 +45,20 @@ impl CbCell {
     }
 }
 
+impl CbCell {
+    /// The trace, for reading only (a submission, or a secondary executed by a primary).
+    ///
+    /// # Safety
+    /// The command buffer is not being recorded, reset or freed during the caller's call:
+    /// Vulkan requires a submitted or executed command buffer to be executable, so several
+    /// readers may hold this at once but no writer can.
+    #[inline]
+    pub unsafe fn trace(&self) -> &CommandTrace {
+        // SAFETY: forwarded from the caller.
+        unsafe { &*self.0.get() }
+    }
+}
+
 /// Advanced by every allocation and free of a traced command buffer, in any device.
 static GENERATION: AtomicU64 = AtomicU64::new(1);
 

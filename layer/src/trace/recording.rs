@@ -111,7 +111,7 @@ impl DeviceTracer {
         // SAFETY: forwarded from the caller; the trace is only read.
         let cell = unsafe { self.cmdbufs.get(cb) }?;
         // SAFETY: as above: nothing records into an executable command buffer.
-        unsafe { cell.trace_mut() }.recorded().cloned()
+        unsafe { cell.trace() }.recorded().cloned()
     }
 
     /// Whether any command buffer of the device is being recorded with tracepoints.
