@@ -91,11 +91,14 @@ static FAST_USED: AtomicUsize = AtomicUsize::new(0);
 /// key (acquire) before the pointer, so a key it matches comes with its own record.
 pub fn insert_device(key: DispatchKey, device: Arc<Device>) {
     let mut map = DEVICES.write();
-    if let Some(slot) = FAST.iter().find(|s| s.key.load(Ordering::Relaxed) == 0) {
+    let free = FAST
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.key.load(Ordering::Relaxed) == 0);
+    if let Some((index, slot)) = free {
         slot.device
             .store(Arc::as_ptr(&device).cast_mut(), Ordering::Relaxed);
         slot.key.store(key, Ordering::Release);
-        let index = FAST.iter().position(|s| std::ptr::eq(s, slot)).unwrap_or(0);
         FAST_USED.fetch_max(index + 1, Ordering::Release);
     }
     map.insert(key, device);

@@ -150,6 +150,23 @@ impl DeviceTracer {
             return call();
         }
         // SAFETY: forwarded from the caller.
+        unsafe { self.around_recording(cb, before, call, after) }
+    }
+
+    /// [`Self::around`] for a hook that has already seen a recording in progress (the
+    /// `bracketed!` hooks test that on their idle path).
+    ///
+    /// # Safety
+    /// As [`Self::around`].
+    #[inline]
+    pub unsafe fn around_recording<R>(
+        &self,
+        cb: vk::CommandBuffer,
+        before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+        call: impl FnOnce() -> R,
+        after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
+    ) -> R {
+        // SAFETY: forwarded from the caller.
         let Some(cell) = (unsafe { self.cmdbufs.get(cb) }) else {
             return call();
         };

@@ -25,8 +25,8 @@ impl RowResult {
         json!({
             "a_ns": self.a_ns.median(),
             "b_ns": self.b_ns.median(),
-            "ratio": serde_json::from_str::<Value>(&self.ratio.json()).unwrap_or(Value::Null),
-            "floor": serde_json::from_str::<Value>(&self.floor.json()).unwrap_or(Value::Null),
+            "ratio": self.ratio.json(),
+            "floor": self.floor.json(),
         })
     }
 }

@@ -32,24 +32,9 @@ impl Series {
         self.sorted().last().copied().unwrap_or(f64::NAN)
     }
 
-    /// `1.23x (1.20..1.31)`.
-    pub fn ratio_text(&self) -> String {
-        format!(
-            "{:.2}x ({:.2}..{:.2})",
-            self.median(),
-            self.min(),
-            self.max()
-        )
-    }
-
     /// `{"median":…,"min":…,"max":…}`.
-    pub fn json(&self) -> String {
-        format!(
-            r#"{{"median":{:.4},"min":{:.4},"max":{:.4}}}"#,
-            self.median(),
-            self.min(),
-            self.max()
-        )
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"median": self.median(), "min": self.min(), "max": self.max()})
     }
 }
 
@@ -65,6 +50,6 @@ mod tests {
         assert_eq!(s.max(), 10.0);
         assert_eq!(Series(vec![5.0, 1.0, 3.0]).median(), 3.0);
         assert!(Series::default().median().is_nan());
-        assert_eq!(s.ratio_text(), "2.50x (1.00..10.00)");
+        assert_eq!(s.json()["median"], 2.5);
     }
 }

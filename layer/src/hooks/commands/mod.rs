@@ -76,7 +76,7 @@ macro_rules! bracketed {
                     $after;
                 };
                 // SAFETY: `$cb` is the command buffer of the application's current call.
-                unsafe { tracer.around($cb, before, call, after) }
+                unsafe { tracer.around_recording($cb, before, call, after) }
             }
             // SAFETY: forwarded with the application's arguments.
             traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
