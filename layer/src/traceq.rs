@@ -9,16 +9,19 @@ use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ash::vk;
 use ash::vk::Handle;
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use parking_lot::Mutex;
 
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
+use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
-use crate::trace::batch::Batch;
+use crate::trace::batch::{Batch, Results};
 use crate::trace::events::batch_events;
+use crate::trace::recorded_trace::RecordedTrace;
 
 /// Batches sent to the traceq thread and not yet taken by it, at most. A submission never
 /// waits for the thread: a batch may wait on work that the application releases only after
@@ -30,6 +33,8 @@ use crate::trace::events::batch_events;
 pub const MAX_PENDING_BATCHES: usize = 65_536;
 /// One wait on the GPU; the thread re-checks whether it is stopping between waits.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
+/// How long the thread lets work gather after it was woken from idle.
+const COALESCE: Duration = Duration::from_millis(1);
 /// How long a stopping thread still waits for a batch before giving it up.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long the process-exit path waits for the thread to finish.
@@ -229,6 +234,10 @@ struct Traceq {
     /// Time spent turning completed batches into output (not waiting for the GPU), and the
     /// events written in it: the thread's throughput, logged at the end (`UTRACE_LOG=info`).
     busy: Duration,
+    /// Timestamps read from the queries of a batch (kept for the next).
+    host_values: Vec<u64>,
+    /// A read of queries failed (said once).
+    read_failed: bool,
 }
 
 pub fn spawn(
@@ -253,6 +262,8 @@ pub fn spawn(
         broken: false,
         batches_written: 0,
         busy: Duration::ZERO,
+        host_values: Vec::new(),
+        read_failed: false,
     };
     let thread = std::thread::Builder::new()
         .name("utrace-traceq".into())
@@ -273,31 +284,19 @@ pub fn spawn(
 
 impl Traceq {
     fn run(&mut self, rx: Receiver<Message>) {
-        while let Ok(msg) = rx.recv() {
-            match msg {
-                Message::Batch(batch) => {
-                    self.pending.taken();
-                    let outcome = catch_unwind(AssertUnwindSafe(|| {
-                        if self.wait(&batch) {
-                            let started = Instant::now();
-                            self.process(batch);
-                            self.busy += started.elapsed();
-                        } else {
-                            self.give_up(&batch);
-                        }
-                    }));
-                    if outcome.is_err() {
-                        log::error!(
-                            "internal error while writing a batch of device {}; it is dropped",
-                            self.device_index
-                        );
-                    }
+        'idle: while let Ok(first) = rx.recv() {
+            // Woken from idle: let the application go on submitting before the work starts,
+            // so that a burst of submissions costs one wake-up of this thread (and of the
+            // driver's waits it makes), not one per submission on cores the application
+            // shares with it.
+            if matches!(first, Message::Batch(_) | Message::EndOfFrame(_)) {
+                std::thread::sleep(COALESCE);
+            }
+            let mut next = Some(first);
+            while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
+                if !self.handle(msg) {
+                    break 'idle;
                 }
-                Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
-                Message::Sync(ack) => {
-                    let _ = ack.send(());
-                }
-                Message::Shutdown => break,
             }
         }
         self.sink.end_of_trace(&TraceSummary {
@@ -318,6 +317,36 @@ impl Traceq {
                 self.device_index
             );
         }
+    }
+
+    /// One message, in order. False at shutdown.
+    fn handle(&mut self, msg: Message) -> bool {
+        match msg {
+            Message::Batch(batch) => {
+                self.pending.taken();
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    if self.wait(&batch) {
+                        let started = Instant::now();
+                        self.process(batch);
+                        self.busy += started.elapsed();
+                    } else {
+                        self.give_up(&batch);
+                    }
+                }));
+                if outcome.is_err() {
+                    log::error!(
+                        "internal error while writing a batch of device {}; it is dropped",
+                        self.device_index
+                    );
+                }
+            }
+            Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
+            Message::Sync(ack) => {
+                let _ = ack.send(());
+            }
+            Message::Shutdown => return false,
+        }
+        true
     }
 
     fn wait(&mut self, batch: &Batch) -> bool {
@@ -382,12 +411,12 @@ impl Traceq {
 
     /// Writes a completed batch.
     fn process(&mut self, mut batch: Batch) {
-        let Some(resources) = batch.resources.take() else {
+        let Some(results) = batch.results.take() else {
             return;
         };
         if !batch.captured {
             // Outside a capture: the batch only kept its queries valid.
-            batch.queue.recycle(&self.dispatch, resources);
+            self.recycle(&batch, results);
             return;
         }
         let mut total = 0u32;
@@ -398,13 +427,31 @@ impl Traceq {
         let period = self.caps.timestamp_period;
         let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
         let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
-        match resources.readback.as_ref() {
-            Some(readback) => {
-                let values = readback.read(&self.dispatch, total);
+        let values = match &results {
+            Results::Copied(resources) => resources
+                .readback
+                .as_ref()
+                .map(|readback| readback.read(&self.dispatch, total)),
+            Results::InQueries => {
+                match read_queries(&self.dispatch, &batch.traces, total, &mut self.host_values) {
+                    Ok(values) => Some(values),
+                    Err(e) => {
+                        if !self.read_failed {
+                            self.read_failed = true;
+                            log::error!("device {}: reading a batch's timestamps failed ({e}); such batches are dropped and counted", self.device_index);
+                        }
+                        None
+                    }
+                }
+            }
+        };
+        match values {
+            Some(values) => {
                 let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
                 self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
             }
-            // An untimed batch (no readback could be had): its events are given up.
+            // An untimed batch (no readback could be had, the queries could not be read):
+            // its events are given up.
             None => {
                 self.stats
                     .dropped
@@ -414,7 +461,7 @@ impl Traceq {
         if events.is_empty() {
             // Nothing could be read (an untimed batch, incomplete traces): no empty block.
             drop(events);
-            batch.queue.recycle(&self.dispatch, resources);
+            self.recycle(&batch, results);
             return;
         }
         self.batches_written += 1;
@@ -437,8 +484,40 @@ impl Traceq {
             .events
             .fetch_add(events.len() as u64, Ordering::Relaxed);
         drop(events);
-        batch.queue.recycle(&self.dispatch, resources);
+        self.recycle(&batch, results);
     }
+
+    /// Gives a completed batch's layer resources back to its queue.
+    fn recycle(&self, batch: &Batch, results: Results) {
+        if let Results::Copied(resources) = results {
+            batch.queue.recycle(&self.dispatch, resources);
+        }
+    }
+}
+
+/// The timestamps of a completed batch whose queries hold them, in readback order (each
+/// trace's region after the previous one's, depth first), into `values`.
+fn read_queries<'v>(
+    d: &DeviceDispatch,
+    traces: &[Arc<RecordedTrace>],
+    total: u32,
+    values: &'v mut Vec<u64>,
+) -> Result<&'v [u64], vk::Result> {
+    values.clear();
+    values.resize(total as usize, 0);
+    let mut base = 0u32;
+    let mut outcome = Ok(());
+    for trace in traces {
+        trace.visit(&mut |t| {
+            for c in &t.copies {
+                let at = (base + c.slot) as usize;
+                let out = &mut values[at..at + c.count as usize];
+                outcome = outcome.and(query_pool::read(d, c.pool, c.first, out));
+            }
+            base += t.slots;
+        });
+    }
+    outcome.map(|()| &values[..])
 }
 
 #[cfg(test)]

@@ -95,5 +95,33 @@ fn fence_fallback_gives_the_same_trace() {
         .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
         .run(&dir);
     assert!(run.stderr.contains("completion by fence"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("queries reset on the GPU"),
+        "{}",
+        run.stderr
+    );
+    check_basic_trace(&run.stdout, &run);
+}
+
+#[test]
+fn one_time_command_buffers_are_read_from_queries_reset_on_the_host() {
+    // The workload enables Vulkan 1.2 features through VkPhysicalDeviceVulkan12Features
+    // without hostQueryReset: the layer sets it in its copy of that structure (validation
+    // beneath sees a valid chain), resets chunks on the host, and submits the one-time
+    // command buffer with no command buffer of its own; its timestamps are read from the
+    // queries. The trace is the same.
+    let dir = TempDir::new("basic-host-reset");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_LOG", "info")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert!(
+        run.stderr
+            .contains("completion by timeline semaphore, queries reset on the host"),
+        "{}",
+        run.stderr
+    );
     check_basic_trace(&run.stdout, &run);
 }

@@ -1,26 +1,33 @@
 //! What the layer asks of a device at `vkCreateDevice`: timeline semaphores, to learn when a
-//! batch completed without a fence per submission, and (for Perfetto) calibrated timestamps,
-//! to pair the GPU clock with the CPU's. The application's `VkDeviceCreateInfo`
-//! is never modified: where the layer needs more, it builds a copy that prepends one
-//! structure to the application's chain and, for Vulkan 1.0/1.1 devices, adds
-//! `VK_KHR_timeline_semaphore` to the extension list.
+//! batch completed without a fence per submission; host query reset, so that a one-time
+//! command buffer's queries are reset before it is recorded and its submission needs no
+//! command buffer of the layer's; and (for Perfetto) calibrated timestamps, to pair the GPU
+//! clock with the CPU's. The application's `VkDeviceCreateInfo` is never modified: where
+//! the layer needs more, it builds a copy that prepends structures to the application's
+//! chain and, for Vulkan 1.0/1.1 devices, adds `VK_KHR_timeline_semaphore` and
+//! `VK_EXT_host_query_reset` to the extension list.
 //!
-//! When the application's chain already holds a structure that controls the feature
-//! (`VkPhysicalDeviceVulkan12Features` or `VkPhysicalDeviceTimelineSemaphoreFeatures`) the
-//! layer keeps the application's choice: if it left the feature off, the layer uses fences.
+//! When the application's chain already holds a structure that controls a feature
+//! (`VkPhysicalDeviceVulkan12Features`, or the feature's own structure) the layer keeps the
+//! application's choice: without timeline semaphores it uses fences, without host query
+//! reset it re-arms every submission's queries on the GPU.
 
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
 
+use super::chain_copy::CopiedPrefix;
 use super::completion::CompletionMode;
 use crate::loader::dispatch::InstanceDispatch;
 
 const TIMELINE_EXT: &CStr = c"VK_KHR_timeline_semaphore";
+const HOST_RESET_EXT: &CStr = c"VK_EXT_host_query_reset";
 
 /// The create info the layer passes down, and how it will learn of completion.
 pub struct DevicePlan {
     pub mode: CompletionMode,
+    /// `hostQueryReset` is enabled (by the application or the layer).
+    pub host_reset: bool,
     /// `VK_KHR/EXT_calibrated_timestamps` is enabled (by the application or the layer).
     pub calibrated: bool,
     /// `Some` when the layer changed the create info.
@@ -31,6 +38,13 @@ struct Patched {
     base: vk::DeviceCreateInfo<'static>,
     /// Prepended to the application's chain when the layer enables timeline semaphores.
     timeline: Option<vk::PhysicalDeviceTimelineSemaphoreFeatures<'static>>,
+    /// Prepended (before `timeline`) when the layer enables host query reset.
+    host_reset: Option<vk::PhysicalDeviceHostQueryResetFeatures<'static>>,
+    /// The application's chain, or the layer's copy of its first structures (up to its
+    /// `VkPhysicalDeviceVulkan12Features`, with the layer's features set) linked on to it.
+    app_next: *const std::ffi::c_void,
+    /// Owns the copies `app_next` may point into.
+    _copied: Option<CopiedPrefix>,
     extensions: Vec<*const c_char>,
 }
 
@@ -43,10 +57,17 @@ impl DevicePlan {
         match self.patched.as_deref_mut() {
             None => app.cast(),
             Some(p) => {
-                if let Some(timeline) = p.timeline.as_ref() {
-                    p.base.p_next =
-                        (timeline as *const vk::PhysicalDeviceTimelineSemaphoreFeatures).cast();
+                // Linked here, once the boxed copy no longer moves.
+                let mut next = p.app_next;
+                if let Some(timeline) = p.timeline.as_mut() {
+                    timeline.p_next = next.cast_mut();
+                    next = (timeline as *const vk::PhysicalDeviceTimelineSemaphoreFeatures).cast();
                 }
+                if let Some(host_reset) = p.host_reset.as_mut() {
+                    host_reset.p_next = next.cast_mut();
+                    next = (host_reset as *const vk::PhysicalDeviceHostQueryResetFeatures).cast();
+                }
+                p.base.p_next = next;
                 p.base.enabled_extension_count = p.extensions.len() as u32;
                 p.base.pp_enabled_extension_names = p.extensions.as_ptr();
                 &p.base
@@ -62,17 +83,37 @@ impl DevicePlan {
     pub fn fence_only() -> DevicePlan {
         DevicePlan {
             mode: CompletionMode::Fence,
+            host_reset: false,
             calibrated: false,
             patched: None,
         }
     }
 }
 
-/// What the application's chain says about timeline semaphores.
+/// A device feature the layer may enable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Feature {
+    TimelineSemaphore,
+    HostQueryReset,
+}
+
+impl Feature {
+    /// The extension that offers it before Vulkan 1.2.
+    fn extension(self) -> &'static CStr {
+        match self {
+            Feature::TimelineSemaphore => TIMELINE_EXT,
+            Feature::HostQueryReset => HOST_RESET_EXT,
+        }
+    }
+}
+
+/// What the application's chain says about a feature.
 #[derive(Debug, PartialEq, Eq)]
 enum AppChoice {
     Enabled,
     Disabled,
+    /// Left off in its `VkPhysicalDeviceVulkan12Features`: the layer may set it in a copy.
+    DisabledIn12,
     Unspecified,
 }
 
@@ -110,28 +151,53 @@ pub unsafe fn plan(
         .collect();
     let app_has = |name: &CStr| app_names.contains(&name);
 
-    // Timeline semaphores.
-    let mut mode = CompletionMode::Fence;
-    let mut timeline = None;
-    // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
-    match (force_fence, unsafe { app_choice(create_info) }) {
-        (true, _) | (_, AppChoice::Disabled) => {}
-        (false, AppChoice::Enabled) => mode = CompletionMode::Timeline,
-        (false, AppChoice::Unspecified) => {
-            let core = instance_api.min(device_api) >= vk::API_VERSION_1_2;
-            // SAFETY: queries on a live physical device.
-            if unsafe { timeline_supported(instance, physical_device, core) } {
-                mode = CompletionMode::Timeline;
-                let mut features =
-                    vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
-                features.p_next = create_info.p_next.cast_mut();
-                timeline = Some(features);
-                if !core && !app_has(TIMELINE_EXT) {
-                    extensions.push(TIMELINE_EXT.as_ptr());
-                }
-            }
+    let core = instance_api.min(device_api) >= vk::API_VERSION_1_2;
+    // Features the application left off in its Vulkan 1.2 structure, set in a copy of it.
+    let mut set_in_12: Vec<Feature> = Vec::new();
+    // Whether the layer gets `feature`, and whether it has to chain the feature's structure.
+    let mut decide = |feature: Feature, allowed: bool| -> (bool, bool) {
+        // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
+        let choice = unsafe { app_choice(create_info, feature) };
+        if !allowed || choice == AppChoice::Disabled {
+            return (false, false);
         }
+        if choice == AppChoice::Enabled {
+            return (true, false);
+        }
+        // SAFETY: queries on a live physical device.
+        if !unsafe { supported(instance, physical_device, core, feature) } {
+            return (false, false);
+        }
+        if choice == AppChoice::DisabledIn12 {
+            set_in_12.push(feature);
+            return (true, false);
+        }
+        if !core && !app_has(feature.extension()) {
+            extensions.push(feature.extension().as_ptr());
+        }
+        (true, true)
+    };
+    let (mut timeline_on, ask_timeline) = decide(Feature::TimelineSemaphore, !force_fence);
+    // Host reset serves the timeline path only (a fence-mode batch re-arms on the GPU).
+    let (mut host_reset, ask_host_reset) = decide(Feature::HostQueryReset, timeline_on);
+    // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
+    let copied = (!set_in_12.is_empty())
+        .then(|| unsafe { copy_with_features(create_info, &set_in_12) })
+        .flatten();
+    if copied.is_none() {
+        // The application's structure could not be copied: its choice stands.
+        timeline_on &= !set_in_12.contains(&Feature::TimelineSemaphore);
+        host_reset &= timeline_on && !set_in_12.contains(&Feature::HostQueryReset);
     }
+    let mode = if timeline_on {
+        CompletionMode::Timeline
+    } else {
+        CompletionMode::Fence
+    };
+    let timeline = ask_timeline
+        .then(|| vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true));
+    let host_reset_features = (ask_host_reset && host_reset)
+        .then(|| vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true));
 
     // Calibrated timestamps.
     let mut calibrated = false;
@@ -151,9 +217,14 @@ pub unsafe fn plan(
         }
     }
 
-    if timeline.is_none() && extensions.len() == app_count {
+    if timeline.is_none()
+        && host_reset_features.is_none()
+        && copied.is_none()
+        && extensions.len() == app_count
+    {
         return DevicePlan {
             mode,
+            host_reset,
             calibrated,
             patched: None,
         };
@@ -167,13 +238,50 @@ pub unsafe fn plan(
     };
     DevicePlan {
         mode,
+        host_reset,
         calibrated,
         patched: Some(Box::new(Patched {
             base,
             timeline,
+            host_reset: host_reset_features,
+            app_next: copied
+                .as_ref()
+                .map_or(create_info.p_next, CopiedPrefix::head),
+            _copied: copied,
             extensions,
         })),
     }
+}
+
+/// A copy of the application's chain up to its `VkPhysicalDeviceVulkan12Features`, with
+/// `features` set there.
+///
+/// # Safety
+/// `create_info`'s chain must be valid.
+unsafe fn copy_with_features(
+    create_info: &vk::DeviceCreateInfo<'_>,
+    features: &[Feature],
+) -> Option<CopiedPrefix> {
+    // SAFETY: forwarded from the caller.
+    let mut prefix = unsafe {
+        CopiedPrefix::new(
+            create_info.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        )
+    };
+    let Some(copy) = prefix.as_mut() else {
+        log::info!("the application's device features chain holds a structure the layer does not know before its Vulkan 1.2 features; host query reset is not enabled");
+        return None;
+    };
+    // SAFETY: the target asked for is a Vulkan 1.2 features structure.
+    let v12 = unsafe { copy.target_mut::<vk::PhysicalDeviceVulkan12Features>() }?;
+    for feature in features {
+        match feature {
+            Feature::TimelineSemaphore => v12.timeline_semaphore = vk::TRUE,
+            Feature::HostQueryReset => v12.host_query_reset = vk::TRUE,
+        }
+    }
+    prefix
 }
 
 /// The calibrated-timestamps extensions, preferred first (they share their commands).
@@ -225,20 +333,38 @@ unsafe fn has_device_and_monotonic_domains(
 
 /// # Safety
 /// `create_info`'s chain must be valid.
-unsafe fn app_choice(create_info: &vk::DeviceCreateInfo<'_>) -> AppChoice {
+unsafe fn app_choice(create_info: &vk::DeviceCreateInfo<'_>, feature: Feature) -> AppChoice {
     let mut next = create_info.p_next.cast::<vk::BaseInStructure>();
     while !next.is_null() {
         // SAFETY: every element of a valid chain starts with sType/pNext, and the structure
         // is read as the type its sType names.
         unsafe {
-            match (*next).s_type {
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
+            match ((*next).s_type, feature) {
+                (vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, _) => {
                     let f = &*next.cast::<vk::PhysicalDeviceVulkan12Features>();
-                    return bool_choice(f.timeline_semaphore);
+                    let on = match feature {
+                        Feature::TimelineSemaphore => f.timeline_semaphore,
+                        Feature::HostQueryReset => f.host_query_reset,
+                    };
+                    return if on == vk::TRUE {
+                        AppChoice::Enabled
+                    } else {
+                        AppChoice::DisabledIn12
+                    };
                 }
-                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES => {
+                (
+                    vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+                    Feature::TimelineSemaphore,
+                ) => {
                     let f = &*next.cast::<vk::PhysicalDeviceTimelineSemaphoreFeatures>();
                     return bool_choice(f.timeline_semaphore);
+                }
+                (
+                    vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES,
+                    Feature::HostQueryReset,
+                ) => {
+                    let f = &*next.cast::<vk::PhysicalDeviceHostQueryResetFeatures>();
+                    return bool_choice(f.host_query_reset);
                 }
                 _ => {}
             }
@@ -258,25 +384,32 @@ fn bool_choice(b: vk::Bool32) -> AppChoice {
 
 /// # Safety
 /// `physical_device` must belong to `instance`.
-unsafe fn timeline_supported(
+unsafe fn supported(
     instance: &InstanceDispatch,
     physical_device: vk::PhysicalDevice,
     core: bool,
+    feature: Feature,
 ) -> bool {
     let Some(features2) = instance.get_physical_device_features2 else {
         return false;
     };
     if !core {
         // SAFETY: forwarded from the caller.
-        if !unsafe { device_has_extension(instance, physical_device, TIMELINE_EXT) } {
+        if !unsafe { device_has_extension(instance, physical_device, feature.extension()) } {
             return false;
         }
     }
     let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default();
-    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut timeline);
+    let mut host_reset = vk::PhysicalDeviceHostQueryResetFeatures::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut timeline)
+        .push_next(&mut host_reset);
     // SAFETY: a valid output chain for a live physical device.
     unsafe { features2(physical_device, &mut features) };
-    timeline.timeline_semaphore == vk::TRUE
+    match feature {
+        Feature::TimelineSemaphore => timeline.timeline_semaphore == vk::TRUE,
+        Feature::HostQueryReset => host_reset.host_query_reset == vk::TRUE,
+    }
 }
 
 /// # Safety
@@ -320,23 +453,33 @@ unsafe fn device_has_extension(
 mod tests {
     use super::*;
 
+    /// What a chain built by the test says.
+    fn choice(info: &vk::DeviceCreateInfo<'_>, feature: Feature) -> AppChoice {
+        // SAFETY: every chain the tests build is valid.
+        unsafe { app_choice(info, feature) }
+    }
+
     #[test]
     fn application_choice_is_read_from_the_chain() {
+        use Feature::{HostQueryReset, TimelineSemaphore};
         let info = vk::DeviceCreateInfo::default();
-        // SAFETY: an empty chain.
-        assert_eq!(unsafe { app_choice(&info) }, AppChoice::Unspecified);
+        assert_eq!(choice(&info, TimelineSemaphore), AppChoice::Unspecified);
+        assert_eq!(choice(&info, HostQueryReset), AppChoice::Unspecified);
 
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
         let info = vk::DeviceCreateInfo::default().push_next(&mut v12);
-        // SAFETY: a valid one-element chain.
-        assert_eq!(unsafe { app_choice(&info) }, AppChoice::Enabled);
+        assert_eq!(choice(&info, TimelineSemaphore), AppChoice::Enabled);
+        // The 1.2 structure holds both: host reset was left off there.
+        assert_eq!(choice(&info, HostQueryReset), AppChoice::DisabledIn12);
 
         let mut sync2 = vk::PhysicalDeviceSynchronization2Features::default();
         let mut tl = vk::PhysicalDeviceTimelineSemaphoreFeatures::default();
+        let mut hr = vk::PhysicalDeviceHostQueryResetFeatures::default().host_query_reset(true);
         let info = vk::DeviceCreateInfo::default()
             .push_next(&mut tl)
+            .push_next(&mut hr)
             .push_next(&mut sync2);
-        // SAFETY: a valid two-element chain.
-        assert_eq!(unsafe { app_choice(&info) }, AppChoice::Disabled);
+        assert_eq!(choice(&info, TimelineSemaphore), AppChoice::Disabled);
+        assert_eq!(choice(&info, HostQueryReset), AppChoice::Enabled);
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod calibration;
 pub mod caps;
+pub mod chain_copy;
 pub mod completion;
 pub mod cpu_clock;
 pub mod features;

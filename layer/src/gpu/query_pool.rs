@@ -23,3 +23,28 @@ pub fn destroy(d: &DeviceDispatch, pool: vk::QueryPool) {
     // SAFETY: called once per pool, when no pending work uses it (device teardown).
     unsafe { (d.fp_v1_0.destroy_query_pool)(d.handle, pool, std::ptr::null()) };
 }
+
+/// Reads `out.len()` timestamps from `first` on, of queries whose writes have completed
+/// (their batch's completion was waited for).
+pub fn read(
+    d: &DeviceDispatch,
+    pool: vk::QueryPool,
+    first: u32,
+    out: &mut [u64],
+) -> Result<(), vk::Result> {
+    // SAFETY: `out` holds `out.len()` 64-bit values, written with a stride of 8; the queries
+    // were written by completed work (no wait is asked for).
+    let r = unsafe {
+        (d.fp_v1_0.get_query_pool_results)(
+            d.handle,
+            pool,
+            first,
+            out.len() as u32,
+            std::mem::size_of_val(out),
+            out.as_mut_ptr().cast(),
+            8,
+            vk::QueryResultFlags::TYPE_64,
+        )
+    };
+    check(r)
+}

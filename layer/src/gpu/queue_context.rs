@@ -1,7 +1,9 @@
 //! Per-queue resources of the layer: a command pool for its own command buffers, the sets of
 //! [`BatchResources`] that wrap each traced submission, and the queue's timeline semaphore.
 //!
-//! Around every traced submission the layer runs two command buffers of its own:
+//! Around a traced submission that needs them (see `trace::submit`: one-time command
+//! buffers whose queries were reset on the host need none) the layer runs two command
+//! buffers of its own:
 //! - *re-arm*, before the application's batches: resets every query the submitted command
 //!   buffers write, after an execution barrier that orders it after the previous batch's copy
 //!   (so a reusable command buffer can be submitted again);
@@ -207,6 +209,15 @@ impl QueueContext {
             resources: res,
             completion,
             untimed,
+        })
+    }
+
+    /// The completion of a batch that needs no command buffer of the layer's: the next value
+    /// of the queue's timeline (`None` in fence mode).
+    pub fn signal_only(&self) -> Option<Completion> {
+        (self.timeline != vk::Semaphore::null()).then(|| Completion::Timeline {
+            semaphore: self.timeline,
+            value: self.last_value.fetch_add(1, Ordering::Relaxed) + 1,
         })
     }
 

@@ -14,7 +14,7 @@ use crate::loader::dispatch::DeviceDispatch;
 
 /// The layer's command buffers of one traced submission.
 pub struct Wrapping<'a> {
-    /// Re-arm and copy per segment (at least one).
+    /// Re-arm and copy per segment; none when the batch is only signalled (timeline mode).
     pub segments: &'a [SegmentCommands],
     /// Where segments 1.. start, as positions among the submitted command buffers.
     pub splits: &'a [usize],
@@ -85,6 +85,32 @@ fn with_insertions<T: Copy>(
         .collect()
 }
 
+/// Batches per call kept on the stack (more take an allocation).
+const INLINE_BATCHES: usize = 8;
+
+/// Calls `f` with `[head] + app + [tail]`, on the stack when it fits.
+fn framed<T: Copy, R>(head: Option<T>, app: &[T], tail: T, f: impl FnOnce(&[T]) -> R) -> R {
+    let len = usize::from(head.is_some()) + app.len() + 1;
+    let fill = |out: &mut [T]| {
+        let mut n = 0;
+        if let Some(head) = head {
+            out[0] = head;
+            n = 1;
+        }
+        out[n..n + app.len()].copy_from_slice(app);
+        out[len - 1] = tail;
+    };
+    if len <= INLINE_BATCHES {
+        let mut buf = [tail; INLINE_BATCHES];
+        fill(&mut buf[..len]);
+        f(&buf[..len])
+    } else {
+        let mut buf = vec![tail; len];
+        fill(&mut buf);
+        f(&buf)
+    }
+}
+
 /// # Safety
 /// The application's arguments must be valid for `vkQueueSubmit`.
 pub unsafe fn queue_submit(
@@ -94,13 +120,30 @@ pub unsafe fn queue_submit(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
-    let (first, last) = (wrap.segments[0], wrap.segments[wrap.segments.len() - 1]);
     let (signal, value) = match wrap.completion {
         Completion::Timeline { semaphore, value } => (semaphore, value),
         Completion::Fence(_) => (vk::Semaphore::null(), 0),
     };
     let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
         .signal_semaphore_values(std::slice::from_ref(&value));
+    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => {
+            // Signal only: the application's batches, then the timeline's signal.
+            let tail = vk::SubmitInfo::default()
+                .signal_semaphores(std::slice::from_ref(&signal))
+                .push_next(&mut timeline_info);
+            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
+            let result = framed(None, app_submits, tail, |all| unsafe {
+                (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
+            });
+            if result == vk::Result::SUCCESS {
+                // SAFETY: as above.
+                unsafe { submit_fence(d, queue, wrap) };
+            }
+            return result;
+        }
+    };
     let wait_semaphores: Vec<vk::Semaphore> = wrap.waits.iter().map(|w| w.0).collect();
     let wait_values: Vec<u64> = wrap.waits.iter().map(|w| w.1).collect();
     let wait_stages = vec![vk::PipelineStageFlags::TRANSFER; wrap.waits.len()];
@@ -119,32 +162,34 @@ pub unsafe fn queue_submit(
             .signal_semaphores(std::slice::from_ref(&signal))
             .push_next(&mut timeline_info);
     }
-    // SAFETY: each batch holds `command_buffer_count` command buffers.
-    let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
-        .iter()
-        .map(|s| unsafe { crate::hooks::slice(s.p_command_buffers, s.command_buffer_count) })
-        .collect();
-    let lists = if wrap.splits.is_empty() {
-        Vec::new()
+    let result = if wrap.splits.is_empty() {
+        // SAFETY: the application's batches, untouched, between the layer's.
+        framed(Some(rearm), app_submits, copy, |all| unsafe {
+            (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
+        })
     } else {
-        with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| cb)
+        // SAFETY: each batch holds `command_buffer_count` command buffers.
+        let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
+            .iter()
+            .map(|s| unsafe { crate::hooks::slice(s.p_command_buffers, s.command_buffer_count) })
+            .collect();
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| cb);
+        let split: Vec<vk::SubmitInfo<'_>> = app_submits
+            .iter()
+            .zip(&lists)
+            .map(|(info, list)| {
+                let mut info = *info;
+                info.command_buffer_count = list.len() as u32;
+                info.p_command_buffers = list.as_ptr();
+                info
+            })
+            .collect();
+        // SAFETY: the application's batches, unchanged but for the layer's command buffers
+        // inserted at the splits; the layer's reference live objects.
+        framed(Some(rearm), &split, copy, |all| unsafe {
+            (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
+        })
     };
-    let mut all = Vec::with_capacity(app_submits.len() + 2);
-    all.push(rearm);
-    if lists.is_empty() {
-        all.extend_from_slice(app_submits);
-    } else {
-        for (info, list) in app_submits.iter().zip(&lists) {
-            let mut info = *info;
-            info.command_buffer_count = list.len() as u32;
-            info.p_command_buffers = list.as_ptr();
-            all.push(info);
-        }
-    }
-    all.push(copy);
-    // SAFETY: the application's batches, unchanged but for the layer's command buffers
-    // inserted at the splits; the layer's reference live objects.
-    let result = unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) };
     if result != vk::Result::SUCCESS {
         return result;
     }
@@ -164,9 +209,6 @@ pub unsafe fn queue_submit2(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
-    let (first, last) = (wrap.segments[0], wrap.segments[wrap.segments.len() - 1]);
-    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
-    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(last.copy);
     let signal = match wrap.completion {
         Completion::Timeline { semaphore, value } => Some(
             vk::SemaphoreSubmitInfo::default()
@@ -176,6 +218,24 @@ pub unsafe fn queue_submit2(
         ),
         Completion::Fence(_) => None,
     };
+    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => {
+            // Signal only: the application's batches, then the timeline's signal.
+            let tail = vk::SubmitInfo2::default().signal_semaphore_infos(signal.as_slice());
+            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
+            let result = framed(None, app_submits, tail, |all| unsafe {
+                submit2(queue, all.len() as u32, all.as_ptr(), fence)
+            });
+            if result == vk::Result::SUCCESS {
+                // SAFETY: as above.
+                unsafe { submit_fence(d, queue, wrap) };
+            }
+            return result;
+        }
+    };
+    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
+    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(last.copy);
     let waits: Vec<vk::SemaphoreSubmitInfo<'_>> = wrap
         .waits
         .iter()
@@ -189,39 +249,40 @@ pub unsafe fn queue_submit2(
     let rearm = vk::SubmitInfo2::default()
         .command_buffer_infos(std::slice::from_ref(&rearm_cb))
         .wait_semaphore_infos(&waits);
-    let mut copy = vk::SubmitInfo2::default().command_buffer_infos(std::slice::from_ref(&copy_cb));
-    if let Some(signal) = signal.as_ref() {
-        copy = copy.signal_semaphore_infos(std::slice::from_ref(signal));
-    }
-    // SAFETY: each batch holds `command_buffer_info_count` infos.
-    let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
-        .iter()
-        .map(|s| unsafe {
-            crate::hooks::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
+    let copy = vk::SubmitInfo2::default()
+        .command_buffer_infos(std::slice::from_ref(&copy_cb))
+        .signal_semaphore_infos(signal.as_slice());
+    let result = if wrap.splits.is_empty() {
+        // SAFETY: as in `queue_submit`.
+        framed(Some(rearm), app_submits, copy, |all| unsafe {
+            submit2(queue, all.len() as u32, all.as_ptr(), fence)
         })
-        .collect();
-    let lists = if wrap.splits.is_empty() {
-        Vec::new()
     } else {
-        with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| {
+        // SAFETY: each batch holds `command_buffer_info_count` infos.
+        let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
+            .iter()
+            .map(|s| unsafe {
+                crate::hooks::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
+            })
+            .collect();
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| {
             vk::CommandBufferSubmitInfo::default().command_buffer(cb)
+        });
+        let split: Vec<vk::SubmitInfo2<'_>> = app_submits
+            .iter()
+            .zip(&lists)
+            .map(|(info, list)| {
+                let mut info = *info;
+                info.command_buffer_info_count = list.len() as u32;
+                info.p_command_buffer_infos = list.as_ptr();
+                info
+            })
+            .collect();
+        // SAFETY: as in `queue_submit`.
+        framed(Some(rearm), &split, copy, |all| unsafe {
+            submit2(queue, all.len() as u32, all.as_ptr(), fence)
         })
     };
-    let mut all = Vec::with_capacity(app_submits.len() + 2);
-    all.push(rearm);
-    if lists.is_empty() {
-        all.extend_from_slice(app_submits);
-    } else {
-        for (info, list) in app_submits.iter().zip(&lists) {
-            let mut info = *info;
-            info.command_buffer_info_count = list.len() as u32;
-            info.p_command_buffer_infos = list.as_ptr();
-            all.push(info);
-        }
-    }
-    all.push(copy);
-    // SAFETY: as in `queue_submit`.
-    let result = unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) };
     if result != vk::Result::SUCCESS {
         return result;
     }
@@ -252,6 +313,20 @@ mod tests {
 
     fn cb(n: u64) -> vk::CommandBuffer {
         vk::CommandBuffer::from_raw(n)
+    }
+
+    #[test]
+    fn framing_puts_the_layers_batches_around_the_applications() {
+        for app_len in [0usize, 1, 6, 7, 20] {
+            let app: Vec<u32> = (1..=app_len as u32).collect();
+            let with_head = framed(Some(100), &app, 200, |all| all.to_vec());
+            let mut want = vec![100];
+            want.extend(&app);
+            want.push(200);
+            assert_eq!(with_head, want);
+            let tail_only = framed(None, &app, 200, |all| all.to_vec());
+            assert_eq!(tail_only, want[1..]);
+        }
     }
 
     #[test]

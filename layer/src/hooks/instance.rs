@@ -173,7 +173,7 @@ pub unsafe extern "system" fn create_device(
     let mut result = unsafe { create(physical_device, info, p_allocator, p_device) };
     if result != vk::Result::SUCCESS && patched {
         // The layer's addition must never cost the application its device.
-        log::warn!("vkCreateDevice failed with the layer's additions (timeline semaphores, calibrated timestamps) ({result}); retrying as the application asked, tracing with fences");
+        log::warn!("vkCreateDevice failed with the layer's additions (timeline semaphores, host query reset, calibrated timestamps) ({result}); retrying as the application asked, tracing with fences");
         plan = Some(DevicePlan::fence_only());
         // SAFETY: the application's own arguments.
         result = unsafe { create(physical_device, p_create_info, p_allocator, p_device) };
@@ -198,8 +198,7 @@ pub unsafe extern "system" fn create_device(
                     index,
                     Arc::clone(&dispatch),
                     caps,
-                    plan.mode,
-                    plan.calibrated,
+                    &plan,
                     next.set_device_loader_data,
                     config,
                 ) {

@@ -68,6 +68,8 @@ pub struct DeviceDispatch {
     pub queue_present_khr: Option<vk::PFN_vkQueuePresentKHR>,
     pub wait_semaphores: Option<vk::PFN_vkWaitSemaphores>,
     pub get_semaphore_counter_value: Option<vk::PFN_vkGetSemaphoreCounterValue>,
+    /// `vkResetQueryPool` (host query reset), where the next layer has it.
+    pub reset_query_pool: Option<vk::PFN_vkResetQueryPool>,
     /// Commands newer than 1.0 or from extensions that the layer intercepts.
     pub ext: DeviceExtFns,
     /// Core 1.0 functions the layer calls for its own work that the next layer lacks; a
@@ -98,6 +100,7 @@ const REQUIRED: &[&CStr] = &[
     c"vkCmdWriteTimestamp",
     c"vkCmdResetQueryPool",
     c"vkCmdCopyQueryPoolResults",
+    c"vkGetQueryPoolResults",
     c"vkCmdPipelineBarrier",
     c"vkCreateFence",
     c"vkDestroyFence",
@@ -139,6 +142,9 @@ impl DeviceDispatch {
         )
         // SAFETY: see above.
         .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkGetSemaphoreCounterValue>(p) });
+        let reset_query_pool = first_of(load, &[c"vkResetQueryPool", c"vkResetQueryPoolEXT"])
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkResetQueryPool>(p) });
         let ext = DeviceExtFns::load(&load);
         DeviceDispatch {
             handle: device,
@@ -148,6 +154,7 @@ impl DeviceDispatch {
             queue_present_khr,
             wait_semaphores,
             get_semaphore_counter_value,
+            reset_query_pool,
             ext,
             missing,
         }

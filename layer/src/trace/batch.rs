@@ -3,9 +3,20 @@
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use super::recorded_trace::RecordedTrace;
 use crate::gpu::completion::Completion;
 use crate::gpu::queue_context::{BatchResources, QueueContext};
+
+/// Where a batch's timestamps are read once it completed.
+pub enum Results {
+    /// Copied by the layer's command buffers into the resources' readback buffer.
+    Copied(BatchResources),
+    /// Left in the queries (reset on the host, written once): read with
+    /// `vkGetQueryPoolResults`.
+    InQueries,
+}
 
 pub struct Batch {
     pub queue: Arc<QueueContext>,
@@ -15,7 +26,9 @@ pub struct Batch {
     pub command_buffers: Vec<u64>,
     /// Taken by the traceq thread once the batch completed; a batch dropped before that
     /// (device lost, given up at exit) leaves its resources to be destroyed with the device.
-    pub resources: Option<BatchResources>,
+    pub results: Option<Results>,
+    /// Where the two lists go back when the batch is done with.
+    pub spare: Arc<SpareLists>,
     pub completion: Completion,
     /// The frame current when it was submitted (frames end at `vkQueuePresentKHR`).
     pub frame: u32,
@@ -46,8 +59,45 @@ impl Batch {
 
 impl Drop for Batch {
     fn drop(&mut self) {
-        if let Some(res) = self.resources.take() {
+        if let Some(Results::Copied(res)) = self.results.take() {
             self.queue.abandon(res);
+        }
+        self.spare.give(
+            std::mem::take(&mut self.traces),
+            std::mem::take(&mut self.command_buffers),
+        );
+    }
+}
+
+/// Lists kept for reuse beyond this many are freed.
+const SPARE: usize = 64;
+
+/// A batch's traces and command buffers.
+type Lists = (Vec<Arc<RecordedTrace>>, Vec<u64>);
+
+/// A batch's lists, recycled: a submission in the steady state allocates none.
+#[derive(Default)]
+pub struct SpareLists {
+    lists: Mutex<Vec<Lists>>,
+}
+
+impl SpareLists {
+    /// Two empty lists, with the room an earlier batch left them.
+    pub fn take(&self) -> Lists {
+        self.lists.lock().pop().unwrap_or_default()
+    }
+
+    pub fn give(&self, mut traces: Vec<Arc<RecordedTrace>>, mut command_buffers: Vec<u64>) {
+        // The traces' references go before the lock is taken (a last one gives its chunks
+        // back to the pool).
+        traces.clear();
+        command_buffers.clear();
+        if traces.capacity() == 0 && command_buffers.capacity() == 0 {
+            return;
+        }
+        let mut lists = self.lists.lock();
+        if lists.len() < SPARE {
+            lists.push((traces, command_buffers));
         }
     }
 }

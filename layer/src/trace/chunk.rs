@@ -26,6 +26,9 @@ pub struct ChunkPool {
     /// Recorded traces alive (held by a command buffer or a pending batch): while there are
     /// none, a submission has nothing to trace and passes straight down.
     recorded_traces: AtomicUsize,
+    /// Chunks are reset on the host before they are handed out (`hostQueryReset`), so a
+    /// trace's first submission finds its queries ready.
+    host_reset: bool,
 }
 
 /// One tracepoint as recorded: its payload and where its timestamp lands in the trace's
@@ -37,7 +40,8 @@ pub struct RecordedEvent {
 }
 
 impl ChunkPool {
-    pub fn new(dispatch: Arc<DeviceDispatch>, health: Arc<Health>) -> ChunkPool {
+    pub fn new(dispatch: Arc<DeviceDispatch>, health: Arc<Health>, host_reset: bool) -> ChunkPool {
+        let host_reset = host_reset && dispatch.reset_query_pool.is_some();
         ChunkPool {
             dispatch,
             health,
@@ -45,11 +49,18 @@ impl ChunkPool {
             all: Mutex::new(Vec::new()),
             spare_events: Mutex::new(Vec::new()),
             recorded_traces: AtomicUsize::new(0),
+            host_reset,
         }
     }
 
-    /// A query pool no pending work uses. Its queries may hold old results: every batch
-    /// re-arms the queries it will write before they are written.
+    /// Whether the chunks handed out are reset (see [`Self::release`]).
+    pub fn resets_on_host(&self) -> bool {
+        self.host_reset
+    }
+
+    /// A query pool no pending work uses. With host reset its queries are reset; otherwise
+    /// they may hold old results, and every batch re-arms the queries it will write before
+    /// they are written.
     pub fn acquire(&self) -> Result<vk::QueryPool, vk::Result> {
         if let Some(pool) = self.free.lock().pop() {
             return Ok(pool);
@@ -57,12 +68,28 @@ impl ChunkPool {
         let pool = query_pool::create(&self.dispatch).inspect_err(|&e| {
             self.health.fault("creating a timestamp query pool", e);
         })?;
+        self.reset_on_host(pool);
         self.all.lock().push(pool);
         Ok(pool)
     }
 
+    /// Takes back chunks that no pending work uses any more (their trace's last batch has
+    /// completed, or they were never submitted); with host reset they are reset here, so
+    /// that the next trace finds them ready.
     pub fn release(&self, pools: impl IntoIterator<Item = vk::QueryPool>) {
-        self.free.lock().extend(pools);
+        for pool in pools {
+            // Reset outside the lock that recording threads take to acquire.
+            self.reset_on_host(pool);
+            self.free.lock().push(pool);
+        }
+    }
+
+    fn reset_on_host(&self, pool: vk::QueryPool) {
+        if let (true, Some(reset)) = (self.host_reset, self.dispatch.reset_query_pool) {
+            // SAFETY: `hostQueryReset` is enabled and no pending work uses the pool (see
+            // `acquire` and `release`).
+            unsafe { reset(self.dispatch.handle, pool, 0, query_pool::CHUNK_QUERIES) };
+        }
     }
 
     pub fn take_event_list(&self) -> Vec<RecordedEvent> {

@@ -57,6 +57,8 @@ pub struct CommandTrace {
     pub level: vk::CommandBufferLevel,
     /// Whether the current recording gets tracepoints (decided at begin).
     instrumented: bool,
+    /// Begun with `ONE_TIME_SUBMIT`: the recording runs at most once.
+    one_time: bool,
     /// An instrumented recording is in progress (begun, not yet ended or reset): counted in
     /// the device's [`super::cmdbufs::CommandBuffers::any_recording`].
     recording: bool,
@@ -100,6 +102,7 @@ impl CommandTrace {
             family,
             level,
             instrumented: false,
+            one_time: false,
             recording: false,
             defer_next: false,
             pending_start: None,
@@ -123,8 +126,9 @@ impl CommandTrace {
 
     /// Starts an instrumented recording; its first event (`start_cmd_buffer`) is held back
     /// until the first command that does work, or the end.
-    pub fn begin_recording(&mut self, views: u32) {
+    pub fn begin_recording(&mut self, views: u32, one_time: bool) {
         self.instrumented = true;
+        self.one_time = one_time;
         self.recording = true;
         self.defer_next = true;
         self.views = views.max(1);
@@ -269,6 +273,7 @@ impl CommandTrace {
         self.last_slot = None;
         self.complete = true;
         self.instrumented = false;
+        self.one_time = false;
         self.defer_next = false;
         self.pending_start = None;
         self.write_state = WriteState::Free;
@@ -322,6 +327,7 @@ impl CommandTrace {
             std::mem::take(&mut self.children),
             std::mem::replace(&mut self.slots, 0),
             self.complete,
+            self.one_time,
             Arc::clone(pool),
         )));
         was_recording

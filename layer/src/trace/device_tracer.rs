@@ -10,6 +10,7 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::{Mutex, RwLock};
 
+use super::batch::SpareLists;
 use super::capture::Capture;
 use super::chunk::ChunkPool;
 use super::cmdbufs::CommandBuffers;
@@ -19,6 +20,7 @@ use crate::config::Config;
 use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
+use crate::gpu::features::DevicePlan;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
 use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::{DeviceContext, ObjectName, ObjectNames};
@@ -47,6 +49,8 @@ pub struct DeviceTracer {
     pub(super) frame: AtomicU32,
     pub(super) submissions: AtomicU64,
     pub(super) consumer: TraceqHandle,
+    /// Batch lists for reuse.
+    pub(super) spare: Arc<SpareLists>,
     pub stats: Arc<Stats>,
     /// The device feeds Perfetto and has not yet told it that it is gone.
     perfetto: AtomicBool,
@@ -93,14 +97,14 @@ impl DeviceTracer {
         index: u32,
         dispatch: Arc<DeviceDispatch>,
         caps: DeviceCaps,
-        mode: CompletionMode,
-        calibrated: bool,
+        plan: &DevicePlan,
         set_loader_data: Option<SetLoaderData>,
         config: &Config,
     ) -> Result<DeviceTracer, String> {
         if !dispatch.missing.is_empty() {
             return Err(format!("the driver lacks {:?}", dispatch.missing));
         }
+        let (mode, host_reset, calibrated) = (plan.mode, plan.host_reset, plan.calibrated);
         let mode = match mode {
             CompletionMode::Timeline
                 if dispatch.wait_semaphores.is_none()
@@ -141,18 +145,31 @@ impl DeviceTracer {
                 start().map_err(|e| format!("could not start the traceq thread: {e}"))?,
             )
         };
+        // Host resets serve one-time command buffers whose batches complete through the
+        // timeline (see `trace::submit`).
+        let host_reset =
+            host_reset && mode == CompletionMode::Timeline && dispatch.reset_query_pool.is_some();
         log::info!(
-            "tracing device {index} ({}), completion by {}",
+            "tracing device {index} ({}), completion by {}, queries reset {}",
             caps.device_name,
             match mode {
                 CompletionMode::Timeline => "timeline semaphore",
                 CompletionMode::Fence => "fence",
+            },
+            if host_reset {
+                "on the host"
+            } else {
+                "on the GPU"
             }
         );
         let health = Arc::new(Health::new(index));
         Ok(DeviceTracer {
             index,
-            chunks: Arc::new(ChunkPool::new(Arc::clone(&dispatch), Arc::clone(&health))),
+            chunks: Arc::new(ChunkPool::new(
+                Arc::clone(&dispatch),
+                Arc::clone(&health),
+                host_reset,
+            )),
             objects: Objects::default(),
             dispatch,
             caps,
@@ -172,6 +189,7 @@ impl DeviceTracer {
             frame: AtomicU32::new(0),
             submissions: AtomicU64::new(0),
             consumer,
+            spare: Arc::default(),
             stats,
         })
     }

@@ -3,6 +3,7 @@
 //! it executes. Its chunks go back to the pool when the last holder is gone, which is never
 //! before the last batch that reads them has been processed.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -29,6 +30,10 @@ pub struct RecordedTrace {
     /// Queries written by one execution of this command buffer alone, in readback order.
     pub slots: u32,
     pub complete: bool,
+    /// Recorded with `ONE_TIME_SUBMIT`: it runs at most once.
+    pub one_time: bool,
+    /// Its queries are reset (on the host) and no submission has run it yet.
+    armed: AtomicBool,
     /// The last batch that ran this trace: its queue and the timeline value that signals
     /// its copy, so that a later run on another queue re-arms only after that copy.
     pub last_run: Mutex<Option<LastRun>>,
@@ -53,9 +58,11 @@ impl RecordedTrace {
         children: Vec<Child>,
         slots: u32,
         complete: bool,
+        one_time: bool,
         pool: Arc<ChunkPool>,
     ) -> RecordedTrace {
         pool.trace_recorded();
+        let armed = AtomicBool::new(pool.resets_on_host());
         RecordedTrace {
             cmd,
             chunks,
@@ -65,6 +72,8 @@ impl RecordedTrace {
             children,
             slots,
             complete,
+            one_time,
+            armed,
             last_run: Mutex::new(None),
             pool,
         }
@@ -76,6 +85,13 @@ impl RecordedTrace {
         for child in &self.children {
             child.trace.visit(f);
         }
+    }
+
+    /// Whether this is the trace's first run with its queries reset on the host, and alone
+    /// (no secondary's trace inside): then its submission needs neither a re-arm nor a copy.
+    /// A run counts once taken, whatever path its submission then goes.
+    pub fn take_armed_run(&self) -> bool {
+        self.armed.swap(false, Ordering::Relaxed) && self.one_time && self.children.is_empty()
     }
 
     /// Events of this trace and its children.

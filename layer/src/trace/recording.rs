@@ -211,7 +211,10 @@ impl DeviceTracer {
                 } else {
                     1
                 };
-            t.begin_recording(views);
+            t.begin_recording(
+                views,
+                usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            );
             self.cmdbufs.recording_started();
             trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
         };

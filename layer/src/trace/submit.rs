@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::batch::{Batch, SubmitTiming};
+use super::batch::{Batch, Results, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
@@ -15,7 +15,7 @@ use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueCont
 use crate::gpu::submit::Wrapping;
 use crate::traceq::Message;
 
-/// A batch whose layer command buffers are recorded, waiting for the submit call's result.
+/// A batch ready to go down with the application's, waiting for the submit call's result.
 pub struct Prepared {
     queue: Arc<QueueContext>,
     /// The executions of instrumented command buffers, in order (a command buffer may run
@@ -27,7 +27,9 @@ pub struct Prepared {
     splits: Vec<usize>,
     /// Copies on other queues the re-arm must wait for (timeline semaphore, value).
     waits: Vec<(vk::Semaphore, u64)>,
-    resources: BatchResources,
+    /// The layer's command buffers and readback; `None` when the batch is only signalled
+    /// (its timestamps stay in the queries).
+    resources: Option<BatchResources>,
     completion: Completion,
     frame: u32,
 }
@@ -35,7 +37,7 @@ pub struct Prepared {
 impl Prepared {
     pub fn wrapping(&self) -> Wrapping<'_> {
         Wrapping {
-            segments: self.resources.used(),
+            segments: self.resources.as_ref().map_or(&[], |r| r.used()),
             splits: &self.splits,
             waits: &self.waits,
             completion: self.completion,
@@ -43,68 +45,92 @@ impl Prepared {
     }
 }
 
-/// The executions of one segment: a run of submitted command buffers in which none runs
-/// twice.
-struct SegmentPlan {
-    traces: Vec<Arc<RecordedTrace>>,
-}
-
 impl DeviceTracer {
-    /// Collects the traces of `cmdbufs` (in submission order) and records the layer's
-    /// command buffers for them. `None`: nothing to trace, submit the application's batches
-    /// as they are. `can_split`: whether the layer may insert its command buffers between
-    /// the application's (see [`crate::gpu::submit::splittable`]); without it a command
-    /// buffer that runs twice in the call cannot be timed the second time.
+    /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
+    /// with them. `None`: nothing to trace, submit the application's batches as they are.
+    /// `can_split`: whether the layer may insert its command buffers between the
+    /// application's (see [`crate::gpu::submit::splittable`]); without it a command buffer
+    /// that runs twice in the call cannot be timed the second time.
+    ///
+    /// A submission whose traces all run for the first time with queries reset on the host
+    /// (one-time command buffers, see [`RecordedTrace::take_armed_run`]) is only signalled:
+    /// no command buffer of the layer's is recorded, nothing is allocated. Any other is
+    /// wrapped between a re-arm and a copy per segment.
     pub fn prepare(
         &self,
         queue: vk::Queue,
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         can_split: bool,
     ) -> Option<Prepared> {
-        let mut plans = vec![SegmentPlan { traces: Vec::new() }];
+        let (mut traces, mut submitted) = self.spare.take();
+        // Where each segment's executions start in `traces`, after the first.
+        let mut segment_starts: Vec<usize> = Vec::new();
         let mut splits = Vec::new();
-        let mut submitted = Vec::new();
-        {
-            for (position, cb) in cmdbufs.enumerate() {
-                submitted.push(cb.as_raw());
-                // SAFETY: a command buffer of the application's submission, executable (not
-                // being recorded) for the duration of the call.
-                let Some(recorded) = (unsafe { self.recorded(cb) }) else {
+        let mut armed = true;
+        for (position, cb) in cmdbufs.enumerate() {
+            submitted.push(cb.as_raw());
+            // SAFETY: a command buffer of the application's submission, executable (not
+            // being recorded) for the duration of the call.
+            let Some(recorded) = (unsafe { self.recorded(cb) }) else {
+                continue;
+            };
+            // A command buffer that runs a second time in this call writes its queries
+            // again: its first run's values are copied and its queries re-armed in
+            // between, in a new segment.
+            let current = &traces[segment_starts.last().copied().unwrap_or(0)..];
+            if current.iter().any(|t| Arc::ptr_eq(t, &recorded)) {
+                if !can_split {
+                    log::debug!("command buffer {cb:?} runs twice in one protected or device-group submission; its second run is not timed");
+                    self.stats
+                        .dropped
+                        .fetch_add(recorded.event_count(), Ordering::Relaxed);
                     continue;
-                };
-                // A command buffer that runs a second time in this call writes its queries
-                // again: its first run's values are copied and its queries re-armed in
-                // between, in a new segment.
-                let current = plans.last().map_or(&[][..], |p| &p.traces[..]);
-                if current.iter().any(|t| Arc::ptr_eq(t, &recorded)) {
-                    if !can_split {
-                        log::debug!("command buffer {cb:?} runs twice in one protected or device-group submission; its second run is not timed");
-                        self.stats
-                            .dropped
-                            .fetch_add(recorded.event_count(), Ordering::Relaxed);
-                        continue;
-                    }
-                    splits.push(position);
-                    plans.push(SegmentPlan { traces: Vec::new() });
                 }
-                if let Some(plan) = plans.last_mut() {
-                    plan.traces.push(recorded);
-                }
+                splits.push(position);
+                segment_starts.push(traces.len());
+            }
+            armed &= recorded.take_armed_run();
+            traces.push(recorded);
+        }
+        let give_back = |traces, submitted| {
+            self.spare.give(traces, submitted);
+            None
+        };
+        if traces.is_empty() {
+            return give_back(traces, submitted);
+        }
+        let Some(queue_ctx) = self.queue_context(queue) else {
+            return give_back(traces, submitted);
+        };
+        if armed && splits.is_empty() {
+            if let Some(completion) = queue_ctx.signal_only() {
+                return Some(Prepared {
+                    queue: queue_ctx,
+                    traces,
+                    command_buffers: submitted,
+                    splits,
+                    waits: Vec::new(),
+                    resources: None,
+                    completion,
+                    frame: self.frame.load(Ordering::Relaxed),
+                });
             }
         }
-        if plans.iter().all(|p| p.traces.is_empty()) {
-            return None;
+        let mut bounds = Vec::with_capacity(segment_starts.len() + 1);
+        let mut start = 0;
+        for &end in segment_starts.iter().chain(std::iter::once(&traces.len())) {
+            bounds.push(&traces[start..end]);
+            start = end;
         }
-        let queue_ctx = self.queue_context(queue)?;
         // Per segment, every query it writes (re-armed) and reads (copied, at its slot in
         // the batch's readback: each execution's region follows the previous ones, depth
         // first).
-        let mut resets: Vec<Vec<QueryRange>> = Vec::with_capacity(plans.len());
-        let mut copies: Vec<Vec<CopyRange>> = Vec::with_capacity(plans.len());
+        let mut resets: Vec<Vec<QueryRange>> = Vec::with_capacity(bounds.len());
+        let mut copies: Vec<Vec<CopyRange>> = Vec::with_capacity(bounds.len());
         let mut total = 0u32;
-        for plan in &plans {
+        for segment in &bounds {
             let (mut r, mut c) = (Vec::new(), Vec::new());
-            for trace in &plan.traces {
+            for trace in segment.iter() {
                 trace.visit(&mut |t| {
                     r.extend_from_slice(&t.chunks);
                     c.extend(t.copies.iter().map(|copy| CopyRange {
@@ -117,7 +143,7 @@ impl DeviceTracer {
             resets.push(r);
             copies.push(c);
         }
-        let waits = cross_queue_waits(queue, &plans);
+        let waits = cross_queue_waits(queue, &traces);
         let segments: Vec<Segment<'_>> = resets
             .iter()
             .zip(&copies)
@@ -136,18 +162,18 @@ impl DeviceTracer {
                 }
                 Some(Prepared {
                     queue: queue_ctx,
-                    traces: plans.into_iter().flat_map(|p| p.traces).collect(),
+                    traces,
                     command_buffers: submitted,
                     splits,
                     waits,
-                    resources: recorded.resources,
+                    resources: Some(recorded.resources),
                     completion: recorded.completion,
                     frame: self.frame.load(Ordering::Relaxed),
                 })
             }
             Err(e) => {
                 self.fault("recording the layer's command buffers", e);
-                None
+                give_back(traces, submitted)
             }
         }
     }
@@ -171,28 +197,41 @@ impl DeviceTracer {
             ..
         } = prepared;
         if result != vk::Result::SUCCESS {
-            queue.recycle(&self.dispatch, resources);
+            if let Some(resources) = resources {
+                queue.recycle(&self.dispatch, resources);
+            }
+            self.spare.give(traces, command_buffers);
             if result == vk::Result::ERROR_DEVICE_LOST {
                 self.fault("vkQueueSubmit", result);
             }
             return;
         }
-        if let Completion::Timeline { semaphore, value } = completion {
-            let run = LastRun {
-                queue: queue.queue,
-                semaphore,
-                value,
-            };
-            for trace in &traces {
-                trace.visit(&mut |t| *t.last_run.lock() = Some(run));
+        let results = match resources {
+            Some(resources) => {
+                // A reusable trace may run again on another queue: its re-arm there must
+                // follow this batch's copy.
+                if let Completion::Timeline { semaphore, value } = completion {
+                    let run = LastRun {
+                        queue: queue.queue,
+                        semaphore,
+                        value,
+                    };
+                    for trace in &traces {
+                        trace.visit(&mut |t| *t.last_run.lock() = Some(run));
+                    }
+                }
+                Results::Copied(resources)
             }
-        }
+            // One-time traces: they run nowhere else.
+            None => Results::InQueries,
+        };
         let captured = self.capture.active();
         self.consumer.send(Message::Batch(Batch {
             queue,
             traces,
             command_buffers,
-            resources: Some(resources),
+            results: Some(results),
+            spare: Arc::clone(&self.spare),
             completion,
             frame,
             submission,
@@ -207,23 +246,21 @@ impl DeviceTracer {
 /// re-arm's barrier already order it after them. In fence mode there is nothing to wait on
 /// across queues; the application's own synchronisation then has to cover the layer's copy,
 /// as it does when it waits for its fence.)
-fn cross_queue_waits(queue: vk::Queue, plans: &[SegmentPlan]) -> Vec<(vk::Semaphore, u64)> {
+fn cross_queue_waits(queue: vk::Queue, traces: &[Arc<RecordedTrace>]) -> Vec<(vk::Semaphore, u64)> {
     let mut waits: Vec<(vk::Semaphore, u64)> = Vec::new();
-    for plan in plans {
-        for trace in &plan.traces {
-            trace.visit(&mut |t| {
-                let Some(run) = *t.last_run.lock() else {
-                    return;
-                };
-                if run.queue == queue {
-                    return;
-                }
-                match waits.iter_mut().find(|(s, _)| *s == run.semaphore) {
-                    Some((_, v)) => *v = (*v).max(run.value),
-                    None => waits.push((run.semaphore, run.value)),
-                }
-            });
-        }
+    for trace in traces {
+        trace.visit(&mut |t| {
+            let Some(run) = *t.last_run.lock() else {
+                return;
+            };
+            if run.queue == queue {
+                return;
+            }
+            match waits.iter_mut().find(|(s, _)| *s == run.semaphore) {
+                Some((_, v)) => *v = (*v).max(run.value),
+                None => waits.push((run.semaphore, run.value)),
+            }
+        });
     }
     waits
 }
@@ -253,6 +290,7 @@ mod tests {
             Vec::new(),
             0,
             true,
+            false,
             Arc::clone(pool),
         );
         *t.last_run.lock() = last.map(|(queue, semaphore, value)| LastRun {
@@ -267,24 +305,16 @@ mod tests {
     fn a_run_on_another_queue_waits_for_the_last_copy_there() {
         // SAFETY: the stand-in GDPA resolves nothing; no function is ever called.
         let dispatch = Arc::new(unsafe { DeviceDispatch::load(no_functions, vk::Device::null()) });
-        let pool = Arc::new(ChunkPool::new(dispatch, Arc::new(Health::new(0))));
+        let pool = Arc::new(ChunkPool::new(dispatch, Arc::new(Health::new(0)), false));
         let (here, there, elsewhere) = (1, 2, 3);
-        let plans = [
-            SegmentPlan {
-                traces: vec![
-                    trace(&pool, Some((there, 20, 5))),
-                    trace(&pool, Some((here, 10, 9))),
-                    trace(&pool, None),
-                ],
-            },
-            SegmentPlan {
-                traces: vec![
-                    trace(&pool, Some((there, 20, 7))),
-                    trace(&pool, Some((elsewhere, 30, 1))),
-                ],
-            },
+        let traces = [
+            trace(&pool, Some((there, 20, 5))),
+            trace(&pool, Some((here, 10, 9))),
+            trace(&pool, None),
+            trace(&pool, Some((there, 20, 7))),
+            trace(&pool, Some((elsewhere, 30, 1))),
         ];
-        let waits = cross_queue_waits(vk::Queue::from_raw(here), &plans);
+        let waits = cross_queue_waits(vk::Queue::from_raw(here), &traces);
         // Per other queue's semaphore, the highest value; nothing for this queue's own runs.
         assert_eq!(
             waits,
