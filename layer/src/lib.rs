@@ -16,6 +16,8 @@
 // The loader looks for `libVkLayer_<name>.so`, so the crate keeps the loader's spelling.
 #![allow(non_snake_case)]
 
+#[cfg(debug_assertions)]
+mod alloc_count;
 pub mod config;
 pub mod gpu;
 mod guard;

@@ -204,3 +204,39 @@ fn work_queued_behind_a_host_signal_never_blocks_a_submission() {
     assert_eq!(trace.ends.len(), 1);
     assert_eq!(trace.ends[0].dropped, 0);
 }
+
+#[test]
+fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
+    // The debug layer counts its allocations per thread; the scenario records a one-time
+    // command buffer of 1,000 traced fills, submits it, waits and leaves the traceq thread
+    // a frame's time, 67 times, and reports what the layer allocated on its thread during
+    // the last 62.
+    let dir = TempDir::new("allocations");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("allocations")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("utrace-allocations: "))
+        .unwrap_or_else(|| panic!("no allocation count: {}", run.stderr));
+    let counts: std::collections::HashMap<&str, u64> = line
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k, v.parse().expect("a count")))
+        .collect();
+    assert_eq!(counts["rounds"], 62, "{line}");
+    assert_eq!(counts["tracepoints"], 0, "62,000 traced commands: {line}");
+    // Submissions: none of the layer's own, but the channel to the traceq thread
+    // (crossbeam's unbounded list) allocates a block per 31 messages.
+    assert!(counts["submits"] <= 2, "62 submissions: {line}");
+    // Begin and end: the frozen trace of each recording is one allocation (its Arc).
+    assert!(counts["begin_end"] <= 62, "{line}");
+    // And everything was traced.
+    let trace = utrace_tests::checks::parse(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(trace.batches.len(), 67);
+    assert!(trace.batches.iter().all(|b| b.events.len() == 2 * 1000 + 2));
+}

@@ -12,17 +12,45 @@ use parking_lot::Mutex;
 use super::health::Health;
 use super::tracepoints::Payload;
 use crate::gpu::query_pool;
+use crate::gpu::queue_context::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
 
-/// Event lists kept for reuse; more than this are freed.
-const SPARE_EVENT_LISTS: usize = 256;
+/// Lists of each kind kept for reuse; more than this are freed.
+const SPARE_LISTS: usize = 256;
+
+/// Emptied lists that keep their room, so that recordings in the steady state allocate
+/// nothing per tracepoint.
+pub struct Spares<T>(Mutex<Vec<Vec<T>>>);
+
+impl<T> Spares<T> {
+    fn new() -> Self {
+        Spares(Mutex::new(Vec::new()))
+    }
+
+    pub fn take(&self) -> Vec<T> {
+        self.0.lock().pop().unwrap_or_default()
+    }
+
+    pub fn give(&self, mut list: Vec<T>) {
+        list.clear();
+        if list.capacity() == 0 {
+            return;
+        }
+        let mut spare = self.0.lock();
+        if spare.len() < SPARE_LISTS {
+            spare.push(list);
+        }
+    }
+}
 
 pub struct ChunkPool {
     dispatch: Arc<DeviceDispatch>,
     health: Arc<Health>,
     free: Mutex<Vec<vk::QueryPool>>,
     all: Mutex<Vec<vk::QueryPool>>,
-    spare_events: Mutex<Vec<Vec<RecordedEvent>>>,
+    pub spare_events: Spares<RecordedEvent>,
+    pub spare_chunks: Spares<QueryRange>,
+    pub spare_copies: Spares<CopyRange>,
     /// Recorded traces alive (held by a command buffer or a pending batch): while there are
     /// none, a submission has nothing to trace and passes straight down.
     recorded_traces: AtomicUsize,
@@ -47,7 +75,9 @@ impl ChunkPool {
             health,
             free: Mutex::new(Vec::new()),
             all: Mutex::new(Vec::new()),
-            spare_events: Mutex::new(Vec::new()),
+            spare_events: Spares::new(),
+            spare_chunks: Spares::new(),
+            spare_copies: Spares::new(),
             recorded_traces: AtomicUsize::new(0),
             host_reset,
         }
@@ -89,18 +119,6 @@ impl ChunkPool {
             // SAFETY: `hostQueryReset` is enabled and no pending work uses the pool (see
             // `acquire` and `release`).
             unsafe { reset(self.dispatch.handle, pool, 0, query_pool::CHUNK_QUERIES) };
-        }
-    }
-
-    pub fn take_event_list(&self) -> Vec<RecordedEvent> {
-        self.spare_events.lock().pop().unwrap_or_default()
-    }
-
-    pub fn give_event_list(&self, mut list: Vec<RecordedEvent>) {
-        list.clear();
-        let mut spare = self.spare_events.lock();
-        if spare.len() < SPARE_EVENT_LISTS && list.capacity() > 0 {
-            spare.push(list);
         }
     }
 

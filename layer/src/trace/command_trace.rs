@@ -173,19 +173,22 @@ impl CommandTrace {
                 // SAFETY: the command buffer is recording (the application is inside a call
                 // that records into it) and every batch that runs it re-arms the query first.
                 unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
-                self.note_copy(pool, query, slot);
+                self.note_copy(rec.chunks, pool, query, slot);
                 self.last_slot = Some(slot);
                 slot
             }
         };
         if self.events.capacity() == 0 {
-            self.events = rec.chunks.take_event_list();
+            self.events = rec.chunks.spare_events.take();
         }
         self.events.push(RecordedEvent { payload, slot });
     }
 
     /// Notes that the query at `slot` is read, extending the last run where it continues it.
-    fn note_copy(&mut self, pool: vk::QueryPool, query: u32, slot: u32) {
+    fn note_copy(&mut self, chunks: &ChunkPool, pool: vk::QueryPool, query: u32, slot: u32) {
+        if self.copies.capacity() == 0 {
+            self.copies = chunks.spare_copies.take();
+        }
         if let Some(last) = self.copies.last_mut() {
             if last.pool == pool
                 && last.first + last.count == query
@@ -211,6 +214,9 @@ impl CommandTrace {
             .last()
             .is_none_or(|c| c.count + views > CHUNK_QUERIES)
         {
+            if self.chunks.capacity() == 0 {
+                self.chunks = pool.spare_chunks.take();
+            }
             match pool.acquire() {
                 Ok(qp) => self.chunks.push(QueryRange { pool: qp, count: 0 }),
                 Err(_) => {
@@ -265,7 +271,7 @@ impl CommandTrace {
         self.recorded = None;
         pool.release(self.chunks.drain(..).map(|c| c.pool));
         self.copies.clear();
-        pool.give_event_list(std::mem::take(&mut self.events));
+        pool.spare_events.give(std::mem::take(&mut self.events));
         self.strings.clear();
         self.children.clear();
         self.labels.clear();

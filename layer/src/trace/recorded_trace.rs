@@ -106,6 +106,14 @@ impl Drop for RecordedTrace {
     fn drop(&mut self) {
         self.pool.trace_dropped();
         self.pool.release(self.chunks.iter().map(|c| c.pool));
-        self.pool.give_event_list(std::mem::take(&mut self.events));
+        self.pool
+            .spare_events
+            .give(std::mem::take(&mut self.events));
+        self.pool
+            .spare_chunks
+            .give(std::mem::take(&mut self.chunks));
+        self.pool
+            .spare_copies
+            .give(std::mem::take(&mut self.copies));
     }
 }

@@ -10,6 +10,7 @@ use ash::vk;
 use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
+mod allocations;
 mod fork;
 mod host_signal;
 mod idle_waits;
@@ -34,6 +35,7 @@ pub const SCENARIOS: &[&str] = &[
     "idle-waits",
     "fork",
     "many-commands",
+    "allocations",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -56,6 +58,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "idle-waits" => idle_waits::idle_waits(dev, sub),
         "fork" => fork::fork_child(dev, sub),
         "many-commands" => many_commands::many_commands(dev, sub),
+        "allocations" => allocations::allocations(dev),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

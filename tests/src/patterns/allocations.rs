@@ -1,0 +1,90 @@
+//! The layer's own allocations on the application's thread, counted by a debug build of the
+//! layer (`layer/src/alloc_count.rs`): a one-time command buffer of many traced commands,
+//! recorded, submitted and waited for, round after round. After a few rounds of warm-up the
+//! tracepoints and the submissions must allocate nothing; the line this prints says how
+//! many allocations each part made.
+
+use ash::vk;
+
+use crate::vk::{check, Buffer, Device, Result};
+
+/// Traced commands per recording (two timestamps each: several chunks).
+const COMMANDS: u32 = 1_000;
+const WARM_UP: u32 = 5;
+/// Two of the traceq channel's blocks of 31 messages (see the test).
+const ROUNDS: u32 = 62;
+
+type Counter = unsafe extern "C" fn() -> u64;
+
+/// The counter of the layer loaded in this process, found by its path in the process's
+/// mappings (the loader opens layers with local symbols).
+fn layer_counter() -> Result<Counter> {
+    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
+    let path = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|p| p.ends_with("/libVkLayer_utrace.so"))
+        .ok_or("the utrace layer is not loaded in this process")?;
+    let path = std::ffi::CString::new(path).map_err(|e| e.to_string())?;
+    // SAFETY: a NUL-terminated path; RTLD_NOLOAD only returns a library already loaded.
+    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+    if lib.is_null() {
+        return Err("dlopen of the loaded layer failed".into());
+    }
+    // SAFETY: a live handle and a NUL-terminated name.
+    let sym = unsafe { libc::dlsym(lib, c"utrace_debug_allocations_on_this_thread".as_ptr()) };
+    if sym.is_null() {
+        return Err("the layer has no allocation counter (a release build?)".into());
+    }
+    // SAFETY: the symbol is the layer's `extern "C" fn() -> u64`.
+    Ok(unsafe { std::mem::transmute::<*mut libc::c_void, Counter>(sym) })
+}
+
+pub(super) fn allocations(dev: &Device) -> Result<bool> {
+    let counter = layer_counter()?;
+    // SAFETY: the layer's function, callable from any thread.
+    let now = || unsafe { counter() };
+    let target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let cb = dev.command_buffers(1)?[0];
+    let fence = dev.fence()?;
+    let (mut recording, mut tracepoints, mut submits) = (0u64, 0u64, 0u64);
+    for round in 0..WARM_UP + ROUNDS {
+        let before_begin = now();
+        dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        let before_commands = now();
+        for _ in 0..COMMANDS {
+            // SAFETY: `cb` is recording; the buffer has TRANSFER_DST and holds 4 bytes at 0.
+            unsafe {
+                dev.device
+                    .cmd_fill_buffer(cb, target.buffer, 0, 4, 0x0707_0707)
+            };
+        }
+        let after_commands = now();
+        dev.end(cb)?;
+        let after_end = now();
+        let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&cb));
+        // SAFETY: a recorded command buffer, not pending; an unsignalled fence.
+        let result = unsafe { dev.device.queue_submit(dev.queue, &[submit], fence) };
+        let after_submit = now();
+        check(result, "vkQueueSubmit")?;
+        dev.wait_and_reset(fence)?;
+        // A frame's worth of time: the traceq thread writes the batch and gives its lists
+        // back meanwhile (the steady state, where it keeps up with the application).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if round >= WARM_UP {
+            tracepoints += after_commands - before_commands;
+            recording += (before_commands - before_begin) + (after_end - after_commands);
+            submits += after_submit - after_end;
+        }
+    }
+    eprintln!(
+        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits}"
+    );
+    // SAFETY: the work completed.
+    unsafe {
+        dev.device.destroy_fence(fence, None);
+        dev.device.free_command_buffers(dev.pool, &[cb]);
+    }
+    target.destroy(dev);
+    Ok(true)
+}
