@@ -137,11 +137,8 @@ pub unsafe fn queue_submit(
             let result = framed(None, app_submits, tail, |all| unsafe {
                 (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
             });
-            if result == vk::Result::SUCCESS {
-                // SAFETY: as above.
-                unsafe { submit_fence(d, queue, wrap) };
-            }
-            return result;
+            // SAFETY: as above.
+            return unsafe { completed_by_fence(d, queue, wrap, result) };
         }
     };
     let wait_semaphores: Vec<vk::Semaphore> = wrap.waits.iter().map(|w| w.0).collect();
@@ -190,12 +187,8 @@ pub unsafe fn queue_submit(
             (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
         })
     };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
     // SAFETY: as above.
-    unsafe { submit_fence(d, queue, wrap) };
-    result
+    unsafe { completed_by_fence(d, queue, wrap, result) }
 }
 
 /// # Safety
@@ -227,11 +220,8 @@ pub unsafe fn queue_submit2(
             let result = framed(None, app_submits, tail, |all| unsafe {
                 submit2(queue, all.len() as u32, all.as_ptr(), fence)
             });
-            if result == vk::Result::SUCCESS {
-                // SAFETY: as above.
-                unsafe { submit_fence(d, queue, wrap) };
-            }
-            return result;
+            // SAFETY: as above.
+            return unsafe { completed_by_fence(d, queue, wrap, result) };
         }
     };
     let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
@@ -283,20 +273,25 @@ pub unsafe fn queue_submit2(
             submit2(queue, all.len() as u32, all.as_ptr(), fence)
         })
     };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
     // SAFETY: as above.
-    unsafe { submit_fence(d, queue, wrap) };
-    result
+    unsafe { completed_by_fence(d, queue, wrap, result) }
 }
 
-/// In fence mode, an empty submission whose fence signals when the batch (and everything
-/// before it on the queue) has completed.
+/// After a successful submission in fence mode, an empty submission whose fence signals
+/// when the batch (and everything before it on the queue) has completed. Returns the
+/// application's result.
 ///
 /// # Safety
 /// `queue` is externally synchronised by the application during its submit call.
-unsafe fn submit_fence(d: &DeviceDispatch, queue: vk::Queue, wrap: &Wrapping<'_>) {
+unsafe fn completed_by_fence(
+    d: &DeviceDispatch,
+    queue: vk::Queue,
+    wrap: &Wrapping<'_>,
+    result: vk::Result,
+) -> vk::Result {
+    if result != vk::Result::SUCCESS {
+        return result;
+    }
     if let Completion::Fence(fence) = wrap.completion {
         // SAFETY: the fence is unsignalled and owned by this batch.
         let r = unsafe { (d.fp_v1_0.queue_submit)(queue, 0, std::ptr::null(), fence) };
@@ -304,6 +299,7 @@ unsafe fn submit_fence(d: &DeviceDispatch, queue: vk::Queue, wrap: &Wrapping<'_>
             log::error!("could not submit the layer's completion fence: {r}");
         }
     }
+    result
 }
 
 #[cfg(test)]
