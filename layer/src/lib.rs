@@ -19,6 +19,7 @@
 #[cfg(debug_assertions)]
 mod alloc_count;
 pub mod config;
+pub mod digits;
 pub mod gpu;
 mod guard;
 pub mod hooks;

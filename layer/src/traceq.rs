@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
+use crate::gpu::cpu_clock;
 use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
@@ -234,6 +235,12 @@ struct Traceq {
     /// Time spent turning completed batches into output (not waiting for the GPU), and the
     /// events written in it: the thread's throughput, logged at the end (`UTRACE_LOG=info`).
     busy: Duration,
+    /// Time spent dropping written batches: giving their query chunks back, which resets
+    /// them on the host when the device can (the driver's cost per query, not writing).
+    releasing: Duration,
+    /// The thread's CPU time within `busy` (less than `busy` when the application or the
+    /// driver had its core).
+    busy_cpu_ns: u64,
     /// Timestamps read from the queries of a batch (kept for the next).
     host_values: Vec<u64>,
     /// A read of queries failed (said once).
@@ -262,6 +269,8 @@ pub fn spawn(
         broken: false,
         batches_written: 0,
         busy: Duration::ZERO,
+        releasing: Duration::ZERO,
+        busy_cpu_ns: 0,
         host_values: Vec::new(),
         read_failed: false,
     };
@@ -326,9 +335,14 @@ impl Traceq {
                 self.pending.taken();
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     if self.wait(&batch) {
-                        let started = Instant::now();
-                        self.process(batch);
-                        self.busy += started.elapsed();
+                        let mut batch = batch;
+                        let (started, started_cpu) = (Instant::now(), cpu_clock::thread_cpu_ns());
+                        self.process(&mut batch);
+                        let written = Instant::now();
+                        self.busy_cpu_ns += cpu_clock::thread_cpu_ns().saturating_sub(started_cpu);
+                        drop(batch);
+                        self.busy += written - started;
+                        self.releasing += written.elapsed();
                     } else {
                         self.give_up(&batch);
                     }
@@ -394,10 +408,13 @@ impl Traceq {
         let seconds = self.busy.as_secs_f64();
         if events > 0 && seconds > 0.0 {
             log::info!(
-                "device {}: traceq wrote {events} events in {:.1} ms of work, {:.2} M events/s",
+                "device {}: traceq wrote {events} events in {:.1} ms of work, {:.2} M events/s ({:.1} ms on the CPU, {:.2} M events/s); {:.1} ms more giving their query chunks back",
                 self.device_index,
                 seconds * 1e3,
-                events as f64 / seconds / 1e6
+                events as f64 / seconds / 1e6,
+                self.busy_cpu_ns as f64 / 1e6,
+                events as f64 / (self.busy_cpu_ns.max(1) as f64 / 1e9) / 1e6,
+                self.releasing.as_secs_f64() * 1e3
             );
         }
     }
@@ -410,13 +427,13 @@ impl Traceq {
     }
 
     /// Writes a completed batch.
-    fn process(&mut self, mut batch: Batch) {
+    fn process(&mut self, batch: &mut Batch) {
         let Some(results) = batch.results.take() else {
             return;
         };
         if !batch.captured {
             // Outside a capture: the batch only kept its queries valid.
-            self.recycle(&batch, results);
+            self.recycle(batch, results);
             return;
         }
         let mut total = 0u32;
@@ -461,7 +478,7 @@ impl Traceq {
         if events.is_empty() {
             // Nothing could be read (an untimed batch, incomplete traces): no empty block.
             drop(events);
-            self.recycle(&batch, results);
+            self.recycle(batch, results);
             return;
         }
         self.batches_written += 1;
@@ -484,7 +501,7 @@ impl Traceq {
             .events
             .fetch_add(events.len() as u64, Ordering::Relaxed);
         drop(events);
-        self.recycle(&batch, results);
+        self.recycle(batch, results);
     }
 
     /// Gives a completed batch's layer resources back to its queue.

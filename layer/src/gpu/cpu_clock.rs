@@ -8,7 +8,8 @@ fn read(clock: libc::clockid_t) -> u64 {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `ts` is a valid out-pointer; both clocks exist on every Linux the layer runs on.
+    // SAFETY: `ts` is a valid out-pointer; the clocks read exist on every Linux the layer
+    // runs on.
     let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
     if rc != 0 {
         return 0;
@@ -24,6 +25,12 @@ pub fn boottime_ns() -> u64 {
 /// `CLOCK_MONOTONIC` in nanoseconds: the CPU domain of calibrated timestamps.
 pub fn monotonic_ns() -> u64 {
     read(libc::CLOCK_MONOTONIC)
+}
+
+/// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`): its work
+/// without the time other threads had its core.
+pub fn thread_cpu_ns() -> u64 {
+    read(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 /// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` (the time spent suspended), read between two

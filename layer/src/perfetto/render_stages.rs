@@ -19,8 +19,6 @@
 //! A range whose end is not in the batch (a label left open) has no duration and is left out.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -29,7 +27,7 @@ use perfetto_sdk::protos::trace::clock_snapshot::{ClockSnapshot, ClockSnapshotCl
 use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
 use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
-    GpuRenderStageEvent, GpuRenderStageEventExtraData, InternedGpuRenderStageSpecification,
+    InternedGpuRenderStageSpecification,
     InternedGpuRenderStageSpecificationRenderStageCategory as StageCategory,
     InternedGraphicsContext, InternedGraphicsContextApi,
 };
@@ -40,9 +38,11 @@ use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelud
 use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::sequence::SequenceState;
+use super::stage_event::{Stage, StageEncoder};
+use super::stage_pairs::StagePairs;
 use crate::gpu::calibration::GpuClock;
 use crate::sink::{BatchInfo, DeviceContext, Event, ObjectNames, Sink, TraceSummary};
-use crate::trace::tracepoints::{Category, Payload, RangeKind, ValueKind};
+use crate::trace::tracepoints::Category;
 
 /// The device clock's id: sequence-scoped (64..127), as each sequence is one device's.
 pub const GPU_CLOCK_ID: u32 = 64;
@@ -58,27 +58,6 @@ const STAGES_PER_STATE: usize = 1000;
 
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A completed range (or marker) of the batch being written.
-#[derive(Clone, Copy)]
-struct Range {
-    /// Index of its begin (or marker) event.
-    begin: usize,
-    end_ns: u64,
-    render_pass: u64,
-    /// The render pass's framebuffer (Perfetto's render target).
-    framebuffer: u64,
-}
-
-/// A range opened and not yet closed while pairing.
-#[derive(Clone, Copy)]
-struct Open {
-    event: usize,
-    range: &'static str,
-    /// The render pass it is in (its own handle for a render pass), and its framebuffer.
-    render_pass: u64,
-    framebuffer: u64,
-}
 
 /// What names a stage: its spec (a static name) or a label's text.
 enum StageKey<'a> {
@@ -103,10 +82,9 @@ pub struct RenderStageSink {
     names: ObjectNames,
     warned: bool,
     // Scratch, reused from batch to batch.
-    open: Vec<Open>,
-    ranges: Vec<Range>,
+    pairs: StagePairs,
     stage_iids: Vec<u64>,
-    text: RefCell<String>,
+    encoder: StageEncoder,
 }
 
 impl RenderStageSink {
@@ -118,55 +96,9 @@ impl RenderStageSink {
             pid: std::process::id(),
             names: device.names,
             warned: false,
-            open: Vec::new(),
-            ranges: Vec::new(),
+            pairs: StagePairs::default(),
             stage_iids: Vec::new(),
-            text: RefCell::new(String::new()),
-        }
-    }
-
-    /// Pairs the batch's begins and ends into `self.ranges`.
-    fn pair(&mut self, events: &[Event<'_>]) {
-        self.open.clear();
-        self.ranges.clear();
-        for (i, e) in events.iter().enumerate() {
-            let info = e.payload.info();
-            let (render_pass, framebuffer) = self
-                .open
-                .last()
-                .map_or((0, 0), |o| (o.render_pass, o.framebuffer));
-            match info.kind {
-                RangeKind::Begin => {
-                    let (render_pass, framebuffer) = match e.payload {
-                        Payload::StartRenderPass(p) => (p.render_pass, p.framebuffer),
-                        _ => (render_pass, framebuffer),
-                    };
-                    self.open.push(Open {
-                        event: i,
-                        range: info.range,
-                        render_pass,
-                        framebuffer,
-                    });
-                }
-                RangeKind::End => {
-                    if let Some(at) = self.open.iter().rposition(|o| o.range == info.range) {
-                        let o = self.open[at];
-                        self.ranges.push(Range {
-                            begin: o.event,
-                            end_ns: e.ns,
-                            render_pass: o.render_pass,
-                            framebuffer: o.framebuffer,
-                        });
-                        self.open.truncate(at);
-                    }
-                }
-                RangeKind::Marker => self.ranges.push(Range {
-                    begin: i,
-                    end_ns: e.ns,
-                    render_pass,
-                    framebuffer,
-                }),
-            }
+            encoder: StageEncoder::default(),
         }
     }
 
@@ -177,7 +109,7 @@ impl RenderStageSink {
         info: &BatchInfo,
         events: &[Event<'_>],
     ) {
-        let total = self.ranges.len();
+        let total = self.pairs.ranges.len();
         let mut start = 0;
         loop {
             let slice = start..total.min(start + STAGES_PER_STATE);
@@ -198,7 +130,7 @@ impl RenderStageSink {
         self.send_names(ctx, state);
     }
 
-    /// Interns the queue and every stage of `self.ranges[slice]` (their iids into
+    /// Interns the queue and every stage of `self.pairs.ranges[slice]` (their iids into
     /// `self.stage_iids`), sending the new ones before the events that use them. Returns
     /// the queue's iid.
     fn intern(
@@ -220,7 +152,7 @@ impl RenderStageSink {
             }
         };
         self.stage_iids.clear();
-        for range in &self.ranges[slice] {
+        for range in &self.pairs.ranges[slice] {
             let e = &events[range.begin];
             let tp = e.payload.info();
             // A label's stage is named by the label; other stages by the spec.
@@ -306,9 +238,9 @@ impl RenderStageSink {
         }
     }
 
-    /// One `GpuRenderStageEvent` per range of `self.ranges[slice]` (interned by `intern`).
+    /// One `GpuRenderStageEvent` per range of `self.pairs.ranges[slice]` (interned by `intern`).
     fn write_stages(
-        &self,
+        &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         info: &BatchInfo,
         events: &[Event<'_>],
@@ -316,42 +248,28 @@ impl RenderStageSink {
         slice: std::ops::Range<usize>,
     ) {
         let submission = info.submission as u32;
-        for (range, stage_iid) in self.ranges[slice].iter().zip(&self.stage_iids) {
+        for (range, stage_iid) in self.pairs.ranges[slice].iter().zip(&self.stage_iids) {
             let e = &events[range.begin];
-            let event_id = NEXT_EVENT_ID.fetch_add(1, Ordering::Relaxed);
-            let text = &self.text;
-            let device = self.device;
-            ctx.add_packet(|packet: &mut TracePacket| {
-                packet.set_timestamp(e.ns);
-                packet.set_timestamp_clock_id(GPU_CLOCK_ID);
-                packet
-                    .set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
-                packet.set_gpu_render_stage_event(|ev: &mut GpuRenderStageEvent| {
-                    ev.set_event_id(event_id);
-                    ev.set_duration(range.end_ns.saturating_sub(e.ns));
-                    ev.set_hw_queue_iid(queue_iid);
-                    ev.set_stage_iid(*stage_iid);
-                    ev.set_gpu_id(device as i32);
-                    ev.set_context(CONTEXT_IID);
-                    ev.set_submission_id(submission);
-                    ev.set_command_buffer_handle(e.cmd);
-                    if range.render_pass != 0 {
-                        ev.set_render_pass_handle(range.render_pass);
-                    }
-                    if range.framebuffer != 0 {
-                        ev.set_render_target_handle(range.framebuffer);
-                    }
-                    for (k, field) in e.payload.info().fields.iter().enumerate() {
-                        ev.set_extra_data(|x: &mut GpuRenderStageEventExtraData| {
-                            let mut t = text.borrow_mut();
-                            t.clear();
-                            write_value(&mut t, e, k, field.kind);
-                            x.msg.append_type2_field(1, field.name.as_bytes());
-                            x.msg.append_type2_field(2, t.as_bytes());
-                        });
-                    }
-                });
-            });
+            let stage = Stage {
+                event_id: NEXT_EVENT_ID.fetch_add(1, Ordering::Relaxed),
+                duration: range.end_ns.saturating_sub(e.ns),
+                queue_iid,
+                stage_iid: *stage_iid,
+                gpu_id: self.device,
+                context: CONTEXT_IID,
+                submission,
+                command_buffer: e.cmd,
+                render_pass: range.render_pass,
+                render_target: range.framebuffer,
+            };
+            let fields = self.encoder.encode_packet(
+                e.ns,
+                GPU_CLOCK_ID,
+                TracePacketSequenceFlags::SeqNeedsIncrementalState.into(),
+                &stage,
+                e,
+            );
+            ctx.add_packet(|packet: &mut TracePacket| packet.msg.append_bytes(fields));
         }
     }
 
@@ -470,22 +388,12 @@ fn stage_category(category: Option<Category>) -> StageCategory {
     }
 }
 
-/// An argument's text; a label as the application wrote it (not quoted).
-fn write_value(out: &mut String, e: &Event<'_>, index: usize, kind: ValueKind) {
-    match (kind, e.payload.label()) {
-        (ValueKind::Quoted, Some(label)) => {
-            let _ = write!(out, "{}", String::from_utf8_lossy(label.bytes(e.strings)));
-        }
-        _ => e.payload.write_arg(index, out, e.strings),
-    }
-}
-
 impl Sink for RenderStageSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         let Some(ds) = super::data_source() else {
             return;
         };
-        self.pair(events);
+        self.pairs.pair(events);
         ds.trace(|ctx| {
             ctx.with_incremental_state(|ctx, state| self.write_batch(ctx, state, info, events));
         });
@@ -494,59 +402,4 @@ impl Sink for RenderStageSink {
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, _summary: &TraceSummary) {}
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::trace::tracepoints::{
-        BeginLabel, EndCmdBuffer, EndDraw, EndRenderPass, LabelRef, StartCmdBuffer, StartDraw,
-        StartRenderPass,
-    };
-
-    #[test]
-    fn ranges_pair_and_know_their_render_pass() {
-        let payloads = [
-            Payload::StartCmdBuffer(StartCmdBuffer::default()),
-            Payload::StartRenderPass(StartRenderPass {
-                render_pass: 0x10,
-                framebuffer: 0xf,
-                ..Default::default()
-            }),
-            Payload::StartDraw(StartDraw::default()),
-            Payload::EndDraw(EndDraw::default()),
-            Payload::EndRenderPass(EndRenderPass::default()),
-            // Opened and never closed in this batch: no duration, left out.
-            Payload::BeginLabel(BeginLabel {
-                label: LabelRef { offset: 0, len: 1 },
-            }),
-            Payload::EndCmdBuffer(EndCmdBuffer::default()),
-        ];
-        let events: Vec<Event<'_>> = payloads
-            .iter()
-            .enumerate()
-            .map(|(i, payload)| Event {
-                ns: 100 + 10 * i as u64,
-                payload,
-                strings: b"a",
-                cmd: 0xc,
-            })
-            .collect();
-        let mut sink = RenderStageSink::new(DeviceContext {
-            index: 0,
-            handle: 1,
-            clock: None,
-            names: Default::default(),
-        });
-        sink.pair(&events);
-        let got: Vec<(usize, u64, u64, u64)> = sink
-            .ranges
-            .iter()
-            .map(|r| (r.begin, r.end_ns, r.render_pass, r.framebuffer))
-            .collect();
-        assert_eq!(
-            got,
-            [(2, 130, 0x10, 0xf), (1, 140, 0x10, 0xf), (0, 160, 0, 0)]
-        );
-    }
 }

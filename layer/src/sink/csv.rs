@@ -19,6 +19,7 @@ use std::fmt::Write;
 use super::output::Output;
 use super::ranges::Ranges;
 use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::digits;
 
 pub const HEADER: &str = "device,batch,frame,submission,ns,delta,depth,event,args\n";
 
@@ -58,12 +59,30 @@ pub fn format_batch(buf: &mut String, args: &mut String, info: &BatchInfo, event
         prev = e.ns;
         args.clear();
         e.payload.write_args(args, e.strings);
-        let _ = write!(
-            buf,
-            "{},{},{},{},{},{delta},{depth},{},\"",
-            info.device, info.number, info.frame, info.submission, e.ns, tp.name
-        );
-        buf.push_str(&args.replace('"', "\"\""));
+        for column in [
+            u64::from(info.device),
+            info.number,
+            u64::from(info.frame),
+            info.submission,
+        ] {
+            digits::push_u64(buf, column);
+            buf.push(',');
+        }
+        digits::push_u64(buf, e.ns);
+        buf.push(',');
+        digits::push_i64(buf, delta);
+        buf.push(',');
+        digits::push_u64(buf, depth as u64);
+        buf.push(',');
+        buf.push_str(tp.name);
+        buf.push_str(",\"");
+        // A quote inside the field is doubled (RFC 4180).
+        for (i, piece) in args.split('"').enumerate() {
+            if i > 0 {
+                buf.push_str("\"\"");
+            }
+            buf.push_str(piece);
+        }
         buf.push_str("\"\n");
     }
 }

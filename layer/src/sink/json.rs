@@ -16,6 +16,7 @@ use std::fmt::Write;
 use super::output::Output;
 use super::ranges::Ranges;
 use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::digits;
 use crate::trace::tracepoints::ValueKind;
 
 pub struct JsonSink {
@@ -80,16 +81,22 @@ pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events
         if i > 0 {
             buf.push(',');
         }
-        let _ = write!(
-            buf,
-            "{{\"ns\":{},\"delta\":{delta},\"depth\":{depth},\"name\":\"{}\",\"args\":{{",
-            e.ns, tp.name
-        );
+        buf.push_str("{\"ns\":");
+        digits::push_u64(buf, e.ns);
+        buf.push_str(",\"delta\":");
+        digits::push_i64(buf, delta);
+        buf.push_str(",\"depth\":");
+        digits::push_u64(buf, depth as u64);
+        buf.push_str(",\"name\":\"");
+        buf.push_str(tp.name);
+        buf.push_str("\",\"args\":{");
         for (k, field) in tp.fields.iter().enumerate() {
             if k > 0 {
                 buf.push(',');
             }
-            let _ = write!(buf, "\"{}\":", field.name);
+            buf.push('"');
+            buf.push_str(field.name);
+            buf.push_str("\":");
             arg.clear();
             e.payload.write_arg(k, arg, e.strings);
             match field.kind {

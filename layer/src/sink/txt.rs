@@ -17,6 +17,7 @@ use std::fmt::Write;
 use super::output::Output;
 use super::ranges::Ranges;
 use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::digits;
 
 pub struct TxtSink {
     out: Output,
@@ -58,10 +59,11 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
         let depth = ranges.depth(info);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
-        let _ = write!(buf, "{:016} {:+9}: ", e.ns, delta);
-        for _ in 0..depth {
-            buf.push_str("   ");
-        }
+        digits::push_u64_zero_padded(buf, e.ns, 16);
+        buf.push(' ');
+        digits::push_signed_right_aligned(buf, delta, 9);
+        buf.push_str(": ");
+        digits::push_repeated(buf, b' ', 3 * depth);
         buf.push_str(info.name);
         let before = buf.len();
         buf.push_str(": ");

@@ -7,17 +7,18 @@ use std::fmt::{self, Write};
 use ash::vk;
 
 use super::tracepoint::LabelRef;
+use crate::digits;
 
 pub fn dec_u32(out: &mut String, v: &u32) {
-    let _ = write!(out, "{v}");
+    digits::push_u64(out, u64::from(*v));
 }
 
 pub fn dec_u64(out: &mut String, v: &u64) {
-    let _ = write!(out, "{v}");
+    digits::push_u64(out, *v);
 }
 
 pub fn dec_i32(out: &mut String, v: &i32) {
-    let _ = write!(out, "{v}");
+    digits::push_i64(out, i64::from(*v));
 }
 
 pub fn boolean(out: &mut String, v: &bool) {
@@ -34,12 +35,12 @@ pub fn size(out: &mut String, v: &u64) {
     if *v == vk::WHOLE_SIZE {
         out.push_str("whole");
     } else {
-        let _ = write!(out, "{v}");
+        digits::push_u64(out, *v);
     }
 }
 
 pub fn hex(out: &mut String, v: &u64) {
-    let _ = write!(out, "{v:#x}");
+    digits::push_hex(out, *v);
 }
 
 /// Formats keep Vulkan's spelling (`R8G8B8A8_UNORM`), as every graphics tool shows them.
@@ -69,7 +70,7 @@ pub fn store_op(out: &mut String, v: &vk::AttachmentStoreOp) {
 
 /// Sample counts as numbers: `SampleCountFlags::TYPE_4` is 4.
 pub fn samples(out: &mut String, v: &vk::SampleCountFlags) {
-    let _ = write!(out, "{}", v.as_raw());
+    digits::push_u64(out, u64::from(v.as_raw()));
 }
 
 pub fn filter(out: &mut String, v: &vk::Filter) {

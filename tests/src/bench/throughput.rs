@@ -58,8 +58,7 @@ pub fn parse(stderr: &str) -> Option<(u64, f64)> {
 mod tests {
     #[test]
     fn parses_the_layer_line() {
-        let line =
-            "utrace: device 0: traceq wrote 200042 events in 40.1 ms of work, 4.99 M events/s";
+        let line = "utrace: info: device 0: traceq wrote 200042 events in 40.1 ms of work, 4.99 M events/s (30.2 ms on the CPU, 6.62 M events/s); 3.0 ms more giving their query chunks back";
         assert_eq!(super::parse(line), Some((200042, 4.99)));
         assert_eq!(super::parse("nothing"), None);
     }
