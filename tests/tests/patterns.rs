@@ -43,6 +43,58 @@ fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
     assert_eq!(trace.ends[0].dropped, 0);
 }
 
+/// What reached the driver per submit call (`utrace-fault: CALL batches=B
+/// command_buffers=C` lines from the fault layer beneath utrace): (B, C).
+fn submits_seen(run: &Run) -> Vec<(u32, u32)> {
+    run.stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("utrace-fault: vkQueueSubmit"))
+        .map(|l| {
+            let num = |key: &str| {
+                l.split_whitespace()
+                    .find_map(|w| w.strip_prefix(key))
+                    .and_then(|v| v.parse().ok())
+                    .expect("a count")
+            };
+            (num("batches="), num("command_buffers="))
+        })
+        .collect()
+}
+
+#[test]
+fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
+    assert!(
+        utrace_tests::harness::fault_layer_library().is_some(),
+        "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
+    );
+    let dir = TempDir::new("resubmit-cost");
+    let run = workload!("resubmit")
+        .arg("--frames", "20")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert_eq!(trace.batches.len(), 20);
+    assert_transfer_batches(&trace);
+    // With host query reset (Lavapipe has it) the queries are handed out reset and each
+    // copy resets what it read: every run, the first included, is the application's batch
+    // and the layer's copy, signalling the queue's timeline; no re-arm before it.
+    let seen = submits_seen(&run);
+    assert_eq!(seen.len(), 20, "{}", run.stderr);
+    assert!(seen.iter().all(|&s| s == (2, 2)), "{seen:?}");
+    // Fresh timestamps every run: the reset after each copy re-armed the queries.
+    for w in trace.batches.windows(2) {
+        assert!(w[1].events[0].ns > w[0].events[5].ns);
+    }
+}
+
 #[test]
 fn a_simultaneous_use_command_buffer_pending_twice() {
     let (_, trace) = traced("simultaneous", 1);

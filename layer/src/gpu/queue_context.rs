@@ -2,13 +2,16 @@
 //! [`BatchResources`] that wrap each traced submission, and the queue's timeline semaphore.
 //!
 //! Around a traced submission that needs them (see `trace::submit`: one-time command
-//! buffers whose queries were reset on the host need none) the layer runs two command
-//! buffers of its own:
+//! buffers whose queries were reset on the host need none) the layer runs command buffers
+//! of its own:
 //! - *re-arm*, before the application's batches: resets every query the submitted command
 //!   buffers write, after an execution barrier that orders it after the previous batch's copy
-//!   (so a reusable command buffer can be submitted again);
+//!   (so a reusable command buffer can be submitted again). Only where the queries are not
+//!   known to be reset: with host reset they are handed out reset and each copy resets
+//!   them after reading, so a resubmission on the same queue needs no re-arm;
 //! - *copy*, after them: copies those timestamps into the batch's readback buffer (waiting
-//!   for availability) and makes the copy visible to the host.
+//!   for availability), makes the copy visible to the host, and with host reset resets the
+//!   queries it read (a reset follows every earlier command on its queries).
 //!
 //! Queries are never reset inside a render pass this way, and a batch owns its results as
 //! soon as its copy has run.
@@ -50,6 +53,15 @@ pub struct Prepared {
     /// `Some(error)` when no readback buffer could be had: the re-arms are recorded (the
     /// application's queries stay valid) but nothing is copied, so the batch is untimed.
     pub untimed: Option<vk::Result>,
+}
+
+/// How a submission's queries are made ready to be written again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arming {
+    /// A re-arm before each segment resets its queries.
+    pub rearm: bool,
+    /// Each copy resets the queries it read.
+    pub reset_after_copy: bool,
 }
 
 /// What one segment of a submission re-arms before it runs and copies after.
@@ -164,6 +176,7 @@ impl QueueContext {
         memory: &vk::PhysicalDeviceMemoryProperties,
         segments: &[Segment<'_>],
         total: u32,
+        arming: Arming,
     ) -> Result<Prepared, vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
@@ -186,7 +199,7 @@ impl QueueContext {
             }
         }
         res.used = segments.len();
-        let outcome = self.record(d, memory, &mut res, segments, total);
+        let outcome = self.record(d, memory, &mut res, segments, total, arming);
         let untimed = match outcome {
             Ok(()) => None,
             // Re-arms recorded, no readback: the batch still goes (untimed).
@@ -269,6 +282,7 @@ impl QueueContext {
         res: &mut BatchResources,
         segments: &[Segment<'_>],
         total: u32,
+        arming: Arming,
     ) -> Result<(), vk::Result> {
         if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
             if let Some(old) = res.readback.take() {
@@ -281,8 +295,7 @@ impl QueueContext {
                     // command buffers write must still be re-armed to stay valid: record
                     // the re-arms, copies that copy nothing, and report the failure.
                     for (segment, cbs) in segments.iter().zip(&res.segments) {
-                        record_rearm(d, cbs.rearm, segment.resets)?;
-                        record_copy(d, cbs.copy, &[], vk::Buffer::null())?;
+                        record_segment(d, cbs, segment, &[], vk::Buffer::null(), arming)?;
                     }
                     return Err(e);
                 }
@@ -292,8 +305,7 @@ impl QueueContext {
             return Err(vk::Result::ERROR_UNKNOWN);
         };
         for (segment, cbs) in segments.iter().zip(&res.segments) {
-            record_rearm(d, cbs.rearm, segment.resets)?;
-            record_copy(d, cbs.copy, segment.copies, readback.buffer)?;
+            record_segment(d, cbs, segment, segment.copies, readback.buffer, arming)?;
         }
         Ok(())
     }
@@ -379,6 +391,27 @@ fn barrier(
     };
 }
 
+/// The layer's command buffers of one segment: the re-arm if the arming has one, and the
+/// copy of `copies` (none when the batch is untimed).
+fn record_segment(
+    d: &DeviceDispatch,
+    cbs: &SegmentCommands,
+    segment: &Segment<'_>,
+    copies: &[CopyRange],
+    readback: vk::Buffer,
+    arming: Arming,
+) -> Result<(), vk::Result> {
+    if arming.rearm {
+        record_rearm(d, cbs.rearm, segment.resets)?;
+    }
+    let after: &[QueryRange] = if arming.reset_after_copy {
+        segment.resets
+    } else {
+        &[]
+    };
+    record_copy(d, cbs.copy, copies, readback, after)
+}
+
 /// Re-arm: an execution barrier after earlier copies of the same queries on this queue,
 /// then a reset of every query the segment writes.
 fn record_rearm(
@@ -400,12 +433,15 @@ fn record_rearm(
 }
 
 /// Copy: after earlier copies into the readback (write after write), the segment's
-/// timestamps into their slots (waiting for availability), then made visible to the host.
+/// timestamps into their slots (waiting for availability), then made visible to the host;
+/// then `resets_after` reset, ready for the next run (the reset follows the copy: it
+/// depends on every earlier command that uses its queries).
 fn record_copy(
     d: &DeviceDispatch,
     cb: vk::CommandBuffer,
     copies: &[CopyRange],
     readback: vk::Buffer,
+    resets_after: &[QueryRange],
 ) -> Result<(), vk::Result> {
     let fp = &d.fp_v1_0;
     let after_last_copy = vk::MemoryBarrier::default()
@@ -436,6 +472,9 @@ fn record_copy(
             );
         }
         barrier(d, cb, vk::PipelineStageFlags::HOST, Some(to_host));
+        for r in resets_after {
+            (fp.cmd_reset_query_pool)(cb, r.pool, 0, r.count);
+        }
         check((fp.end_command_buffer)(cb))
     }
 }

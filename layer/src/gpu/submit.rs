@@ -1,5 +1,6 @@
 //! The application's submission, wrapped: `[re-arm] + the application's batches + [copy]`
-//! in one call, so that the application's fence also covers the layer's copy. The
+//! in one call (the re-arm only where the queries are not reset already), so that the
+//! application's fence also covers the layer's copy. The
 //! application's own `VkSubmitInfo`s are passed through untouched, except where a command
 //! buffer runs twice in one call: there the layer's copy and re-arm command buffers are
 //! inserted into the batch's list, before the second run. In timeline mode the copy batch
@@ -20,6 +21,9 @@ pub struct Wrapping<'a> {
     pub splits: &'a [usize],
     /// Timeline values of other queues' copies the first re-arm waits for.
     pub waits: &'a [(vk::Semaphore, u64)],
+    /// Whether each segment's re-arm runs before it (otherwise only the copies run; their
+    /// queries are reset already).
+    pub rearm: bool,
     pub completion: Completion,
 }
 
@@ -58,11 +62,13 @@ pub fn splittable2(submits: &[vk::SubmitInfo2<'_>]) -> bool {
 }
 
 /// The command buffer lists of batches with the layer's inserted at the splits: before the
-/// command buffer at position `splits[k]`, segment k's copy and segment k+1's re-arm.
+/// command buffer at position `splits[k]`, segment k's copy and (with `rearm`) segment
+/// k+1's re-arm.
 fn with_insertions<T: Copy>(
     lists: &[&[T]],
     splits: &[usize],
     segments: &[SegmentCommands],
+    rearm: bool,
     layer: impl Fn(vk::CommandBuffer) -> T,
 ) -> Vec<Vec<T>> {
     let mut position = 0;
@@ -74,7 +80,9 @@ fn with_insertions<T: Copy>(
             for &item in *list {
                 if splits.get(next_split) == Some(&position) {
                     out.push(layer(segments[next_split].copy));
-                    out.push(layer(segments[next_split + 1].rearm));
+                    if rearm {
+                        out.push(layer(segments[next_split + 1].rearm));
+                    }
                     next_split += 1;
                 }
                 out.push(item);
@@ -161,16 +169,19 @@ pub unsafe fn queue_submit(
     }
     let result = if wrap.splits.is_empty() {
         // SAFETY: the application's batches, untouched, between the layer's.
-        framed(Some(rearm), app_submits, copy, |all| unsafe {
-            (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
-        })
+        framed(
+            wrap.rearm.then_some(rearm),
+            app_submits,
+            copy,
+            |all| unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) },
+        )
     } else {
         // SAFETY: each batch holds `command_buffer_count` command buffers.
         let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
             .iter()
             .map(|s| unsafe { crate::hooks::slice(s.p_command_buffers, s.command_buffer_count) })
             .collect();
-        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| cb);
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| cb);
         let split: Vec<vk::SubmitInfo<'_>> = app_submits
             .iter()
             .zip(&lists)
@@ -183,7 +194,7 @@ pub unsafe fn queue_submit(
             .collect();
         // SAFETY: the application's batches, unchanged but for the layer's command buffers
         // inserted at the splits; the layer's reference live objects.
-        framed(Some(rearm), &split, copy, |all| unsafe {
+        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
             (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
         })
     };
@@ -244,9 +255,12 @@ pub unsafe fn queue_submit2(
         .signal_semaphore_infos(signal.as_slice());
     let result = if wrap.splits.is_empty() {
         // SAFETY: as in `queue_submit`.
-        framed(Some(rearm), app_submits, copy, |all| unsafe {
-            submit2(queue, all.len() as u32, all.as_ptr(), fence)
-        })
+        framed(
+            wrap.rearm.then_some(rearm),
+            app_submits,
+            copy,
+            |all| unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) },
+        )
     } else {
         // SAFETY: each batch holds `command_buffer_info_count` infos.
         let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
@@ -255,7 +269,7 @@ pub unsafe fn queue_submit2(
                 crate::hooks::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
             })
             .collect();
-        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, |cb| {
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| {
             vk::CommandBufferSubmitInfo::default().command_buffer(cb)
         });
         let split: Vec<vk::SubmitInfo2<'_>> = app_submits
@@ -269,7 +283,7 @@ pub unsafe fn queue_submit2(
             })
             .collect();
         // SAFETY: as in `queue_submit`.
-        framed(Some(rearm), &split, copy, |all| unsafe {
+        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
             submit2(queue, all.len() as u32, all.as_ptr(), fence)
         })
     };
@@ -337,11 +351,14 @@ mod tests {
         // position 4 (B again).
         let a = [cb(1), cb(2)];
         let b = [cb(1), cb(3), cb(2)];
-        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, |c| c);
+        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, true, |c| c);
         assert_eq!(lists[0], vec![cb(1), cb(2)]);
         assert_eq!(
             lists[1],
             vec![cb(200), cb(101), cb(1), cb(3), cb(201), cb(102), cb(2)]
         );
+        // Queries reset by each copy: only the copies go in.
+        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, false, |c| c);
+        assert_eq!(lists[1], vec![cb(200), cb(1), cb(3), cb(201), cb(2)]);
     }
 }

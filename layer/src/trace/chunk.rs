@@ -104,12 +104,16 @@ impl ChunkPool {
     }
 
     /// Takes back chunks that no pending work uses any more (their trace's last batch has
-    /// completed, or they were never submitted); with host reset they are reset here, so
+    /// completed, or they were never submitted). With host reset, chunks are handed out
+    /// reset and every run that writes them resets them after its copy, except a run read
+    /// from the queries themselves: its chunks come back `written` and are reset here, so
     /// that the next trace finds them ready.
-    pub fn release(&self, pools: impl IntoIterator<Item = vk::QueryPool>) {
+    pub fn release(&self, pools: impl IntoIterator<Item = vk::QueryPool>, written: bool) {
         for pool in pools {
             // Reset outside the lock that recording threads take to acquire.
-            self.reset_on_host(pool);
+            if written {
+                self.reset_on_host(pool);
+            }
             self.free.lock().push(pool);
         }
     }

@@ -269,7 +269,8 @@ impl CommandTrace {
     pub fn reset(&mut self, pool: &ChunkPool) -> bool {
         let was_recording = std::mem::take(&mut self.recording);
         self.recorded = None;
-        pool.release(self.chunks.drain(..).map(|c| c.pool));
+        // Never submitted: their queries are as they were handed out.
+        pool.release(self.chunks.drain(..).map(|c| c.pool), false);
         self.copies.clear();
         pool.spare_events.give(std::mem::take(&mut self.events));
         self.strings.clear();

@@ -34,6 +34,9 @@ pub struct RecordedTrace {
     pub one_time: bool,
     /// Its queries are reset (on the host) and no submission has run it yet.
     armed: AtomicBool,
+    /// A run left its queries written (it was read from them, not copied and reset): they
+    /// are reset on the host when the trace goes.
+    written: AtomicBool,
     /// The last batch that ran this trace: its queue and the timeline value that signals
     /// its copy, so that a later run on another queue re-arms only after that copy.
     pub last_run: Mutex<Option<LastRun>>,
@@ -74,6 +77,7 @@ impl RecordedTrace {
             complete,
             one_time,
             armed,
+            written: AtomicBool::new(false),
             last_run: Mutex::new(None),
             pool,
         }
@@ -94,6 +98,11 @@ impl RecordedTrace {
         self.armed.swap(false, Ordering::Relaxed) && self.one_time && self.children.is_empty()
     }
 
+    /// A run that is read from the queries themselves was submitted.
+    pub fn ran_without_reset(&self) {
+        self.written.store(true, Ordering::Relaxed);
+    }
+
     /// Events of this trace and its children.
     pub fn event_count(&self) -> u64 {
         let mut n = 0;
@@ -105,7 +114,10 @@ impl RecordedTrace {
 impl Drop for RecordedTrace {
     fn drop(&mut self) {
         self.pool.trace_dropped();
-        self.pool.release(self.chunks.iter().map(|c| c.pool));
+        // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
+        let written = self.written.load(Ordering::Relaxed);
+        self.pool
+            .release(self.chunks.iter().map(|c| c.pool), written);
         self.pool
             .spare_events
             .give(std::mem::take(&mut self.events));

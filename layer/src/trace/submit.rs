@@ -1,5 +1,6 @@
 //! Flush at submit (u_trace_flush): the traces of the submitted command buffers become a
-//! batch, wrapped by the layer's re-arm and copy command buffers.
+//! batch, signalled only, or wrapped by the layer's copy command buffers (and re-arms where
+//! the queries are not reset already).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -11,7 +12,9 @@ use super::batch::{Batch, Results, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{BatchResources, CopyRange, QueryRange, QueueContext, Segment};
+use crate::gpu::queue_context::{
+    Arming, BatchResources, CopyRange, QueryRange, QueueContext, Segment,
+};
 use crate::gpu::submit::Wrapping;
 use crate::traceq::Message;
 
@@ -27,6 +30,9 @@ pub struct Prepared {
     splits: Vec<usize>,
     /// Copies on other queues the re-arm must wait for (timeline semaphore, value).
     waits: Vec<(vk::Semaphore, u64)>,
+    /// Whether the layer's re-arm command buffers run before each segment (otherwise the
+    /// queries are reset already, and each copy resets after reading).
+    rearm: bool,
     /// The layer's command buffers and readback; `None` when the batch is only signalled
     /// (its timestamps stay in the queries).
     resources: Option<BatchResources>,
@@ -40,6 +46,7 @@ impl Prepared {
             segments: self.resources.as_ref().map_or(&[], |r| r.used()),
             splits: &self.splits,
             waits: &self.waits,
+            rearm: self.rearm,
             completion: self.completion,
         }
     }
@@ -55,7 +62,8 @@ impl DeviceTracer {
     /// A submission whose traces all run for the first time with queries reset on the host
     /// (one-time command buffers, see [`RecordedTrace::take_armed_run`]) is only signalled:
     /// no command buffer of the layer's is recorded, nothing is allocated. Any other is
-    /// wrapped between a re-arm and a copy per segment.
+    /// wrapped: a copy after each segment, and a re-arm before it where the queries are not
+    /// known to be reset (with host reset, each copy resets what it read).
     pub fn prepare(
         &self,
         queue: vk::Queue,
@@ -104,12 +112,16 @@ impl DeviceTracer {
         };
         if armed && splits.is_empty() {
             if let Some(completion) = queue_ctx.signal_only() {
+                for trace in &traces {
+                    trace.ran_without_reset();
+                }
                 return Some(Prepared {
                     queue: queue_ctx,
                     traces,
                     command_buffers: submitted,
                     splits,
                     waits: Vec::new(),
+                    rearm: false,
                     resources: None,
                     completion,
                     frame: self.frame.load(Ordering::Relaxed),
@@ -144,6 +156,14 @@ impl DeviceTracer {
             copies.push(c);
         }
         let waits = cross_queue_waits(queue, &traces);
+        // With host reset, queries are handed out reset and each copy resets what it read:
+        // the next run on this queue needs no re-arm. A run that must wait for a copy on
+        // another queue still gets one, which carries the wait.
+        let reset_after_copy = self.chunks.resets_on_host();
+        let arming = Arming {
+            rearm: !reset_after_copy || !waits.is_empty(),
+            reset_after_copy,
+        };
         let segments: Vec<Segment<'_>> = resets
             .iter()
             .zip(&copies)
@@ -155,6 +175,7 @@ impl DeviceTracer {
             &self.caps.memory,
             &segments,
             total,
+            arming,
         ) {
             Ok(recorded) => {
                 if let Some(e) = recorded.untimed {
@@ -166,6 +187,7 @@ impl DeviceTracer {
                     command_buffers: submitted,
                     splits,
                     waits,
+                    rearm: arming.rearm,
                     resources: Some(recorded.resources),
                     completion: recorded.completion,
                     frame: self.frame.load(Ordering::Relaxed),

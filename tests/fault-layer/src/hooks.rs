@@ -34,8 +34,12 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
     let n = name.to_str().ok()?;
     let planned = |c: &str| faults::planned(c);
     match n {
-        "vkQueueSubmit" if planned(n) => hook!(queue_submit),
-        "vkQueueSubmit2" | "vkQueueSubmit2KHR" if planned("vkQueueSubmit2") => hook!(queue_submit2),
+        "vkQueueSubmit" if planned(n) || faults::show_submits() => hook!(queue_submit_shown),
+        "vkQueueSubmit2" | "vkQueueSubmit2KHR"
+            if planned("vkQueueSubmit2") || faults::show_submits() =>
+        {
+            hook!(queue_submit2_shown)
+        }
         "vkWaitSemaphores" | "vkWaitSemaphoresKHR" if planned("vkWaitSemaphores") => {
             hook!(wait_semaphores)
         }
@@ -90,6 +94,53 @@ faulty!(allocate_memory, "vkAllocateMemory", vk::PFN_vkAllocateMemory, device: v
     (info: *const vk::MemoryAllocateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::DeviceMemory));
 faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Device,
     (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
+
+/// Says what the submission holds (with `UTRACE_FAULT_SHOW_SUBMITS=1`).
+fn show(call: &str, batches: u32, command_buffers: u32) {
+    if faults::show_submits() {
+        eprintln!("utrace-fault: {call} batches={batches} command_buffers={command_buffers}");
+    }
+}
+
+unsafe extern "system" fn queue_submit_shown(
+    queue: vk::Queue,
+    count: u32,
+    submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: the caller's `count` batches.
+    let batches = unsafe { slice(submits, count) };
+    let cbs = batches.iter().map(|b| b.command_buffer_count).sum();
+    show("vkQueueSubmit", count, cbs);
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { queue_submit(queue, count, submits, fence) }
+}
+
+unsafe extern "system" fn queue_submit2_shown(
+    queue: vk::Queue,
+    count: u32,
+    submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: the caller's `count` batches.
+    let batches = unsafe { slice(submits, count) };
+    let cbs = batches.iter().map(|b| b.command_buffer_info_count).sum();
+    show("vkQueueSubmit2", count, cbs);
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { queue_submit2(queue, count, submits, fence) }
+}
+
+/// `count` elements at `ptr` (none when null or empty).
+///
+/// # Safety
+/// A non-null `ptr` points at `count` initialised elements that outlive the result.
+unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        return &[];
+    }
+    // SAFETY: as the caller promises.
+    unsafe { std::slice::from_raw_parts(ptr, count as usize) }
+}
 
 /// With `vkWaitSemaphores` planned to fail, timeline semaphores never advance.
 unsafe extern "system" fn get_semaphore_counter_value(

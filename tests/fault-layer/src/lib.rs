@@ -7,6 +7,7 @@
 //! from 1; `@N` may be left out for 1). RESULT is `device_lost`, `out_of_device_memory`,
 //! `out_of_host_memory` or `timeout`. `vkWaitSemaphores=timeout` also makes
 //! `vkGetSemaphoreCounterValue` report 0: a semaphore that never signals.
+//! `UTRACE_FAULT_SHOW_SUBMITS=1` makes each submit call say on stderr what it holds.
 //!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
