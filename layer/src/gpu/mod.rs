@@ -2,11 +2,13 @@
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
 //! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks;
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
-//! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`;
+//! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`
+//!   ([`feature_choice`]: what the application chose, what the device offers);
 //! - [`query_pool`]: timestamp query pools, the chunks' storage;
 //! - [`readback`]: host-visible buffers the GPU copies a batch's timestamps into;
 //! - [`queue_context`]: per-queue resources: the layer's command buffers that re-arm and copy
-//!   queries around each submission, and its completion semaphore;
+//!   queries around each submission, and its completion semaphore; [`layer_commands`]: what
+//!   those command buffers hold;
 //! - [`completion`]: waiting for a batch with a bounded timeout;
 //! - [`submit`]: the application's submission wrapped with the layer's batches.
 //!
@@ -17,7 +19,9 @@ pub mod caps;
 pub mod chain_copy;
 pub mod completion;
 pub mod cpu_clock;
+mod feature_choice;
 pub mod features;
+mod layer_commands;
 pub mod measured_clock;
 pub mod query_pool;
 pub mod queue_context;

@@ -1,10 +1,14 @@
-//! A completed batch's timestamps turned into events, in execution order: each command
-//! buffer's events with the events of the secondaries it executed spliced in where it
-//! executed them.
+//! A completed batch's timestamps (read from its queries where they stayed there) turned
+//! into events, in execution order: each command buffer's events with the events of the
+//! secondaries it executed spliced in where it executed them.
 
 use std::sync::Arc;
 
+use ash::vk;
+
 use super::recorded_trace::RecordedTrace;
+use crate::gpu::query_pool;
+use crate::loader::dispatch::DeviceDispatch;
 use crate::sink::Event;
 
 /// Appends the events of `traces` to `out`. `values` is the batch's readback (each trace's
@@ -22,6 +26,31 @@ pub fn batch_events<'a>(
         dropped += trace_events(trace, values, to_ns, &mut next_base, out);
     }
     dropped
+}
+
+/// The timestamps of a completed batch whose queries hold them, in readback order (each
+/// trace's region after the previous one's, depth first), into `values`.
+pub fn read_queries<'v>(
+    d: &DeviceDispatch,
+    traces: &[Arc<RecordedTrace>],
+    total: u32,
+    values: &'v mut Vec<u64>,
+) -> Result<&'v [u64], vk::Result> {
+    values.clear();
+    values.resize(total as usize, 0);
+    let mut base = 0u32;
+    let mut outcome = Ok(());
+    for trace in traces {
+        trace.visit(&mut |t| {
+            for c in &t.copies {
+                let at = (base + c.slot) as usize;
+                let out = &mut values[at..at + c.count as usize];
+                outcome = outcome.and(query_pool::read(d, c.pool, c.first, out));
+            }
+            base += t.slots;
+        });
+    }
+    outcome.map(|()| &values[..])
 }
 
 fn trace_events<'a>(

@@ -1,0 +1,151 @@
+//! The values the environment's variables take, each parsed on its own: formats, switches,
+//! frame windows, path templates; and whether the process runs with another's privileges.
+
+use std::path::PathBuf;
+
+/// Output format of the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Txt,
+    /// JSON Lines: one object per batch, frame end and trace end.
+    Json,
+    Csv,
+    /// GPU render stages in a Perfetto trace (an in-process session written to a file).
+    Perfetto,
+}
+
+impl Format {
+    fn parse(name: &str) -> Option<Format> {
+        match name {
+            "txt" => Some(Format::Txt),
+            "json" => Some(Format::Json),
+            "csv" => Some(Format::Csv),
+            "perfetto" => Some(Format::Perfetto),
+            _ => None,
+        }
+    }
+
+    /// The name `GPU_TRACE_FORMAT` uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Txt => "txt",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Perfetto => "perfetto",
+        }
+    }
+}
+
+/// How a boolean-ish variable was understood.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Switch {
+    On,
+    Off,
+    /// Not a recognised spelling: reported, and treated as on, because a user who sets the
+    /// variable at all wants a trace (Mesa's `debug_get_bool_option` does the same).
+    Unrecognised,
+}
+
+pub(super) fn parse_switch(value: &str) -> Switch {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" | "y" => Switch::On,
+        "" | "0" | "false" | "no" | "off" | "n" => Switch::Off,
+        _ => Switch::Unrecognised,
+    }
+}
+
+/// The names Perfetto's tools give trace files.
+pub(super) fn is_perfetto_name(path: &str) -> bool {
+    path.ends_with(".pftrace") || path.ends_with(".perfetto-trace")
+}
+
+/// `GPU_TRACE_FORMAT`: one format, or one text format and `perfetto` (`txt,perfetto`; the
+/// text then goes to stdout and the Perfetto trace to `GPU_TRACEFILE`).
+pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Format> {
+    let mut formats = Vec::new();
+    for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
+        if name.is_empty() {
+            continue;
+        }
+        match Format::parse(&name) {
+            Some(f) if formats.contains(&f) => {}
+            Some(Format::Perfetto) => formats.push(Format::Perfetto),
+            Some(f) if formats.iter().any(|g| *g != Format::Perfetto) => problems.push(format!(
+                "GPU_TRACE_FORMAT={value:?} names more than one text format; {} is left out",
+                f.name()
+            )),
+            Some(f) => formats.push(f),
+            None => problems.push(format!(
+                "GPU_TRACE_FORMAT={value:?}: {name:?} is not a supported format (txt, json, csv, perfetto); it is left out"
+            )),
+        }
+    }
+    if formats.is_empty() {
+        formats.push(Format::Txt);
+    }
+    formats
+}
+
+/// `FIRST-LAST` (or a single frame `N`) with FIRST <= LAST.
+pub(super) fn parse_frames(value: &str) -> Option<(u32, u32)> {
+    let value = value.trim();
+    let (first, last) = value.split_once('-').unwrap_or((value, value));
+    let (first, last) = (first.trim().parse().ok()?, last.trim().parse().ok()?);
+    (first <= last).then_some((first, last))
+}
+
+/// Expands `%p` (pid) and `%i` (device index) in a `GPU_TRACEFILE` template; `%%` is `%`.
+pub fn expand_path(template: &str, pid: u32, device_index: u32) -> PathBuf {
+    let mut out = String::with_capacity(template.len() + 8);
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('p') => out.push_str(&pid.to_string()),
+            Some('i') => out.push_str(&device_index.to_string()),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    PathBuf::from(out)
+}
+
+/// True when real and effective user or group ids differ (setuid/setgid), read from
+/// `/proc/self/status` so that no libc binding is needed.
+pub(super) fn is_setid_process() -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    let differs = |key: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|ids| {
+                let ids: Vec<&str> = ids.split_whitespace().collect();
+                ids.len() >= 2 && ids[0] != ids[1]
+            })
+            .unwrap_or(false)
+    };
+    differs("Uid:") || differs("Gid:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_expansion() {
+        assert_eq!(
+            expand_path("/t/%p-%i-%%-%x.txt", 42, 3),
+            PathBuf::from("/t/42-3-%-%x.txt")
+        );
+        assert_eq!(expand_path("trace%", 1, 0), PathBuf::from("trace%"));
+    }
+}

@@ -1,0 +1,306 @@
+//! The traceq thread, one per device (u_trace's `traceq`): waits for each batch to complete
+//! (bounded waits), reads its timestamps, turns ticks into nanoseconds and hands the events
+//! to the sink, in submission order. Frame ends and syncs travel the same channel, so they
+//! are written after the batches submitted before them.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use parking_lot::Mutex;
+
+use crate::gpu::caps::DeviceCaps;
+use crate::loader::dispatch::DeviceDispatch;
+use crate::sink::Sink;
+use crate::trace::batch::Batch;
+
+mod thread;
+
+use thread::Traceq;
+
+/// Batches sent to the traceq thread and not yet taken by it, at most. A submission never
+/// waits for the thread: a batch may wait on work that the application releases only after
+/// later submissions returned (a timeline wait-before-signal), so the queue grows instead.
+/// Past this many, a batch is dropped and its events are counted as dropped. A pending batch
+/// holds its command buffers' traces and its layer resources (two command buffers and a
+/// readback buffer of 8 bytes per timestamp): a few hundred bytes of host memory, plus the
+/// readback's device memory.
+pub const MAX_PENDING_BATCHES: usize = 65_536;
+/// One wait on the GPU; the thread re-checks whether it is stopping between waits.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
+/// How long the thread lets work gather after it was woken from idle.
+const COALESCE: Duration = Duration::from_millis(1);
+/// How long a stopping thread still waits for a batch before giving it up.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long the process-exit path waits for the thread to finish.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+/// How long a stopping thread waits for its outputs to write what it queued.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+/// How long `vkDestroyDevice` waits for the thread, at most: its GPU waits give up after
+/// [`STOP_GRACE`], a full output makes it wait at most `sink::output::STALL`, and its drain
+/// at most [`DRAIN_GRACE`]. Past this the device's remaining trace is given up.
+const DESTROY_LIMIT: Duration = Duration::from_secs(8);
+
+pub enum Message {
+    Batch(Batch),
+    EndOfFrame(u32),
+    Sync(Sender<()>),
+    Shutdown,
+}
+
+/// Counters shown at the end of the trace.
+#[derive(Default)]
+pub struct Stats {
+    pub batches: AtomicU64,
+    pub events: AtomicU64,
+    pub dropped: AtomicU64,
+}
+
+/// The batches in the channel, counted against a cap by the submitting threads (which
+/// add) and the traceq thread (which takes).
+struct PendingBatches {
+    count: AtomicUsize,
+    cap: usize,
+}
+
+impl PendingBatches {
+    fn new(cap: usize) -> PendingBatches {
+        PendingBatches {
+            count: AtomicUsize::new(0),
+            cap,
+        }
+    }
+
+    /// Counts one more batch, unless `cap` are already pending.
+    fn try_add(&self) -> bool {
+        // Relaxed: a count, not a synchronisation point (the channel orders the batches).
+        if self.count.fetch_add(1, Ordering::Relaxed) >= self.cap {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// The traceq thread took one.
+    fn taken(&self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The submit side of the channel and the thread's handle.
+pub struct Consumer {
+    tx: Sender<Message>,
+    pending: Arc<PendingBatches>,
+    stats: Arc<Stats>,
+    /// Whether the first batch dropped for a full queue was reported.
+    overflow_reported: AtomicBool,
+    stopping: Arc<AtomicBool>,
+    done: Receiver<()>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Consumer {
+    /// Never blocks. A batch beyond [`MAX_PENDING_BATCHES`] is dropped and counted.
+    pub fn send(&self, msg: Message) {
+        if let Message::Batch(batch) = &msg {
+            if !self.pending.try_add() {
+                self.stats
+                    .dropped
+                    .fetch_add(batch.event_count(), Ordering::Relaxed);
+                if !self.overflow_reported.swap(true, Ordering::Relaxed) {
+                    log::warn!(
+                        "more than {MAX_PENDING_BATCHES} batches wait to be written (the GPU has not finished them); later batches are dropped and counted until it catches up"
+                    );
+                }
+                // Dropping the batch abandons its resources: the GPU may still use them.
+                return;
+            }
+        }
+        // An error means the thread is gone: the message (and a batch's resources, through
+        // `Batch`'s drop) is given up.
+        let _ = self.tx.send(msg);
+    }
+
+    pub fn sync(&self, timeout: Duration) {
+        let (ack_tx, ack_rx) = bounded(1);
+        if self.tx.send_timeout(Message::Sync(ack_tx), timeout).is_ok() {
+            let _ = ack_rx.recv_timeout(timeout);
+        }
+    }
+
+    /// Asks the thread to finish and waits for it. Returns whether it has stopped.
+    pub fn stop(&self, exiting: bool) -> bool {
+        let Some(handle) = self.thread.lock().take() else {
+            return true;
+        };
+        // From now on a batch that does not complete is given up after a grace period
+        // rather than waited for forever.
+        self.stopping.store(true, Ordering::Relaxed);
+        let _ = self.tx.send(Message::Shutdown);
+        let limit = if exiting { EXIT_GRACE } else { DESTROY_LIMIT };
+        let finished = self.done.recv_timeout(limit).is_ok();
+        if finished {
+            let _ = handle.join();
+        } else {
+            log::error!(
+                "the trace thread did not finish within {limit:?}; what it had not written is lost"
+            );
+        }
+        finished
+    }
+}
+
+/// The consumer of a device: started with the device, or (on demand) at the first message,
+/// so that a device nobody traces has no thread.
+pub struct TraceqHandle {
+    consumer: OnceLock<Consumer>,
+    start: Mutex<Option<Starter>>,
+}
+
+type Starter = Box<dyn FnOnce() -> std::io::Result<Consumer> + Send>;
+
+impl TraceqHandle {
+    pub fn started(consumer: Consumer) -> TraceqHandle {
+        TraceqHandle {
+            consumer: OnceLock::from(consumer),
+            start: Mutex::new(None),
+        }
+    }
+
+    /// `start` runs at the first message.
+    pub fn lazy(
+        start: impl FnOnce() -> std::io::Result<Consumer> + Send + 'static,
+    ) -> TraceqHandle {
+        TraceqHandle {
+            consumer: OnceLock::new(),
+            start: Mutex::new(Some(Box::new(start))),
+        }
+    }
+
+    fn get_or_start(&self) -> Option<&Consumer> {
+        if let Some(c) = self.consumer.get() {
+            return Some(c);
+        }
+        let mut start = self.start.lock();
+        if let Some(c) = self.consumer.get() {
+            return Some(c);
+        }
+        match (start.take()?)() {
+            Ok(c) => Some(self.consumer.get_or_init(|| c)),
+            Err(e) => {
+                log::error!("could not start the traceq thread ({e}); this device's trace is lost");
+                None
+            }
+        }
+    }
+
+    pub fn send(&self, msg: Message) {
+        if let Some(c) = self.get_or_start() {
+            c.send(msg);
+        }
+    }
+
+    /// Waits until what was sent is written; nothing to wait for if never started.
+    pub fn sync(&self, timeout: Duration) {
+        if let Some(c) = self.consumer.get() {
+            c.sync(timeout);
+        }
+    }
+
+    /// Stops the thread (a thread never started never will). Returns whether it stopped.
+    pub fn stop(&self, exiting: bool) -> bool {
+        self.start.lock().take();
+        self.consumer.get().is_none_or(|c| c.stop(exiting))
+    }
+}
+
+pub fn spawn(
+    device_index: u32,
+    dispatch: Arc<DeviceDispatch>,
+    caps: Arc<DeviceCaps>,
+    sink: Box<dyn Sink>,
+    stats: Arc<Stats>,
+) -> std::io::Result<Consumer> {
+    let (tx, rx) = unbounded();
+    let (done_tx, done) = bounded(1);
+    let stopping = Arc::new(AtomicBool::new(false));
+    let pending = Arc::new(PendingBatches::new(MAX_PENDING_BATCHES));
+    let mut traceq = Traceq::new(
+        device_index,
+        dispatch,
+        caps,
+        sink,
+        Arc::clone(&stats),
+        Arc::clone(&pending),
+        Arc::clone(&stopping),
+    );
+    let thread = std::thread::Builder::new()
+        .name("utrace-traceq".into())
+        .spawn(move || {
+            traceq.run(rx);
+            let _ = done_tx.send(());
+        })?;
+    Ok(Consumer {
+        tx,
+        pending,
+        stats,
+        overflow_reported: AtomicBool::new(false),
+        stopping,
+        done,
+        thread: Mutex::new(Some(thread)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    /// A starter that counts its runs and fails (a Consumer needs a device).
+    fn counting(runs: &Arc<AtomicU32>) -> impl FnOnce() -> std::io::Result<Consumer> + Send {
+        let runs = Arc::clone(runs);
+        move || {
+            runs.fetch_add(1, Ordering::Relaxed);
+            Err(std::io::Error::other("no device in a unit test"))
+        }
+    }
+
+    #[test]
+    fn pending_batches_are_counted_against_the_cap() {
+        let pending = PendingBatches::new(2);
+        assert!(pending.try_add());
+        assert!(pending.try_add());
+        assert!(!pending.try_add(), "the third is refused");
+        assert!(!pending.try_add(), "and a refusal takes no room");
+        pending.taken();
+        assert!(pending.try_add(), "room again once the thread took one");
+        assert!(!pending.try_add());
+    }
+
+    #[test]
+    fn a_lazy_traceq_starts_at_the_first_message_only() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let handle = TraceqHandle::lazy(counting(&runs));
+        handle.sync(Duration::from_millis(1));
+        assert_eq!(runs.load(Ordering::Relaxed), 0, "a sync starts nothing");
+        handle.send(Message::EndOfFrame(0));
+        handle.send(Message::EndOfFrame(1));
+        assert_eq!(
+            runs.load(Ordering::Relaxed),
+            1,
+            "started once, at the first message"
+        );
+        assert!(handle.stop(false));
+    }
+
+    #[test]
+    fn a_stopped_lazy_traceq_never_starts() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let handle = TraceqHandle::lazy(counting(&runs));
+        assert!(handle.stop(false), "nothing to stop");
+        handle.send(Message::EndOfFrame(0));
+        assert_eq!(runs.load(Ordering::Relaxed), 0);
+    }
+}

@@ -1,0 +1,294 @@
+//! The traceq thread's work: each batch waited for (bounded waits), its timestamps read
+//! and turned into nanoseconds, its events handed to the sink, in submission order.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ash::vk::Handle;
+use crossbeam_channel::Receiver;
+
+use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
+use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
+use crate::gpu::completion::{self, WaitOutcome};
+use crate::gpu::cpu_clock;
+use crate::loader::dispatch::DeviceDispatch;
+use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
+use crate::trace::batch::{Batch, Results};
+use crate::trace::events::{batch_events, read_queries};
+
+pub(super) struct Traceq {
+    device_index: u32,
+    dispatch: Arc<DeviceDispatch>,
+    caps: Arc<DeviceCaps>,
+    sink: Box<dyn Sink>,
+    stats: Arc<Stats>,
+    /// Batches in the channel; one is taken off as the thread receives it.
+    pending: Arc<PendingBatches>,
+    stopping: Arc<AtomicBool>,
+    /// Set after a wait failed (device lost): later batches are given up without waiting.
+    broken: bool,
+    batches_written: u64,
+    /// Time spent turning completed batches into output (not waiting for the GPU), and the
+    /// events written in it: the thread's throughput, logged at the end (`UTRACE_LOG=info`).
+    busy: Duration,
+    /// Time spent dropping written batches: giving their query chunks back, which resets
+    /// them on the host when the device can (the driver's cost per query, not writing).
+    releasing: Duration,
+    /// The thread's CPU time within `busy` (less than `busy` when the application or the
+    /// driver had its core).
+    busy_cpu_ns: u64,
+    /// Timestamps read from the queries of a batch (kept for the next).
+    host_values: Vec<u64>,
+    /// A read of queries failed (said once).
+    read_failed: bool,
+}
+
+impl Traceq {
+    pub(super) fn new(
+        device_index: u32,
+        dispatch: Arc<DeviceDispatch>,
+        caps: Arc<DeviceCaps>,
+        sink: Box<dyn Sink>,
+        stats: Arc<Stats>,
+        pending: Arc<PendingBatches>,
+        stopping: Arc<AtomicBool>,
+    ) -> Traceq {
+        Traceq {
+            device_index,
+            dispatch,
+            caps,
+            sink,
+            stats,
+            pending,
+            stopping,
+            broken: false,
+            batches_written: 0,
+            busy: Duration::ZERO,
+            releasing: Duration::ZERO,
+            busy_cpu_ns: 0,
+            host_values: Vec::new(),
+            read_failed: false,
+        }
+    }
+
+    pub(super) fn run(&mut self, rx: Receiver<Message>) {
+        'idle: while let Ok(first) = rx.recv() {
+            // Woken from idle: let the application go on submitting before the work starts,
+            // so that a burst of submissions costs one wake-up of this thread (and of the
+            // driver's waits it makes), not one per submission on cores the application
+            // shares with it.
+            if matches!(first, Message::Batch(_) | Message::EndOfFrame(_)) {
+                std::thread::sleep(COALESCE);
+            }
+            let mut next = Some(first);
+            while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
+                if !self.handle(msg) {
+                    break 'idle;
+                }
+            }
+        }
+        self.sink.end_of_trace(&TraceSummary {
+            device: self.device_index,
+            batches: self.stats.batches.load(Ordering::Relaxed),
+            events: self.stats.events.load(Ordering::Relaxed),
+            dropped: self.stats.dropped.load(Ordering::Relaxed),
+        });
+        // The device is going: give its outputs a moment to write what it queued. What
+        // they hold past that is written later if they take data (or reported at exit).
+        let started = Instant::now();
+        let left = self.sink.drain(DRAIN_GRACE);
+        self.busy += started.elapsed();
+        self.log_throughput();
+        if left > 0 {
+            log::warn!(
+                "device {}: {left} batch(es) not yet written after {DRAIN_GRACE:?} (the output is not taking data)",
+                self.device_index
+            );
+        }
+    }
+
+    /// One message, in order. False at shutdown.
+    fn handle(&mut self, msg: Message) -> bool {
+        match msg {
+            Message::Batch(batch) => {
+                self.pending.taken();
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    if self.wait(&batch) {
+                        let mut batch = batch;
+                        let (started, started_cpu) = (Instant::now(), cpu_clock::thread_cpu_ns());
+                        self.process(&mut batch);
+                        let written = Instant::now();
+                        self.busy_cpu_ns += cpu_clock::thread_cpu_ns().saturating_sub(started_cpu);
+                        drop(batch);
+                        self.busy += written - started;
+                        self.releasing += written.elapsed();
+                    } else {
+                        self.give_up(&batch);
+                    }
+                }));
+                if outcome.is_err() {
+                    log::error!(
+                        "internal error while writing a batch of device {}; it is dropped",
+                        self.device_index
+                    );
+                }
+            }
+            Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
+            Message::Sync(ack) => {
+                let _ = ack.send(());
+            }
+            Message::Shutdown => return false,
+        }
+        true
+    }
+
+    fn wait(&mut self, batch: &Batch) -> bool {
+        if self.broken {
+            return false;
+        }
+        let mut stop_started: Option<Instant> = None;
+        loop {
+            match completion::wait(
+                &self.dispatch,
+                &batch.completion,
+                WAIT_SLICE.as_nanos() as u64,
+            ) {
+                WaitOutcome::Done => return true,
+                WaitOutcome::TimedOut => {
+                    if self.stopping.load(Ordering::Relaxed) {
+                        let started = *stop_started.get_or_insert_with(Instant::now);
+                        if started.elapsed() >= STOP_GRACE {
+                            // The GPU is not finishing: later batches cannot complete
+                            // before this one, so they are given up without waiting too.
+                            log::warn!(
+                                "device {}: a batch did not complete within {:?} of shutdown; it and the batches after it are dropped",
+                                self.device_index,
+                                STOP_GRACE
+                            );
+                            self.broken = true;
+                            return false;
+                        }
+                    }
+                }
+                WaitOutcome::Failed(e) => {
+                    log::error!(
+                        "device {}: waiting for a batch failed ({e}); tracing stops for this device",
+                        self.device_index
+                    );
+                    self.broken = true;
+                    return false;
+                }
+            }
+        }
+    }
+
+    fn log_throughput(&self) {
+        let events = self.stats.events.load(Ordering::Relaxed);
+        let seconds = self.busy.as_secs_f64();
+        if events > 0 && seconds > 0.0 {
+            log::info!(
+                "device {}: traceq wrote {events} events in {:.1} ms of work, {:.2} M events/s ({:.1} ms on the CPU, {:.2} M events/s); {:.1} ms more giving their query chunks back",
+                self.device_index,
+                seconds * 1e3,
+                events as f64 / seconds / 1e6,
+                self.busy_cpu_ns as f64 / 1e6,
+                events as f64 / (self.busy_cpu_ns.max(1) as f64 / 1e9) / 1e6,
+                self.releasing.as_secs_f64() * 1e3
+            );
+        }
+    }
+
+    /// A batch that will not complete (or whose wait failed): its events are counted lost.
+    fn give_up(&mut self, batch: &Batch) {
+        self.stats
+            .dropped
+            .fetch_add(batch.event_count(), Ordering::Relaxed);
+    }
+
+    /// Writes a completed batch.
+    fn process(&mut self, batch: &mut Batch) {
+        let Some(results) = batch.results.take() else {
+            return;
+        };
+        if !batch.captured {
+            // Outside a capture: the batch only kept its queries valid.
+            self.recycle(batch, results);
+            return;
+        }
+        let mut total = 0u32;
+        for trace in &batch.traces {
+            trace.visit(&mut |t| total += t.slots);
+        }
+        let mask = self.caps.timestamp_mask(batch.queue.family);
+        let period = self.caps.timestamp_period;
+        let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
+        let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
+        let values = match &results {
+            Results::Copied(resources) => resources
+                .readback
+                .as_ref()
+                .map(|readback| readback.read(&self.dispatch, total)),
+            Results::InQueries => {
+                match read_queries(&self.dispatch, &batch.traces, total, &mut self.host_values) {
+                    Ok(values) => Some(values),
+                    Err(e) => {
+                        if !self.read_failed {
+                            self.read_failed = true;
+                            log::error!("device {}: reading a batch's timestamps failed ({e}); such batches are dropped and counted", self.device_index);
+                        }
+                        None
+                    }
+                }
+            }
+        };
+        match values {
+            Some(values) => {
+                let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
+                self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
+            }
+            // An untimed batch (no readback could be had, the queries could not be read):
+            // its events are given up.
+            None => {
+                self.stats
+                    .dropped
+                    .fetch_add(batch.event_count(), Ordering::Relaxed);
+            }
+        }
+        if events.is_empty() {
+            // Nothing could be read (an untimed batch, incomplete traces): no empty block.
+            drop(events);
+            self.recycle(batch, results);
+            return;
+        }
+        self.batches_written += 1;
+        let info = BatchInfo {
+            number: self.batches_written,
+            device: self.device_index,
+            queue: batch.queue.queue.as_raw(),
+            queue_family: batch.queue.family,
+            queue_index: batch.queue.index,
+            frame: batch.frame,
+            submission: batch.submission,
+            cmdbufs: batch.traces.len() as u32,
+            queries: total,
+            command_buffers: &batch.command_buffers,
+            submit: batch.submit,
+        };
+        self.sink.batch(&info, &events);
+        self.stats.batches.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .events
+            .fetch_add(events.len() as u64, Ordering::Relaxed);
+        drop(events);
+        self.recycle(batch, results);
+    }
+
+    /// Gives a completed batch's layer resources back to its queue.
+    fn recycle(&self, batch: &Batch, results: Results) {
+        if let Results::Copied(resources) = results {
+            batch.queue.recycle(&self.dispatch, resources);
+        }
+    }
+}
