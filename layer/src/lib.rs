@@ -5,12 +5,12 @@
 //!   registry of instances and devices keyed by dispatch key;
 //! - [`hooks`]: the intercepted entry points, grouped by object;
 //! - [`trace`]: the trace core (per-device context, per-command-buffer traces, chunks,
-//!   batches); it knows tracepoints and batches and little Vulkan;
+//!   batches, and the per-device traceq thread turning completed batches into events); it
+//!   knows tracepoints and batches and little Vulkan, and is given its outputs;
 //! - [`gpu`]: the Vulkan resources the core needs (query pools, readback buffers, the
 //!   layer's own command buffers and semaphores);
-//! - [`traceq`]: the per-device consumer thread turning completed batches into events;
-//! - [`sink`]: the output formats, which only know events;
-//! - [`perfetto`]: the Perfetto data source, its sessions and its sink;
+//! - [`sink`]: the output formats, which only know events (Perfetto's data source and
+//!   sessions among them);
 //! - [`config`]: the environment contract, read once per process.
 #![warn(unsafe_op_in_unsafe_fn)]
 // The loader looks for `libVkLayer_<name>.so`, so the crate keeps the loader's spelling.
@@ -20,15 +20,14 @@
 mod alloc_count;
 pub mod config;
 pub mod digits;
+pub mod ffi;
 pub mod gpu;
 mod guard;
 pub mod hooks;
 pub mod loader;
 mod logger;
-pub mod perfetto;
 pub mod sink;
 pub mod trace;
-pub mod traceq;
 
 /// The layer's name as the loader and applications know it.
 pub const LAYER_NAME: &std::ffi::CStr = c"VK_LAYER_utrace";

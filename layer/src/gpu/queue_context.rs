@@ -25,27 +25,9 @@ use parking_lot::Mutex;
 use super::check;
 use super::completion::{Completion, CompletionMode};
 use super::layer_commands::record_segment;
+pub use super::layer_commands::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use super::readback::Readback;
 use crate::loader::dispatch::DeviceDispatch;
-
-/// A contiguous run of written queries at the start of one query pool (what a batch
-/// re-arms).
-#[derive(Clone, Copy, Debug)]
-pub struct QueryRange {
-    pub pool: vk::QueryPool,
-    pub count: u32,
-}
-
-/// Queries whose values a batch reads, and where in its readback they go (in 64-bit
-/// slots). In a multiview render pass a timestamp takes one query per view but only the
-/// first holds the time, so the others are re-armed and never copied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CopyRange {
-    pub pool: vk::QueryPool,
-    pub first: u32,
-    pub count: u32,
-    pub slot: u32,
-}
 
 /// A submission's layer command buffers, recorded.
 pub struct Prepared {
@@ -54,28 +36,6 @@ pub struct Prepared {
     /// `Some(error)` when no readback buffer could be had: the re-arms are recorded (the
     /// application's queries stay valid) but nothing is copied, so the batch is untimed.
     pub untimed: Option<vk::Result>,
-}
-
-/// How a submission's queries are made ready to be written again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Arming {
-    /// A re-arm before each segment resets its queries.
-    pub rearm: bool,
-    /// Each copy resets the queries it read.
-    pub reset_after_copy: bool,
-}
-
-/// What one segment of a submission re-arms before it runs and copies after.
-pub struct Segment<'a> {
-    pub resets: &'a [QueryRange],
-    pub copies: &'a [CopyRange],
-}
-
-/// The layer's command buffers around one segment of a submission.
-#[derive(Clone, Copy, Debug)]
-pub struct SegmentCommands {
-    pub rearm: vk::CommandBuffer,
-    pub copy: vk::CommandBuffer,
 }
 
 /// What one traced submission needs on top of the application's work.

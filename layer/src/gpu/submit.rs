@@ -179,7 +179,7 @@ pub unsafe fn queue_submit(
         // SAFETY: each batch holds `command_buffer_count` command buffers.
         let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
             .iter()
-            .map(|s| unsafe { crate::hooks::slice(s.p_command_buffers, s.command_buffer_count) })
+            .map(|s| unsafe { crate::ffi::slice(s.p_command_buffers, s.command_buffer_count) })
             .collect();
         let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| cb);
         let split: Vec<vk::SubmitInfo<'_>> = app_submits
@@ -266,7 +266,7 @@ pub unsafe fn queue_submit2(
         let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
             .iter()
             .map(|s| unsafe {
-                crate::hooks::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
+                crate::ffi::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
             })
             .collect();
         let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| {

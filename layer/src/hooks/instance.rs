@@ -12,7 +12,8 @@ use crate::gpu::features::{self, DevicePlan};
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Device, Instance};
-use crate::trace::DeviceTracer;
+use crate::sink::{self, perfetto::SessionHooks};
+use crate::trace::{capture, DeviceTracer};
 
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
@@ -201,6 +202,7 @@ pub unsafe extern "system" fn create_device(
                     &plan,
                     next.set_device_loader_data,
                     config,
+                    sink::outputs(config, SESSION_HOOKS),
                 ) {
                     Ok(tracer) => Some(tracer),
                     Err(e) => {
@@ -245,4 +247,21 @@ unsafe fn enabled(
         .iter()
         // SAFETY: each entry is a NUL-terminated string.
         .any(|&n| !n.is_null() && unsafe { std::ffi::CStr::from_ptr(n) } == name)
+}
+
+/// What a Perfetto session's start and stop do to the devices.
+const SESSION_HOOKS: SessionHooks = SessionHooks {
+    started: capture::session_started,
+    stopped: capture::session_stopped,
+    drain: write_every_device,
+};
+
+/// Waits (bounded, per device) until every traced device wrote what it submitted so far:
+/// a stopping session's last batches. On Perfetto's stop thread, never an application's.
+fn write_every_device(timeout: std::time::Duration) {
+    for device in registry::all_devices() {
+        if let Some(tracer) = device.tracer.as_ref() {
+            tracer.sync(timeout);
+        }
+    }
 }

@@ -29,18 +29,7 @@ pub mod queue;
 
 pub use crate::guard::guarded;
 
-/// A slice from a Vulkan (count, pointer) pair; empty for a zero count or a null pointer.
-///
-/// # Safety
-/// When non-null, `ptr` must point to `count` valid elements that outlive the result.
-pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
-    if ptr.is_null() || count == 0 {
-        &[]
-    } else {
-        // SAFETY: forwarded from the caller.
-        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
-    }
-}
+pub use crate::ffi::slice;
 
 use std::ffi::CStr;
 
@@ -56,28 +45,20 @@ macro_rules! hook {
     };
 }
 
-/// Functions reachable with a null instance.
+/// Functions reachable with a null instance (besides the loader-facing ones of
+/// `loader::exports`).
 pub fn global_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    use crate::loader::exports as e;
     match name.to_bytes() {
-        b"vkGetInstanceProcAddr" => hook!(e::get_instance_proc_addr),
         b"vkCreateInstance" => hook!(instance::create_instance),
-        b"vkEnumerateInstanceLayerProperties" => hook!(e::enumerate_instance_layer_properties),
-        b"vkEnumerateInstanceExtensionProperties" => {
-            hook!(e::enumerate_instance_extension_properties)
-        }
         _ => None,
     }
 }
 
 /// Instance-level functions the layer always intercepts.
 pub fn instance_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    use crate::loader::exports as e;
     match name.to_bytes() {
         b"vkDestroyInstance" => hook!(instance::destroy_instance),
         b"vkCreateDevice" => hook!(instance::create_device),
-        b"vkEnumerateDeviceLayerProperties" => hook!(e::enumerate_device_layer_properties),
-        b"vkEnumerateDeviceExtensionProperties" => hook!(e::enumerate_device_extension_properties),
         _ => None,
     }
 }
@@ -85,9 +66,7 @@ pub fn instance_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
 /// Device functions the layer intercepts even when it does not trace: it must know when a
 /// device goes away.
 pub fn device_lifetime_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    use crate::loader::exports as e;
     match name.to_bytes() {
-        b"vkGetDeviceProcAddr" => hook!(e::get_device_proc_addr),
         b"vkDestroyDevice" => hook!(device::destroy_device),
         _ => None,
     }

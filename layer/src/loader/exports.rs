@@ -14,6 +14,46 @@ use ash_layer::{NegotiateLayerInterface, NegotiateLayerStructType};
 use super::registry;
 use crate::hooks;
 
+/// A function of this file as the loader's untyped pointer.
+macro_rules! own {
+    ($f:path) => {
+        // SAFETY: each function has the exact signature of the command it is returned for;
+        // the loader casts the pointer back to that signature.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+        })
+    };
+}
+
+/// This file's functions reachable with a null instance.
+fn own_global(name: &CStr) -> vk::PFN_vkVoidFunction {
+    match name.to_bytes() {
+        b"vkGetInstanceProcAddr" => own!(get_instance_proc_addr),
+        b"vkEnumerateInstanceLayerProperties" => own!(enumerate_instance_layer_properties),
+        b"vkEnumerateInstanceExtensionProperties" => {
+            own!(enumerate_instance_extension_properties)
+        }
+        _ => None,
+    }
+}
+
+/// This file's functions for an instance's physical devices.
+fn own_instance(name: &CStr) -> vk::PFN_vkVoidFunction {
+    match name.to_bytes() {
+        b"vkEnumerateDeviceLayerProperties" => own!(enumerate_device_layer_properties),
+        b"vkEnumerateDeviceExtensionProperties" => own!(enumerate_device_extension_properties),
+        _ => None,
+    }
+}
+
+/// This file's device-level function.
+fn own_device(name: &CStr) -> vk::PFN_vkVoidFunction {
+    match name.to_bytes() {
+        b"vkGetDeviceProcAddr" => own!(get_device_proc_addr),
+        _ => None,
+    }
+}
+
 /// The loader interface version this layer implements.
 const INTERFACE_VERSION: u32 = 2;
 
@@ -49,7 +89,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     }
     // SAFETY: Vulkan requires a NUL-terminated name.
     let name = unsafe { CStr::from_ptr(p_name) };
-    if let Some(global) = hooks::global_hook(name) {
+    if let Some(global) = own_global(name).or_else(|| hooks::global_hook(name)) {
         return Some(global);
     }
     if instance == vk::Instance::null() {
@@ -60,7 +100,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     // SAFETY: the next layer's GIPA with the application's arguments.
     let next = unsafe { (record.dispatch.get_instance_proc_addr)(instance, p_name) };
     next?;
-    hooks::instance_hook(name)
+    own_instance(name)
+        .or_else(|| hooks::instance_hook(name))
+        .or_else(|| own_device(name))
         .or_else(|| hooks::device_lifetime_hook(name))
         .or_else(|| {
             tracing_configured()
@@ -86,7 +128,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
     // SAFETY: the next layer's GDPA with the application's arguments.
     let next = unsafe { (record.dispatch.get_device_proc_addr)(device, p_name) };
     next?;
-    hooks::device_lifetime_hook(name)
+    own_device(name)
+        .or_else(|| hooks::device_lifetime_hook(name))
         .or_else(|| {
             record
                 .tracer

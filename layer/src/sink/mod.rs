@@ -6,104 +6,34 @@ pub mod csv;
 pub mod destinations;
 pub mod json;
 pub mod output;
+pub mod perfetto;
 mod ranges;
 mod tee;
 pub mod txt;
 mod writer;
 
-use std::sync::Arc;
-
-use parking_lot::Mutex;
-
 use crate::config::{Config, Destination, Format};
-use crate::trace::tracepoints::Payload;
 
 pub use crate::trace::batch::SubmitTiming;
+pub use crate::trace::output::{
+    BatchInfo, DeviceContext, Event, Lifecycle, ObjectName, ObjectNames, Outputs, Sink,
+    TraceSummary,
+};
 
-/// One timestamped tracepoint.
-#[derive(Clone, Copy, Debug)]
-pub struct Event<'a> {
-    /// Absolute GPU time in nanoseconds.
-    pub ns: u64,
-    pub payload: &'a Payload,
-    /// The labels of the command trace the event belongs to (see `LabelRef`).
-    pub strings: &'a [u8],
-    /// The command buffer it was recorded in (a secondary's own handle).
-    pub cmd: u64,
-}
-
-/// What the header of a batch shows.
-#[derive(Clone, Debug, Default)]
-pub struct BatchInfo<'a> {
-    /// The device's traced batches, counted from 1.
-    pub number: u64,
-    pub device: u32,
-    pub queue: u64,
-    /// The queue's family and its index in it.
-    pub queue_family: u32,
-    pub queue_index: u32,
-    pub frame: u32,
-    pub submission: u64,
-    pub cmdbufs: u32,
-    /// Timestamp queries the batch wrote (secondaries' included).
-    pub queries: u32,
-    /// Every command buffer the call submitted, in submission order.
-    pub command_buffers: &'a [u64],
-    /// The `vkQueueSubmit*` call on the CPU.
-    pub submit: SubmitTiming,
-}
-
-/// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectName {
-    /// When it was named (`CLOCK_BOOTTIME`): before any work that uses the object, so a
-    /// trace processor knows the name when it meets the object's stages.
-    pub named_at_ns: u64,
-    pub device: u64,
-    pub object_type: i32,
-    pub object: u64,
-    pub name: String,
-}
-
-/// Closing counts of a device's trace.
-#[derive(Clone, Debug)]
-pub struct TraceSummary {
-    pub device: u32,
-    pub batches: u64,
-    pub events: u64,
-    pub dropped: u64,
-}
-
-pub trait Sink: Send {
-    /// A completed batch, its events in submission order.
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]);
-    /// `vkQueuePresentKHR` ended `frame`.
-    fn end_of_frame(&mut self, device: u32, frame: u32);
-    /// The device is going (or the process is exiting).
-    fn end_of_trace(&mut self, summary: &TraceSummary);
-    /// Waits, at most `timeout`, until what this sink queued is written; returns how many
-    /// batches are still unwritten. Sinks that write synchronously have nothing to wait for.
-    fn drain(&mut self, _timeout: std::time::Duration) -> usize {
-        0
+/// The outputs `config` asks for, as the core is given them; `hooks` are what a Perfetto
+/// session's start and stop do in the core.
+pub fn outputs(config: &'static Config, hooks: perfetto::SessionHooks) -> Outputs {
+    Outputs {
+        open: Box::new(move |device| open(config, device)),
+        lifecycle: config.perfetto().then(|| {
+            Box::new(perfetto::PerfettoLifecycle::new(config, hooks)) as Box<dyn Lifecycle>
+        }),
     }
 }
 
-/// The names the application gave a device's objects, in the order given: the hook appends,
-/// formats that show names read (Perfetto re-sends them to every new sequence).
-pub type ObjectNames = Arc<Mutex<Vec<ObjectName>>>;
-
-/// What a sink may need of its device beyond the events.
-pub struct DeviceContext {
-    pub index: u32,
-    pub handle: u64,
-    /// Pairs the device's timestamps with the CPU's clocks (Perfetto's clock snapshots).
-    pub clock: Option<crate::gpu::calibration::GpuClock>,
-    pub names: ObjectNames,
-}
-
 /// The sinks `config` asks for, writing to their destinations for device `device`.
-pub fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
-    use crate::perfetto::render_stages::RenderStageSink;
+fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
+    use perfetto::render_stages::RenderStageSink;
     // On demand, only a Perfetto session ever asks for the trace.
     if config.on_demand {
         return Box::new(RenderStageSink::new(device));

@@ -16,6 +16,7 @@ use super::chunk::ChunkPool;
 use super::cmdbufs::CommandBuffers;
 use super::health::Health;
 use super::objects::Objects;
+use super::output::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
 use crate::config::Config;
 use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
@@ -23,8 +24,7 @@ use crate::gpu::completion::CompletionMode;
 use crate::gpu::features::DevicePlan;
 use crate::gpu::queue_context::{QueueContext, SetLoaderData};
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::{DeviceContext, ObjectName, ObjectNames};
-use crate::traceq::{self, Message, Stats, TraceqHandle};
+use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 
 pub struct DeviceTracer {
     /// Creation order of the device in this process (`%i` in `GPU_TRACEFILE`).
@@ -52,10 +52,12 @@ pub struct DeviceTracer {
     /// Batch lists for reuse.
     pub(super) spare: Arc<SpareLists>,
     pub stats: Arc<Stats>,
-    /// The device feeds Perfetto and has not yet told it that it is gone.
-    perfetto: AtomicBool,
-    /// Its output includes a Perfetto file, whose session the frame window starts and stops.
-    perfetto_file: bool,
+    /// Told of the device's life and of the frame window (a Perfetto session).
+    lifecycle: Option<Box<dyn Lifecycle>>,
+    /// The lifecycle has not yet been told that the device is gone.
+    not_yet_gone: AtomicBool,
+    /// Its outputs show object names (Perfetto).
+    names_shown: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
     /// Names the application gave objects (kept for Perfetto), and whether some were not.
@@ -100,6 +102,7 @@ impl DeviceTracer {
         plan: &DevicePlan,
         set_loader_data: Option<SetLoaderData>,
         config: &Config,
+        outputs: Outputs,
     ) -> Result<DeviceTracer, String> {
         if !dispatch.missing.is_empty() {
             return Err(format!("the driver lacks {:?}", dispatch.missing));
@@ -116,22 +119,23 @@ impl DeviceTracer {
         };
         let caps = Arc::new(caps);
         let stats = Arc::new(Stats::default());
+        let Outputs { open, lifecycle } = outputs;
+        if let Some(lifecycle) = &lifecycle {
+            lifecycle.device_created();
+        }
+        // Perfetto places GPU stages on the CPU's timeline.
         let (clock, measured_clock) = if config.perfetto() {
-            crate::perfetto::device_created(config);
             gpu_clock(&dispatch, &caps, calibrated)
         } else {
             (None, None)
         };
         let names = ObjectNames::default();
-        let sink = crate::sink::open(
-            config,
-            DeviceContext {
-                index,
-                handle: dispatch.handle.as_raw(),
-                clock,
-                names: Arc::clone(&names),
-            },
-        );
+        let sink = open(DeviceContext {
+            index,
+            handle: dispatch.handle.as_raw(),
+            clock,
+            names: Arc::clone(&names),
+        });
         let start = {
             let (dispatch, caps, stats) =
                 (Arc::clone(&dispatch), Arc::clone(&caps), Arc::clone(&stats));
@@ -177,8 +181,9 @@ impl DeviceTracer {
             set_loader_data,
             health,
             capture: Capture::new(config.frames, config.instrument, config.perfetto()),
-            perfetto: AtomicBool::new(config.perfetto()),
-            perfetto_file: config.perfetto() && !config.on_demand,
+            not_yet_gone: AtomicBool::new(lifecycle.is_some()),
+            lifecycle,
+            names_shown: config.perfetto(),
             measured_clock,
             names,
             names_full: AtomicBool::new(false),
@@ -273,29 +278,30 @@ impl DeviceTracer {
         if end.captured {
             self.consumer.send(Message::EndOfFrame(frame));
         }
-        // A Perfetto file's session is the window: it starts and stops through the data
-        // source's on-start and on-stop, the path a traced session takes.
-        if self.perfetto_file && end.closed {
+        let Some(lifecycle) = &self.lifecycle else {
+            return;
+        };
+        if end.closed {
             log::info!(
                 "device {}: frame {frame} closes the GPU_TRACE_FRAMES window",
                 self.index
             );
-            crate::perfetto::window_closed();
+            lifecycle.window_closed();
         }
-        if self.perfetto_file && end.opened {
+        if end.opened {
             log::info!(
                 "device {}: frame {} opens the GPU_TRACE_FRAMES window",
                 self.index,
                 frame + 1
             );
-            crate::perfetto::window_opened();
+            lifecycle.window_opened();
         }
     }
 
     /// The application named an object: formats that show names get it in order with the
     /// batches (Perfetto shows stages under the names of their command buffers and passes).
     pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
-        if !self.perfetto.load(Ordering::Relaxed) {
+        if !self.names_shown {
             return;
         }
         let mut names = self.names.lock();
@@ -327,9 +333,12 @@ impl DeviceTracer {
     /// the process is exiting) destroys the layer's objects. Call before the device goes.
     pub fn shutdown(&self, exiting: bool) {
         let stopped = self.consumer.stop(exiting);
-        if self.perfetto.swap(false, Ordering::Relaxed) {
+        if let (Some(lifecycle), true) = (
+            &self.lifecycle,
+            self.not_yet_gone.swap(false, Ordering::Relaxed),
+        ) {
             // Everything this device wrote is in the session; the last device ends it.
-            crate::perfetto::device_destroyed();
+            lifecycle.device_gone();
         }
         if exiting || !stopped {
             // Objects may still be in use (exit), or the thread still runs: leave them.

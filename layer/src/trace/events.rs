@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::output::Event;
 use super::recorded_trace::RecordedTrace;
 use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::Event;
 
 /// Appends the events of `traces` to `out`. `values` is the batch's readback (each trace's
 /// queries in depth-first order, as the copy wrote them) and `to_ns` turns a raw value into

@@ -2,7 +2,8 @@
 //! [`command_trace::CommandTrace`] per command buffer (u_trace), batches flushed at submit.
 //!
 //! The core knows tracepoints and batches; the Vulkan objects it needs come from
-//! [`crate::gpu`], and it never calls hooks.
+//! [`crate::gpu`], its outputs are given to it ([`output::Outputs`]), and it never calls
+//! hooks.
 
 pub mod args;
 pub mod batch;
@@ -14,11 +15,14 @@ mod device_tracer;
 pub mod events;
 mod health;
 pub mod objects;
+pub mod output;
 pub mod recorded_trace;
 mod recording;
 mod submit;
+mod submit_flow;
 pub mod tracepoint;
 pub mod tracepoints;
+pub mod traceq;
 
 pub use device_tracer::DeviceTracer;
 pub use submit::Prepared;

@@ -16,7 +16,7 @@ use crate::gpu::queue_context::{
     Arming, BatchResources, CopyRange, QueryRange, QueueContext, Segment,
 };
 use crate::gpu::submit::Wrapping;
-use crate::traceq::Message;
+use crate::trace::traceq::Message;
 
 /// A batch ready to go down with the application's, waiting for the submit call's result.
 pub struct Prepared {

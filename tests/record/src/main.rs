@@ -28,7 +28,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    session.setup(&VkLayer_utrace::perfetto::session_config(16 * 1024));
+    session.setup(&VkLayer_utrace::sink::perfetto::session_config(16 * 1024));
     session.start_blocking();
     println!("started");
     let _ = std::io::stdout().flush();

@@ -13,8 +13,8 @@ use parking_lot::Mutex;
 
 use crate::gpu::caps::DeviceCaps;
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::Sink;
 use crate::trace::batch::Batch;
+use crate::trace::output::Sink;
 
 mod thread;
 

@@ -9,7 +9,8 @@
 //!   exits;
 //! - this file: the producer and the data source, registered once per process (Perfetto's
 //!   global state cannot be torn down), whose start and stop open and close the capture
-//!   gate of every device ([`crate::trace::capture::session_started`]).
+//!   gate of every device (through the [`SessionHooks`] the core gave); and the
+//!   [`PerfettoLifecycle`] the core tells of its devices and frame window.
 
 mod file_session;
 pub mod render_stages;
@@ -26,6 +27,7 @@ use perfetto_sdk::data_source::{
 use perfetto_sdk::producer::{Backends, Producer, ProducerInitArgsBuilder};
 
 use crate::config::Config;
+use crate::trace::output::Lifecycle;
 use sequence::SequenceState;
 
 /// The data source's name, as a trace config enables it.
@@ -45,9 +47,22 @@ pub(crate) fn data_source() -> Option<&'static RenderStages> {
     DATA_SOURCE.get().and_then(Option::as_ref)
 }
 
+/// What the core does when a Perfetto session starts or stops, given with the device's
+/// outputs, so that this output never calls into the core by name.
+#[derive(Clone, Copy)]
+pub struct SessionHooks {
+    /// A session started: devices capture.
+    pub started: fn(),
+    /// The last session stopped: devices stop capturing.
+    pub stopped: fn(),
+    /// Waits, at most the given time per device, until every device wrote the batches it
+    /// submitted so far.
+    pub drain: fn(Duration),
+}
+
 /// Registers the data source once per process: with the in-process backend for
 /// `GPU_TRACE_FORMAT=perfetto`, with the system backend (`traced`) on demand.
-fn register(config: &Config) -> Option<&'static RenderStages> {
+fn register(config: &Config, hooks: SessionHooks) -> Option<&'static RenderStages> {
     DATA_SOURCE
         .get_or_init(|| {
             let backends = if config.on_demand {
@@ -73,12 +88,12 @@ fn register(config: &Config) -> Option<&'static RenderStages> {
                 .buffer_exhausted_policy(DataSourceBufferExhaustedPolicy::StallAndDrop)
                 .handles_incremental_state_clear(true)
                 .will_notify_on_stop(true)
-                .on_start(|instance, _| {
+                .on_start(move |instance, _| {
                     log::info!("Perfetto session {instance} started: capturing");
-                    crate::trace::capture::session_started();
+                    (hooks.started)();
                 })
-                .on_stop(|instance, args| {
-                    crate::trace::capture::session_stopped();
+                .on_stop(move |instance, args| {
+                    (hooks.stopped)();
                     // Batches submitted before the stop are still on their way: the stop
                     // completes once every device wrote them (never from this thread,
                     // which Perfetto needs to take their packets).
@@ -86,11 +101,7 @@ fn register(config: &Config) -> Option<&'static RenderStages> {
                     let drained = std::thread::Builder::new()
                         .name("utrace-stop".into())
                         .spawn(move || {
-                            for device in crate::loader::registry::all_devices() {
-                                if let Some(tracer) = device.tracer.as_ref() {
-                                    tracer.sync(STOP_DRAIN);
-                                }
-                            }
+                            (hooks.drain)(STOP_DRAIN);
                             log::info!("Perfetto session {instance} stopped");
                             drop(guard);
                         });
@@ -123,27 +134,47 @@ pub fn session_config(buffer_kb: u32) -> Vec<u8> {
     file_session::trace_config(buffer_kb, None)
 }
 
-/// A device that feeds Perfetto was created. The file session starts with it, unless a
-/// frame window starts later (then [`window_opened`] starts it).
-pub fn device_created(config: &Config) {
-    if register(config).is_some() && !config.on_demand {
-        let start_now = config.frames.is_none_or(|(first, _)| first == 0);
-        file_session::device_added(config, start_now);
+/// What the core tells Perfetto of one device: the file session starts with the first
+/// device (unless a frame window starts it later), follows the `GPU_TRACE_FRAMES` window,
+/// and ends with the last device. On demand (a system session) only the registration is
+/// done here.
+pub struct PerfettoLifecycle {
+    config: &'static Config,
+    hooks: SessionHooks,
+}
+
+impl PerfettoLifecycle {
+    pub fn new(config: &'static Config, hooks: SessionHooks) -> PerfettoLifecycle {
+        PerfettoLifecycle { config, hooks }
     }
 }
 
-/// The `GPU_TRACE_FRAMES` window opened: the file session starts.
-pub fn window_opened() {
-    file_session::start();
-}
+impl Lifecycle for PerfettoLifecycle {
+    fn device_created(&self) {
+        let config = self.config;
+        if register(config, self.hooks).is_some() && !config.on_demand {
+            let start_now = config.frames.is_none_or(|(first, _)| first == 0);
+            file_session::device_added(config, start_now);
+        }
+    }
 
-/// The window closed: the file session stops (once every batch submitted in it is
-/// written) and its trace is written.
-pub fn window_closed() {
-    file_session::finish();
-}
+    /// The file session starts; it is the window.
+    fn window_opened(&self) {
+        if !self.config.on_demand {
+            file_session::start();
+        }
+    }
 
-/// A device that feeds Perfetto is gone and wrote everything it had.
-pub fn device_destroyed() {
-    file_session::device_removed();
+    /// The file session stops (once every batch submitted in the window is written) and
+    /// its trace is written.
+    fn window_closed(&self) {
+        if !self.config.on_demand {
+            file_session::finish();
+        }
+    }
+
+    /// The last device gone ends the file session.
+    fn device_gone(&self) {
+        file_session::device_removed();
+    }
 }

@@ -14,9 +14,9 @@ use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
 use crate::gpu::cpu_clock;
 use crate::loader::dispatch::DeviceDispatch;
-use crate::sink::{BatchInfo, Event, Sink, TraceSummary};
 use crate::trace::batch::{Batch, Results};
 use crate::trace::events::{batch_events, read_queries};
+use crate::trace::output::{BatchInfo, Event, Sink, TraceSummary};
 
 pub(super) struct Traceq {
     device_index: u32,

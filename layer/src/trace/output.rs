@@ -1,0 +1,114 @@
+//! What the core hands its outputs and what it asks of them (u_trace's printer callbacks).
+//! Defined here, implemented by the formats ([`crate::sink`]) and given to the core when a
+//! device is created ([`Outputs`]), so that the core never names a format.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::trace::tracepoints::Payload;
+
+pub use super::batch::SubmitTiming;
+
+/// One timestamped tracepoint.
+#[derive(Clone, Copy, Debug)]
+pub struct Event<'a> {
+    /// Absolute GPU time in nanoseconds.
+    pub ns: u64,
+    pub payload: &'a Payload,
+    /// The labels of the command trace the event belongs to (see `LabelRef`).
+    pub strings: &'a [u8],
+    /// The command buffer it was recorded in (a secondary's own handle).
+    pub cmd: u64,
+}
+
+/// What the header of a batch shows.
+#[derive(Clone, Debug, Default)]
+pub struct BatchInfo<'a> {
+    /// The device's traced batches, counted from 1.
+    pub number: u64,
+    pub device: u32,
+    pub queue: u64,
+    /// The queue's family and its index in it.
+    pub queue_family: u32,
+    pub queue_index: u32,
+    pub frame: u32,
+    pub submission: u64,
+    pub cmdbufs: u32,
+    /// Timestamp queries the batch wrote (secondaries' included).
+    pub queries: u32,
+    /// Every command buffer the call submitted, in submission order.
+    pub command_buffers: &'a [u64],
+    /// The `vkQueueSubmit*` call on the CPU.
+    pub submit: SubmitTiming,
+}
+
+/// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectName {
+    /// When it was named (`CLOCK_BOOTTIME`): before any work that uses the object, so a
+    /// trace processor knows the name when it meets the object's stages.
+    pub named_at_ns: u64,
+    pub device: u64,
+    pub object_type: i32,
+    pub object: u64,
+    pub name: String,
+}
+
+/// Closing counts of a device's trace.
+#[derive(Clone, Debug)]
+pub struct TraceSummary {
+    pub device: u32,
+    pub batches: u64,
+    pub events: u64,
+    pub dropped: u64,
+}
+
+pub trait Sink: Send {
+    /// A completed batch, its events in submission order.
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]);
+    /// `vkQueuePresentKHR` ended `frame`.
+    fn end_of_frame(&mut self, device: u32, frame: u32);
+    /// The device is going (or the process is exiting).
+    fn end_of_trace(&mut self, summary: &TraceSummary);
+    /// Waits, at most `timeout`, until what this sink queued is written; returns how many
+    /// batches are still unwritten. Sinks that write synchronously have nothing to wait for.
+    fn drain(&mut self, _timeout: std::time::Duration) -> usize {
+        0
+    }
+}
+
+/// The names the application gave a device's objects, in the order given: the hook appends,
+/// formats that show names read (Perfetto re-sends them to every new sequence).
+pub type ObjectNames = Arc<Mutex<Vec<ObjectName>>>;
+
+/// What a sink may need of its device beyond the events.
+pub struct DeviceContext {
+    pub index: u32,
+    pub handle: u64,
+    /// Pairs the device's timestamps with the CPU's clocks (Perfetto's clock snapshots).
+    pub clock: Option<crate::gpu::calibration::GpuClock>,
+    pub names: ObjectNames,
+}
+
+/// A device's outputs, as the core is given them.
+pub struct Outputs {
+    /// Opens the device's sink once its context (clock, names) is known; the sink then
+    /// belongs to the device's traceq thread.
+    pub open: Box<dyn FnOnce(DeviceContext) -> Box<dyn Sink> + Send>,
+    /// Told of the device's life and of the `GPU_TRACE_FRAMES` window (a Perfetto file's
+    /// session follows them); `None` when no output cares.
+    pub lifecycle: Option<Box<dyn Lifecycle>>,
+}
+
+/// What an output that spans the process (a Perfetto session) needs to know of a device.
+pub trait Lifecycle: Send + Sync {
+    /// The device was created and feeds the output.
+    fn device_created(&self);
+    /// A frame opened the `GPU_TRACE_FRAMES` window.
+    fn window_opened(&self);
+    /// A frame closed it.
+    fn window_closed(&self);
+    /// The device is going and its traceq thread wrote everything it had.
+    fn device_gone(&self);
+}

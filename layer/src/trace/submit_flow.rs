@@ -1,0 +1,101 @@
+//! A traced device's submission, from the hook's one call to the batch on its way to the
+//! traceq thread (u_trace_flush): counted, its command buffers' traces collected
+//! ([`DeviceTracer::prepare`]), the application's batches submitted as they are or with the
+//! layer's ([`crate::gpu::submit`]), and the result committed.
+
+use ash::vk;
+
+use super::batch::SubmitTiming;
+use super::DeviceTracer;
+use crate::ffi::slice;
+use crate::gpu::{cpu_clock, submit};
+use crate::guard::guarded;
+
+impl DeviceTracer {
+    /// `vkQueueSubmit`, traced.
+    ///
+    /// # Safety
+    /// The application's arguments, valid for `vkQueueSubmit` on this device's `queue`.
+    pub unsafe fn queue_submit(
+        &self,
+        queue: vk::Queue,
+        submits: &[vk::SubmitInfo<'_>],
+        fence: vk::Fence,
+    ) -> vk::Result {
+        let d = &self.dispatch;
+        let next = d.fp_v1_0.queue_submit;
+        // SAFETY: forwarded with the application's arguments.
+        let plain = || unsafe { next(queue, submits.len() as u32, submits.as_ptr(), fence) };
+        let cmdbufs = submits.iter().flat_map(|s| {
+            // SAFETY: each batch holds `command_buffer_count` command buffers.
+            unsafe { slice(s.p_command_buffers, s.command_buffer_count) }
+                .iter()
+                .copied()
+        });
+        let can_split = submit::splittable(submits);
+        self.submit_with("vkQueueSubmit", queue, cmdbufs, can_split, plain, |wrap| {
+            // SAFETY: the application's batches, untouched, between the layer's own.
+            unsafe { submit::queue_submit(d, queue, submits, fence, wrap) }
+        })
+    }
+
+    /// `vkQueueSubmit2`, traced; `next` is the next layer's function.
+    ///
+    /// # Safety
+    /// The application's arguments, valid for `vkQueueSubmit2` on this device's `queue`.
+    pub unsafe fn queue_submit2(
+        &self,
+        next: vk::PFN_vkQueueSubmit2,
+        queue: vk::Queue,
+        submits: &[vk::SubmitInfo2<'_>],
+        fence: vk::Fence,
+    ) -> vk::Result {
+        // SAFETY: forwarded with the application's arguments.
+        let plain = || unsafe { next(queue, submits.len() as u32, submits.as_ptr(), fence) };
+        let cmdbufs = submits.iter().flat_map(|s| {
+            // SAFETY: each batch holds `command_buffer_info_count` infos.
+            unsafe { slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
+                .iter()
+                .map(|info| info.command_buffer)
+        });
+        let can_split = submit::splittable2(submits);
+        let d = &self.dispatch;
+        self.submit_with("vkQueueSubmit2", queue, cmdbufs, can_split, plain, |wrap| {
+            // SAFETY: the application's batches, untouched, between the layer's own.
+            unsafe { submit::queue_submit2(d, next, queue, submits, fence, wrap) }
+        })
+    }
+
+    /// The shared path of every submit: when nothing is traced the application's batches go
+    /// as they are (`plain`); otherwise they go with the layer's (`wrapped`) and the batch
+    /// is committed with the call's result. A panic in the layer's part leaves the call
+    /// untraced, never undone.
+    fn submit_with(
+        &self,
+        what: &str,
+        queue: vk::Queue,
+        cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
+        can_split: bool,
+        plain: impl FnOnce() -> vk::Result,
+        wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
+    ) -> vk::Result {
+        if self.submission_untraced() {
+            return plain();
+        }
+        let submission = self.next_submission();
+        let Some(prepared) = guarded(what, || self.prepare(queue, cmdbufs, can_split)).flatten()
+        else {
+            return plain();
+        };
+        // The CPU side of the submission (Perfetto's vk_queue_submit): two vDSO clock reads.
+        let start_ns = cpu_clock::boottime_ns();
+        let result = wrapped(&prepared.wrapping());
+        let timing = SubmitTiming {
+            start_ns,
+            duration_ns: cpu_clock::boottime_ns().saturating_sub(start_ns),
+            tid: cpu_clock::tid(),
+        };
+        guarded(what, || self.commit(prepared, result, submission, timing));
+        result
+    }
+}
