@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs the layer's own part of a hook. A panic is logged (with the hook's name) and turned
 /// into `None`; the caller then behaves as if tracing were off for this call.
+#[inline]
 pub fn guarded<R>(what: &str, f: impl FnOnce() -> R) -> Option<R> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => Some(r),

@@ -38,6 +38,8 @@ struct Sides {
     reusable: [Vec<vk::CommandBuffer>; 3],
     /// Per side, a pool and command buffer for each recording thread.
     threads: [Vec<rows::ThreadPool>; 3],
+    /// Per side, the queries the benchmark's own timed draws write (A and A').
+    queries: [vk::QueryPool; 3],
 }
 
 const A: usize = 0;
@@ -55,7 +57,9 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
     let mut one_time = [vec![], vec![], vec![]];
     let mut reusable = [vec![], vec![], vec![]];
     let mut threads = [vec![], vec![], vec![]];
+    let mut queries = [vk::QueryPool::null(); 3];
     for (i, s) in all.iter().enumerate() {
+        queries[i] = rows::timed_draw_queries(s)?;
         one_time[i] = s.dev.command_buffers(SUBMITS as u32)?;
         reusable[i] = s.dev.command_buffers(SUBMITS as u32)?;
         rows::record_reusable(s, &reusable[i])?;
@@ -68,10 +72,16 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
         one_time,
         reusable,
         threads,
+        queries,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 6] = [
+    let table: [(&str, Work); 7] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
+        // B as in `draws`; A and A' time each draw themselves (the driver's floor).
+        ("timed_draws", |s, i| match i {
+            B => rows::draws(&s.all[i]),
+            _ => rows::hand_timed_draws(&s.all[i], s.queries[i]),
+        }),
         ("dispatches", |s, i| rows::dispatches(&s.all[i])),
         ("small_submits", |s, i| {
             rows::small_submits(&s.all[i], &s.one_time[i])
@@ -109,10 +119,12 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
         }
         out.insert(name.to_string(), row.json());
     }
-    for (s, pools) in sides.all.into_iter().zip(sides.threads) {
+    for ((s, pools), queries) in sides.all.into_iter().zip(sides.threads).zip(sides.queries) {
         for p in pools {
             p.destroy(&s.dev);
         }
+        // SAFETY: recorded into, never submitted; the command buffers go with the side.
+        unsafe { s.dev.device.destroy_query_pool(queries, None) };
         s.destroy();
     }
     Ok(Value::Object(out))

@@ -51,8 +51,9 @@ pub const MODES: [Mode; 5] = [
 ];
 
 /// The rows, in table order: (key, label, unit).
-pub const ROWS: [(&str, &str); 6] = [
+pub const ROWS: [(&str, &str); 7] = [
     ("draws", "vkCmdDraw"),
+    ("timed_draws", "vkCmdDraw / hand-timed"),
     ("dispatches", "vkCmdDispatch"),
     ("small_submits", "small vkQueueSubmit"),
     ("recorded_submits", "resubmit recorded cb"),

@@ -33,6 +33,47 @@ pub fn draws(s: &Side) -> Result<f64> {
     Ok(ns / f64::from(COMMANDS))
 }
 
+/// `vkCmdDraw` between two `vkCmdWriteTimestamp` (top and bottom of pipe, as the layer writes
+/// them) that the benchmark records itself into `pool` (two queries per draw), on a side
+/// without the layer: the driver's own floor for a timed draw, which the layer's every-draw
+/// mode is compared with. Recorded only, never submitted.
+pub fn hand_timed_draws(s: &Side, pool: vk::QueryPool) -> Result<f64> {
+    let d = &s.dev.device;
+    s.dev
+        .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    s.begin_pass(s.cb);
+    let t = Instant::now();
+    for i in 0..COMMANDS {
+        // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound; the
+        // pool holds 2 * COMMANDS timestamp queries.
+        unsafe {
+            d.cmd_write_timestamp(s.cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i);
+            d.cmd_draw(s.cb, 3, 1, i % 3, 0);
+            d.cmd_write_timestamp(
+                s.cb,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                pool,
+                2 * i + 1,
+            );
+        }
+    }
+    let ns = t.elapsed().as_nanos() as f64;
+    // SAFETY: inside the render pass begun above.
+    unsafe { d.cmd_end_render_pass(s.cb) };
+    s.dev.end(s.cb)?;
+    Ok(ns / f64::from(COMMANDS))
+}
+
+/// A timestamp query pool for [`hand_timed_draws`].
+pub fn timed_draw_queries(s: &Side) -> Result<vk::QueryPool> {
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::TIMESTAMP)
+        .query_count(2 * COMMANDS);
+    // SAFETY: a valid create info on a live device.
+    let pool = unsafe { s.dev.device.create_query_pool(&info, None) };
+    pool.map_err(|e| format!("vkCreateQueryPool: {e}"))
+}
+
 /// `vkCmdDispatch`, per dispatch.
 pub fn dispatches(s: &Side) -> Result<f64> {
     s.dev
