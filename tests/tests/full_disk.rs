@@ -111,3 +111,54 @@ fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
         said[1]
     );
 }
+
+/// `many-commands` (one batch of 100,000 traced fills, about 20 MB of text, written to a
+/// file in parts of 1 MiB as it is formatted) with its trace on a tmpfs of `size`.
+fn many_commands_on(size: &str) -> (utrace_tests::harness::Run, String) {
+    let dir = TempDir::new("large-batch");
+    let fs = Tmpfs::mount(&dir.path().join("disk"), size);
+    let file = fs.0.join("trace.txt");
+    let run = workload!("many-commands")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert_clean(&run);
+    (run, std::fs::read_to_string(&file).unwrap())
+}
+
+#[test]
+fn a_batch_written_in_parts_reads_as_one() {
+    let (_, text) = many_commands_on("64m");
+    let trace = parse(&text);
+    let commands = utrace_tests::patterns::many_commands::COMMANDS as usize;
+    assert_eq!(trace.batches.len(), 1);
+    let batch = &trace.batches[0];
+    // The command buffer's range and a range per fill, each line whole.
+    assert_eq!(batch.events.len(), 2 + 2 * commands);
+    assert!(text.len() > 8 << 20, "many parts: {} bytes", text.len());
+    assert_eq!(trace.ends[0].events, (2 + 2 * commands) as u64);
+    assert_eq!(trace.ends[0].dropped, 0);
+}
+
+#[test]
+fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
+    // Room for a few parts of the batch, not for all of it.
+    let (run, text) = many_commands_on("4m");
+    let commands = utrace_tests::patterns::many_commands::COMMANDS as u64;
+    // What was written of the batch was taken back: only the end record is left.
+    let trace = parse(&text);
+    assert!(trace.batches.is_empty(), "{} bytes left", text.len());
+    assert!(text.len() < 200, "{text}");
+    let end = &trace.ends[0];
+    assert_eq!((end.batches, end.events), (0, 0));
+    assert_eq!(end.dropped, 2 + 2 * commands, "the lost batch is counted");
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("utrace:"))
+        .collect();
+    // Said when the part failed, and when the end record found room again.
+    assert_eq!(said.len(), 2, "{}", run.stderr);
+    assert!(said[0].contains("No space left on device"), "{}", said[0]);
+    assert!(said[1].contains("1 batch(es) were lost"), "{}", said[1]);
+}

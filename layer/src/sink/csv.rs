@@ -49,7 +49,14 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
 }
 
 /// Formats one batch's rows; separate from the sink so it is testable without an output.
-pub fn format_batch(buf: &mut String, args: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
+/// `spill` is called after each row (the output may take what is formatted so far).
+pub fn format_batch(
+    buf: &mut String,
+    args: &mut String,
+    info: &BatchInfo,
+    events: &[Event<'_>],
+    spill: &mut dyn FnMut(&mut String),
+) {
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
@@ -84,6 +91,7 @@ pub fn format_batch(buf: &mut String, args: &mut String, info: &BatchInfo, event
             buf.push_str(piece);
         }
         buf.push_str("\"\n");
+        spill(buf);
     }
 }
 
@@ -97,8 +105,11 @@ impl Sink for CsvSink {
             }
             self.wrote_header = true;
         }
-        format_batch(&mut buf, &mut self.args, info, events);
-        self.out.batch(info.device, events.len() as u64, buf);
+        let mut stream = self.out.stream_batch(info.device);
+        format_batch(&mut buf, &mut self.args, info, events, &mut |b| {
+            stream.spill(b)
+        });
+        stream.finish(events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
@@ -143,7 +154,7 @@ mod tests {
             ..Default::default()
         };
         let (mut buf, mut args) = (String::new(), String::new());
-        format_batch(&mut buf, &mut args, &info, &events);
+        format_batch(&mut buf, &mut args, &info, &events, &mut |_| {});
         assert_eq!(
             buf,
             "1,3,2,4,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"

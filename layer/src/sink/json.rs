@@ -61,7 +61,14 @@ pub fn push_json_string(out: &mut String, text: &str) {
 }
 
 /// Formats one batch as a line; separate from the sink so it is testable without an output.
-pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
+/// `spill` is called after each event (the output may take what is formatted so far).
+pub fn format_batch(
+    buf: &mut String,
+    arg: &mut String,
+    info: &BatchInfo,
+    events: &[Event<'_>],
+    spill: &mut dyn FnMut(&mut String),
+) {
     let elapsed = match (events.first(), events.last()) {
         (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
         _ => 0,
@@ -105,6 +112,7 @@ pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events
             }
         }
         buf.push_str("}}");
+        spill(buf);
     }
     buf.push_str("]}\n");
 }
@@ -112,8 +120,11 @@ pub fn format_batch(buf: &mut String, arg: &mut String, info: &BatchInfo, events
 impl Sink for JsonSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         let mut buf = self.out.buffer();
-        format_batch(&mut buf, &mut self.arg, info, events);
-        self.out.batch(info.device, events.len() as u64, buf);
+        let mut stream = self.out.stream_batch(info.device);
+        format_batch(&mut buf, &mut self.arg, info, events, &mut |b| {
+            stream.spill(b)
+        });
+        stream.finish(events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, device: u32, frame: u32) {
@@ -174,7 +185,13 @@ mod tests {
             ..Default::default()
         };
         let (mut buf, mut arg) = (String::new(), String::new());
-        format_batch(&mut buf, &mut arg, &info, &events);
+        format_batch(&mut buf, &mut arg, &info, &events, &mut |_| {});
+        // Taken by the output after every event, the parts make the same line.
+        let (mut parts, mut last) = (String::new(), String::new());
+        format_batch(&mut last, &mut arg, &info, &events, &mut |b| {
+            parts.push_str(&std::mem::take(b))
+        });
+        assert_eq!(parts + &last, buf);
         assert_eq!(
             buf,
             "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":2,\"submission\":5,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":15,\"events\":[\

@@ -1,6 +1,7 @@
 //! Output formats. A sink only knows [`Event`]s and the batch, frame and trace boundaries
 //! around them (u_trace's printer callbacks); [`output`] is where the bytes go.
 
+pub mod batch_stream;
 mod c_stdout;
 pub mod csv;
 pub mod destinations;

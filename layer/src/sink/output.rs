@@ -28,6 +28,10 @@ pub const QUEUE_BYTES: usize = 64 << 20;
 pub const STALL: Duration = Duration::from_secs(2);
 /// Spare record buffers kept for reuse (formatting allocates nothing in the steady state).
 const SPARE_BUFFERS: usize = 8;
+/// A batch written to a regular file is handed to the writer in parts of about this size
+/// as it is formatted ([`super::batch_stream`]): memory stays bounded whatever the batch,
+/// and formatting and writing overlap.
+pub const PART_BYTES: usize = 1 << 20;
 
 /// How a device's end record is written, given its summary with the output's losses
 /// folded in.
@@ -40,6 +44,13 @@ pub(super) enum Record {
         events: u64,
         text: String,
     },
+    /// A piece of a batch being streamed: the batch's last piece is its `Batch` record
+    /// (or `Torn`). Parts are only written to regular files, which a failed batch can be
+    /// truncated back on.
+    Part(String),
+    /// A batch whose parts were queued but whose rest could not be: the writer truncates
+    /// the file back to before it and counts it as lost.
+    Torn { device: u32, events: u64 },
     /// A frame end or another line that carries no events.
     Text(String),
     /// The end of a device's trace, rendered by the writer with the losses it knows of.
@@ -84,6 +95,8 @@ pub(super) struct State {
     /// The destination is gone (a closed pipe) or could not be written at all: records are
     /// counted as lost as they come.
     pub closed: bool,
+    /// A batch is being streamed: more of it is coming.
+    pub streaming: bool,
 }
 
 pub(super) struct Shared {
@@ -96,10 +109,15 @@ pub(super) struct Shared {
     pub progressed: Condvar,
     /// A format's header (csv) has been written by one of the devices sharing the output.
     header_claimed: AtomicBool,
+    /// Batches are streamed in parts (a regular file).
+    pub streams: bool,
+    /// Held while a record goes in, and across a streamed batch, so that the records of
+    /// the devices sharing the output never land between a batch's parts.
+    pub gate: Mutex<()>,
 }
 
 impl Shared {
-    fn new(name: String) -> Shared {
+    fn new(name: String, streams: bool) -> Shared {
         Shared {
             name,
             state: Mutex::new(State {
@@ -110,10 +128,13 @@ impl Shared {
                 losses: HashMap::new(),
                 stalled: false,
                 closed: false,
+                streaming: false,
             }),
             queued: Condvar::new(),
             progressed: Condvar::new(),
             header_claimed: AtomicBool::new(false),
+            streams,
+            gate: Mutex::new(()),
         }
     }
 }
@@ -132,7 +153,12 @@ impl State {
                 losses.events += events;
                 self.recycle(text);
             }
-            Record::Text(text) => self.recycle(text),
+            Record::Torn { device, events } => {
+                let losses = self.losses.entry(device).or_default();
+                losses.batches += 1;
+                losses.events += events;
+            }
+            Record::Part(text) | Record::Text(text) => self.recycle(text),
             Record::End { .. } => {}
         }
     }
@@ -156,8 +182,13 @@ impl Output {
         Output { shared }
     }
 
-    pub(super) fn new_shared(name: String) -> Arc<Shared> {
-        Arc::new(Shared::new(name))
+    /// `streams`: batches go to the writer in parts (a regular file).
+    pub(super) fn new_shared(name: String, streams: bool) -> Arc<Shared> {
+        Arc::new(Shared::new(name, streams))
+    }
+
+    pub(super) fn shared(&self) -> &Shared {
+        &self.shared
     }
 
     /// Whether the caller is the first to ask, and so writes the output's header (the
@@ -171,15 +202,6 @@ impl Output {
         self.shared.state.lock().spare.pop().unwrap_or_default()
     }
 
-    /// Queues one batch of device `device`, `events` events, formatted in `text`.
-    pub fn batch(&self, device: u32, events: u64, text: String) {
-        self.push(Record::Batch {
-            device,
-            events,
-            text,
-        });
-    }
-
     /// Queues a record that carries no events (a frame end).
     pub fn text(&self, text: String) {
         self.push(Record::Text(text));
@@ -188,6 +210,7 @@ impl Output {
     /// Queues the end of device `device`'s trace; `render` writes it once the output's
     /// losses for the device are known. Never dropped for lack of room (it is one line).
     pub fn end(&self, device: u32, summary: TraceSummary, render: RenderEnd) {
+        let _gate = self.shared.gate.lock();
         let mut state = self.shared.state.lock();
         if state.closed {
             return;
@@ -201,14 +224,22 @@ impl Output {
     }
 
     fn push(&self, record: Record) {
+        let _gate = self.shared.gate.lock();
+        if let Err(record) = self.try_push(record) {
+            self.shared.state.lock().lose(record);
+        }
+    }
+
+    /// Queues `record` unless the output is closed or stalled (then it comes back); the
+    /// caller holds the gate.
+    pub(super) fn try_push(&self, record: Record) -> Result<(), Record> {
         let len = match &record {
-            Record::Batch { text, .. } | Record::Text(text) => text.len(),
-            Record::End { .. } => 0,
+            Record::Batch { text, .. } | Record::Part(text) | Record::Text(text) => text.len(),
+            Record::Torn { .. } | Record::End { .. } => 0,
         };
         let mut state = self.shared.state.lock();
         if state.closed {
-            state.lose(record);
-            return;
+            return Err(record);
         }
         // A record larger than the whole queue still goes in when the queue is empty.
         let fits = |s: &State| s.bytes == 0 || s.bytes + len <= QUEUE_BYTES;
@@ -223,10 +254,22 @@ impl Output {
             }
         }
         if state.closed || !fits(&state) {
+            return Err(record);
+        }
+        state.bytes += len;
+        state.records.push_back(record);
+        self.shared.queued.notify_one();
+        Ok(())
+    }
+
+    /// Queues a record that carries no text whatever room there is (a torn batch's end);
+    /// the caller holds the gate.
+    pub(super) fn push_forced(&self, record: Record) {
+        let mut state = self.shared.state.lock();
+        if state.closed {
             state.lose(record);
             return;
         }
-        state.bytes += len;
         state.records.push_back(record);
         self.shared.queued.notify_one();
     }
@@ -255,7 +298,7 @@ impl Output {
     pub fn drain(&self, timeout: Duration) -> usize {
         let mut state = self.shared.state.lock();
         self.wait_for_writer(&mut state, Instant::now() + timeout, |s| {
-            s.records.is_empty() && !s.writing
+            s.records.is_empty() && !s.writing && !s.streaming
         });
         state
             .records
@@ -315,11 +358,11 @@ mod tests {
 
     #[test]
     fn a_closed_output_counts_what_comes_and_keeps_no_text() {
-        let output = Output::from_shared(Output::new_shared("test".into()));
+        let output = Output::from_shared(Output::new_shared("test".into(), false));
         output.shared.state.lock().closed = true;
-        output.batch(1, 6, "BATCH 1\n".into());
-        output.batch(1, 4, "BATCH 2\n".into());
-        output.batch(2, 5, "BATCH 1\n".into());
+        output.stream_batch(1).finish(6, "BATCH 1\n".into());
+        output.stream_batch(1).finish(4, "BATCH 2\n".into());
+        output.stream_batch(2).finish(5, "BATCH 1\n".into());
         output.text("END OF FRAME 0\n".into());
         assert_eq!(
             output.losses(1),
@@ -338,18 +381,18 @@ mod tests {
 
     #[test]
     fn a_full_queue_stalls_then_drops_and_counts_without_waiting_again() {
-        let output = Output::from_shared(Output::new_shared("test".into()));
+        let output = Output::from_shared(Output::new_shared("test".into(), false));
         // No writer: the queue only fills. One record as large as the queue fills it.
-        output.batch(0, 1, "x".repeat(QUEUE_BYTES));
+        output.stream_batch(0).finish(1, "x".repeat(QUEUE_BYTES));
         let started = Instant::now();
-        output.batch(0, 7, "BATCH 2\n".into());
+        output.stream_batch(0).finish(7, "BATCH 2\n".into());
         let waited = started.elapsed();
         assert!(
             waited >= STALL,
             "the first record waited for room: {waited:?}"
         );
         let started = Instant::now();
-        output.batch(0, 5, "BATCH 3\n".into());
+        output.stream_batch(0).finish(5, "BATCH 3\n".into());
         assert!(
             started.elapsed() < Duration::from_millis(100),
             "a stalled output does not make every record wait"

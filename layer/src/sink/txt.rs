@@ -38,8 +38,14 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
     );
 }
 
-/// Formats one batch; separate from the sink so it is testable without an output.
-pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
+/// Formats one batch; separate from the sink so it is testable without an output. `spill`
+/// is called after each event (the output may take what is formatted so far).
+pub fn format_batch(
+    buf: &mut String,
+    info: &BatchInfo,
+    events: &[Event<'_>],
+    spill: &mut dyn FnMut(&mut String),
+) {
     let _ = writeln!(
         buf,
         "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={} queries={}",
@@ -73,6 +79,7 @@ pub fn format_batch(buf: &mut String, info: &BatchInfo, events: &[Event<'_>]) {
             buf.truncate(before);
         }
         buf.push('\n');
+        spill(buf);
     }
     let elapsed = match (events.first(), events.last()) {
         (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
@@ -85,8 +92,9 @@ impl Sink for TxtSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         // A recycled buffer: formatting allocates nothing in the steady state.
         let mut buf = self.out.buffer();
-        format_batch(&mut buf, info, events);
-        self.out.batch(info.device, events.len() as u64, buf);
+        let mut stream = self.out.stream_batch(info.device);
+        format_batch(&mut buf, info, events, &mut |b| stream.spill(b));
+        stream.finish(events.len() as u64, buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, frame: u32) {
@@ -160,7 +168,7 @@ mod tests {
             },
         ];
         let mut buf = String::new();
-        format_batch(&mut buf, &info(), &events);
+        format_batch(&mut buf, &info(), &events, &mut |_| {});
         assert_eq!(
             buf,
             "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1 queries=2\n\
@@ -190,7 +198,18 @@ mod tests {
             &mut buf,
             &info(),
             &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+            &mut |_| {},
         );
+        // Taken by the output after every event, the parts make the same text.
+        let mut parts = String::new();
+        let mut last = String::new();
+        format_batch(
+            &mut last,
+            &info(),
+            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+            &mut |b| parts.push_str(&std::mem::take(b)),
+        );
+        assert_eq!(parts + &last, buf);
         let lines: Vec<&str> = buf.lines().collect();
         assert!(lines[3]
             .ends_with("       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none"));

@@ -3,7 +3,9 @@
 //! - A regular file: before each record the writer knows where the file ends; a write that
 //!   fails part-way (a full disk) is undone by truncating back to that point, the record
 //!   is counted as lost, and the next record is tried as usual, so writing resumes, on a
-//!   record boundary, as soon as there is room again.
+//!   record boundary, as soon as there is room again. A batch streamed in parts
+//!   ([`super::batch_stream`]) is one record here: a part that fails, or a batch that ends
+//!   torn, takes back every part of the batch already written.
 //! - stdout: through the C library's stream ([`super::c_stdout`]).
 //! - A reader that went away (`EPIPE`): the output closes, once, with a message, and what
 //!   comes later is counted as lost. `SIGPIPE` is blocked in this thread only, so the
@@ -25,43 +27,60 @@ enum Target {
         seekable: bool,
         /// Where the last whole record ends.
         end: u64,
+        /// Bytes of the streamed batch in progress written after `end`.
+        pending: u64,
     },
 }
 
 impl Target {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    /// Writes `bytes`: a whole record's last piece (`whole`), or a part of a batch whose
+    /// end is still to come.
+    fn write(&mut self, bytes: &[u8], whole: bool) -> io::Result<()> {
         match self {
             Target::Stdout => c_stdout::write(bytes),
             Target::File {
-                file,
-                seekable,
-                end,
+                file, end, pending, ..
             } => match file.write_all(bytes) {
                 Ok(()) => {
-                    *end += bytes.len() as u64;
+                    *pending += bytes.len() as u64;
+                    if whole {
+                        *end += std::mem::take(pending);
+                    }
                     Ok(())
                 }
                 Err(e) => {
-                    if *seekable {
-                        // Undo the part that was written; if that fails too, say so with the
-                        // write's error (the file may then hold a torn record).
-                        let undone = file
-                            .set_len(*end)
-                            .and_then(|()| file.seek(SeekFrom::Start(*end)).map(|_| ()));
-                        if let Err(u) = undone {
-                            log::error!("could not undo a partly written trace record ({u})");
-                        }
-                    }
+                    self.abandon();
                     Err(e)
                 }
             },
+        }
+    }
+
+    /// Takes back what was written of the record in progress (truncating a regular file
+    /// back to the end of the last whole record). If that fails, says so: the file may
+    /// then hold a torn record.
+    fn abandon(&mut self) {
+        if let Target::File {
+            file,
+            seekable: true,
+            end,
+            pending,
+        } = self
+        {
+            *pending = 0;
+            let undone = file
+                .set_len(*end)
+                .and_then(|()| file.seek(SeekFrom::Start(*end)).map(|_| ()));
+            if let Err(u) = undone {
+                log::error!("could not undo a partly written trace record ({u})");
+            }
         }
     }
 }
 
 /// The output for stdout, its writer started.
 pub fn start_stdout() -> Output {
-    start("stdout".into(), Target::Stdout)
+    start("stdout".into(), Target::Stdout, false)
 }
 
 /// The output for the file at `path` (created, or truncated), its writer started.
@@ -74,12 +93,16 @@ pub fn start_file(path: &Path) -> io::Result<Output> {
             file,
             seekable,
             end: 0,
+            pending: 0,
         },
+        seekable,
     ))
 }
 
-fn start(name: String, target: Target) -> Output {
-    let shared = Output::new_shared(name);
+/// `streams`: batches may come in parts (a file that a failed batch can be truncated
+/// back on).
+fn start(name: String, target: Target, streams: bool) -> Output {
+    let shared = Output::new_shared(name, streams);
     let for_thread = Arc::clone(&shared);
     let spawned = std::thread::Builder::new()
         .name("utrace-writer".into())
@@ -110,48 +133,111 @@ fn block_sigpipe() {
     }
 }
 
+/// What the writer took from the queue.
+enum Taken {
+    /// Text to write: a record's last (or only) piece when `whole`, with the batch it ends
+    /// (device, events) if it ends one.
+    Write {
+        text: String,
+        whole: bool,
+        batch: Option<(u32, u64)>,
+    },
+    /// A streamed batch that ended torn: what was written of it is taken back.
+    Torn { device: u32, events: u64 },
+}
+
+fn take(shared: &Shared) -> Taken {
+    let mut state = shared.state.lock();
+    while state.records.is_empty() {
+        shared.queued.wait(&mut state);
+    }
+    let record = state.records.pop_front().expect("not empty");
+    state.writing = true;
+    state.stalled = false;
+    let taken = match record {
+        Record::Batch {
+            device,
+            events,
+            text,
+        } => {
+            state.bytes -= text.len();
+            Taken::Write {
+                text,
+                whole: true,
+                batch: Some((device, events)),
+            }
+        }
+        Record::Part(text) => {
+            state.bytes -= text.len();
+            Taken::Write {
+                text,
+                whole: false,
+                batch: None,
+            }
+        }
+        Record::Torn { device, events } => Taken::Torn { device, events },
+        Record::Text(text) => {
+            state.bytes -= text.len();
+            Taken::Write {
+                text,
+                whole: true,
+                batch: None,
+            }
+        }
+        Record::End {
+            device,
+            summary,
+            render,
+        } => {
+            let mut text = state.spare.pop().unwrap_or_default();
+            let losses = state.losses.get(&device).copied().unwrap_or_default();
+            render(&losses.apply(&summary), &mut text);
+            Taken::Write {
+                text,
+                whole: true,
+                batch: None,
+            }
+        }
+    };
+    shared.progressed.notify_all();
+    taken
+}
+
 fn run(shared: &Shared, mut target: Target) {
     block_sigpipe();
     // The first write error of a run of failures, reported once until writes succeed again.
     let mut failing: Option<(io::Error, u64)> = None;
+    // A part of the streamed batch in progress failed (and what was written of it was
+    // taken back): its later parts are dropped, its end counts it as lost.
+    let mut discarding = false;
     loop {
-        // Take the next record; an end record is rendered with what is lost so far.
-        let (text, is_batch) = {
-            let mut state = shared.state.lock();
-            while state.records.is_empty() {
-                shared.queued.wait(&mut state);
+        let (text, whole, batch) = match take(shared) {
+            Taken::Torn { device, events } => {
+                target.abandon();
+                discarding = false;
+                let mut state = shared.state.lock();
+                state.writing = false;
+                state.lose(Record::Torn { device, events });
+                if let Some((_, lost)) = &mut failing {
+                    *lost += 1;
+                }
+                shared.progressed.notify_all();
+                continue;
             }
-            let record = state.records.pop_front().expect("not empty");
-            state.writing = true;
-            state.stalled = false;
-            let taken = match record {
-                Record::Batch {
-                    device,
-                    events,
-                    text,
-                } => {
-                    state.bytes -= text.len();
-                    (text, Some((device, events)))
-                }
-                Record::Text(text) => {
-                    state.bytes -= text.len();
-                    (text, None)
-                }
-                Record::End {
-                    device,
-                    summary,
-                    render,
-                } => {
-                    let mut text = state.spare.pop().unwrap_or_default();
-                    let losses = state.losses.get(&device).copied().unwrap_or_default();
-                    render(&losses.apply(&summary), &mut text);
-                    (text, None)
-                }
-            };
-            shared.progressed.notify_all();
-            taken
+            Taken::Write { text, whole, batch } => (text, whole, batch),
         };
-        let result = target.write(text.as_bytes());
+        if discarding {
+            discarding = !whole;
+            let mut state = shared.state.lock();
+            state.writing = false;
+            if let Some((_, lost)) = failing.as_mut().filter(|_| batch.is_some()) {
+                *lost += 1;
+            }
+            lose(&mut state, text, batch);
+            shared.progressed.notify_all();
+            continue;
+        }
+        let result = target.write(text.as_bytes(), whole);
         let mut state = shared.state.lock();
         state.writing = false;
         match result {
@@ -170,7 +256,7 @@ fn run(shared: &Shared, mut target: Target) {
                     shared.name
                 );
                 state.closed = true;
-                lose(&mut state, text, is_batch);
+                lose(&mut state, text, batch);
                 while let Some(record) = state.records.pop_front() {
                     state.lose(record);
                 }
@@ -179,17 +265,20 @@ fn run(shared: &Shared, mut target: Target) {
                 return;
             }
             Err(e) => {
+                // A failed part loses its whole batch, counted when the batch's end comes.
+                discarding = !whole;
+                let lost_now = u64::from(batch.is_some());
                 match &mut failing {
                     None => {
                         log::error!(
                             "writing the trace to {} failed ({e}); batches are dropped and counted until writes succeed again",
                             shared.name
                         );
-                        failing = Some((e, u64::from(is_batch.is_some())));
+                        failing = Some((e, lost_now));
                     }
-                    Some((_, lost)) => *lost += u64::from(is_batch.is_some()),
+                    Some((_, lost)) => *lost += lost_now,
                 }
-                lose(&mut state, text, is_batch);
+                lose(&mut state, text, batch);
             }
         }
         shared.progressed.notify_all();

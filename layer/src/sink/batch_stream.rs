@@ -1,0 +1,172 @@
+//! A batch handed to its output in parts as it is formatted.
+//!
+//! Formatting a batch of a million draws into one string took ~150 MB of fresh memory,
+//! whose page faults and remappings cost the traceq thread more than the formatting
+//! itself. To a regular file the formats instead hand the writer a part whenever about
+//! [`PART_BYTES`] are formatted (at an event's end), reusing the output's spare buffers, so
+//! memory stays bounded by the output's queue and the writer writes while the next part is
+//! formatted. A batch stays whole or absent: the writer truncates the file back to before
+//! a batch whose write failed part-way, and a batch whose rest could not be queued (a
+//! stalled output) ends with a `Torn` record that does the same; either way it is counted
+//! as lost. Other destinations (stdout, pipes) cannot be truncated back, so there a batch
+//! is still one record. The output's gate is held across the batch, so the records of
+//! the other devices sharing the output go in before or after it, never between its parts.
+
+use parking_lot::MutexGuard;
+
+use super::output::{Output, Record, PART_BYTES};
+
+pub struct BatchStream<'o> {
+    out: &'o Output,
+    _gate: MutexGuard<'o, ()>,
+    device: u32,
+    /// Parts of this batch are queued.
+    parted: bool,
+    /// A part could not be queued: the rest is discarded and the batch ends torn.
+    torn: bool,
+}
+
+impl Output {
+    /// Starts a batch of device `device`; its text goes to [`BatchStream::spill`] as it
+    /// grows and to [`BatchStream::finish`] at its end.
+    pub fn stream_batch(&self, device: u32) -> BatchStream<'_> {
+        let gate = self.shared().gate.lock();
+        self.shared().state.lock().streaming = true;
+        BatchStream {
+            out: self,
+            _gate: gate,
+            device,
+            parted: false,
+            torn: false,
+        }
+    }
+}
+
+impl BatchStream<'_> {
+    /// Called by a format at the end of each event: when `buf` holds a part's worth and
+    /// the output streams, hands it to the writer and leaves `buf` empty.
+    pub fn spill(&mut self, buf: &mut String) {
+        if buf.len() < PART_BYTES || !self.out.shared().streams {
+            return;
+        }
+        if self.torn {
+            buf.clear();
+            return;
+        }
+        let part = std::mem::replace(buf, self.out.buffer());
+        match self.out.try_push(Record::Part(part)) {
+            Ok(()) => self.parted = true,
+            Err(record) => {
+                self.torn = true;
+                self.out.shared().state.lock().lose(record);
+            }
+        }
+    }
+
+    /// Ends the batch with its last text; `events` are its events (counted as lost if the
+    /// batch cannot be written whole).
+    pub fn finish(self, events: u64, text: String) {
+        let device = self.device;
+        let last = Record::Batch {
+            device,
+            events,
+            text,
+        };
+        let refused = if self.torn {
+            Some(last)
+        } else {
+            self.out.try_push(last).err()
+        };
+        if let Some(record) = refused {
+            if self.parted {
+                // The parts already queued are written, then taken back.
+                self.out.shared().state.lock().lose(match record {
+                    Record::Batch { text, .. } => Record::Text(text),
+                    other => other,
+                });
+                self.out.push_forced(Record::Torn { device, events });
+            } else {
+                self.out.shared().state.lock().lose(record);
+            }
+        }
+        let shared = self.out.shared();
+        shared.state.lock().streaming = false;
+        shared.progressed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::output::Losses;
+
+    fn output(streams: bool) -> Output {
+        Output::from_shared(Output::new_shared("test".into(), streams))
+    }
+
+    /// The records queued, as (kind, length).
+    fn queued(out: &Output) -> Vec<(&'static str, usize)> {
+        out.shared()
+            .state
+            .lock()
+            .records
+            .iter()
+            .map(|r| match r {
+                Record::Part(t) => ("part", t.len()),
+                Record::Batch { text, .. } => ("batch", text.len()),
+                Record::Torn { .. } => ("torn", 0),
+                Record::Text(t) => ("text", t.len()),
+                Record::End { .. } => ("end", 0),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_large_batch_goes_in_parts_to_a_file_and_whole_elsewhere() {
+        for streams in [true, false] {
+            let out = output(streams);
+            let mut stream = out.stream_batch(1);
+            let mut buf = String::new();
+            for _ in 0..3 {
+                buf.push_str(&"x".repeat(PART_BYTES / 2 + 1));
+                stream.spill(&mut buf);
+            }
+            stream.finish(9, buf);
+            let got = queued(&out);
+            if streams {
+                // Spilled once the buffer passed a part's worth (after the second event).
+                assert_eq!(
+                    got,
+                    [("part", PART_BYTES + 2), ("batch", PART_BYTES / 2 + 1)]
+                );
+            } else {
+                assert_eq!(got, [("batch", 3 * (PART_BYTES / 2 + 1))]);
+            }
+            assert!(!out.shared().state.lock().streaming);
+        }
+    }
+
+    #[test]
+    fn a_batch_whose_rest_cannot_be_queued_ends_torn_and_counted() {
+        let out = output(true);
+        // No writer: the queue fills. The first part fits (an empty queue takes anything).
+        let mut stream = out.stream_batch(2);
+        let mut buf = "y".repeat(super::super::output::QUEUE_BYTES);
+        stream.spill(&mut buf);
+        // The output now counts as stalled when the next part finds no room.
+        out.shared().state.lock().stalled = true;
+        buf.push_str(&"z".repeat(PART_BYTES));
+        stream.spill(&mut buf);
+        assert!(buf.is_empty(), "the rest of a torn batch is discarded");
+        buf.push_str("ELAPSED: 1 ns\n");
+        stream.finish(7, buf);
+        let kinds: Vec<&str> = queued(&out).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            kinds,
+            ["part", "torn"],
+            "the writer takes the first part back"
+        );
+        // The writer counts the torn batch when it meets it; nothing was counted yet.
+        assert_eq!(out.losses(2), Losses::default());
+    }
+}
