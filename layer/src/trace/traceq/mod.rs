@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use crossbeam_channel::{bounded, Receiver, Sender};
 use parking_lot::Mutex;
 
 use crate::gpu::caps::DeviceCaps;
@@ -16,7 +16,10 @@ use crate::loader::dispatch::DeviceDispatch;
 use crate::trace::batch::Batch;
 use crate::trace::output::Sink;
 
+mod mailbox;
 mod thread;
+
+use mailbox::{mailbox, Outbox};
 
 use thread::Traceq;
 
@@ -91,7 +94,7 @@ impl PendingBatches {
 
 /// The submit side of the channel and the thread's handle.
 pub struct Consumer {
-    tx: Sender<Message>,
+    tx: Outbox<Message>,
     pending: Arc<PendingBatches>,
     stats: Arc<Stats>,
     /// Whether the first batch dropped for a full queue was reported.
@@ -125,7 +128,7 @@ impl Consumer {
 
     pub fn sync(&self, timeout: Duration) {
         let (ack_tx, ack_rx) = bounded(1);
-        if self.tx.send_timeout(Message::Sync(ack_tx), timeout).is_ok() {
+        if self.tx.send(Message::Sync(ack_tx)).is_ok() {
             let _ = ack_rx.recv_timeout(timeout);
         }
     }
@@ -223,7 +226,7 @@ pub fn spawn(
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
 ) -> std::io::Result<Consumer> {
-    let (tx, rx) = unbounded();
+    let (tx, rx) = mailbox();
     let (done_tx, done) = bounded(1);
     let stopping = Arc::new(AtomicBool::new(false));
     let pending = Arc::new(PendingBatches::new(MAX_PENDING_BATCHES));

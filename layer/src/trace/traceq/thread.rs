@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
-use crossbeam_channel::Receiver;
 
+use super::mailbox::Inbox;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
 use crate::gpu::completion::{self, WaitOutcome};
@@ -73,8 +73,8 @@ impl Traceq {
         }
     }
 
-    pub(super) fn run(&mut self, rx: Receiver<Message>) {
-        'idle: while let Ok(first) = rx.recv() {
+    pub(super) fn run(&mut self, rx: Inbox<Message>) {
+        'idle: while let Some(first) = rx.recv() {
             // Woken from idle: let the application go on submitting before the work starts,
             // so that a burst of submissions costs one wake-up of this thread (and of the
             // driver's waits it makes), not one per submission on cores the application
@@ -83,7 +83,7 @@ impl Traceq {
                 std::thread::sleep(COALESCE);
             }
             let mut next = Some(first);
-            while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
+            while let Some(msg) = next.take().or_else(|| rx.try_recv()) {
                 if !self.handle(msg) {
                     break 'idle;
                 }
