@@ -38,6 +38,14 @@ impl Drop for Tmpfs {
     }
 }
 
+/// What the layer said on stderr.
+fn utrace_lines(run: &utrace_tests::harness::Run) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter(|l| l.starts_with("utrace:"))
+        .collect()
+}
+
 /// Fills the file system of `path` up, then frees `room` bytes of it.
 fn fill_leaving(path: &Path, room: u64) {
     let mut filler = std::fs::File::create(path).unwrap();
@@ -98,11 +106,7 @@ fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
     assert_eq!(end.events, 6 * written);
     assert_eq!(end.dropped, 6 * (300 - written), "every lost batch counted");
     // Said once when it failed, once when it resumed.
-    let said: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("utrace:"))
-        .collect();
+    let said = utrace_lines(&run);
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);
     assert!(
@@ -152,11 +156,7 @@ fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
     let end = &trace.ends[0];
     assert_eq!((end.batches, end.events), (0, 0));
     assert_eq!(end.dropped, 2 + 2 * commands, "the lost batch is counted");
-    let said: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("utrace:"))
-        .collect();
+    let said = utrace_lines(&run);
     // Said when the part failed, and when the end record found room again.
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);

@@ -18,17 +18,25 @@ pub const THREADS: usize = 8;
 /// `vkCmdDraw` inside a render pass, per draw.
 pub fn draws(s: &Side) -> Result<f64> {
     let d = &s.dev.device;
+    record_draws(s, |i| {
+        // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound.
+        unsafe { d.cmd_draw(s.cb, 3, 1, i % 3, 0) };
+    })
+}
+
+/// Records [`COMMANDS`] of `draw(i)` into the side's command buffer, in a render pass;
+/// nanoseconds per draw.
+fn record_draws(s: &Side, draw: impl Fn(u32)) -> Result<f64> {
     s.dev
         .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
     s.begin_pass(s.cb);
     let t = Instant::now();
     for i in 0..COMMANDS {
-        // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound.
-        unsafe { d.cmd_draw(s.cb, 3, 1, i % 3, 0) };
+        draw(i);
     }
     let ns = t.elapsed().as_nanos() as f64;
     // SAFETY: inside the render pass begun above.
-    unsafe { d.cmd_end_render_pass(s.cb) };
+    unsafe { s.dev.device.cmd_end_render_pass(s.cb) };
     s.dev.end(s.cb)?;
     Ok(ns / f64::from(COMMANDS))
 }
@@ -39,11 +47,7 @@ pub fn draws(s: &Side) -> Result<f64> {
 /// mode is compared with. Recorded only, never submitted.
 pub fn hand_timed_draws(s: &Side, pool: vk::QueryPool) -> Result<f64> {
     let d = &s.dev.device;
-    s.dev
-        .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
-    s.begin_pass(s.cb);
-    let t = Instant::now();
-    for i in 0..COMMANDS {
+    record_draws(s, |i| {
         // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound; the
         // pool holds 2 * COMMANDS timestamp queries.
         unsafe {
@@ -56,12 +60,7 @@ pub fn hand_timed_draws(s: &Side, pool: vk::QueryPool) -> Result<f64> {
                 2 * i + 1,
             );
         }
-    }
-    let ns = t.elapsed().as_nanos() as f64;
-    // SAFETY: inside the render pass begun above.
-    unsafe { d.cmd_end_render_pass(s.cb) };
-    s.dev.end(s.cb)?;
-    Ok(ns / f64::from(COMMANDS))
+    })
 }
 
 /// A timestamp query pool for [`hand_timed_draws`].
