@@ -3,6 +3,10 @@
 # on Lavapipe with the layer tracing (a window under Xvfb, so frames end at present) and
 # prints the trace. Extra arguments go to the workload (e.g. --frames 5).
 set -euo pipefail
+# A relative GPU_TRACEFILE names a file where the user is, not in the repository.
+if [[ -n "${GPU_TRACEFILE:-}" && "$GPU_TRACEFILE" != /* ]]; then
+  export GPU_TRACEFILE="$PWD/$GPU_TRACEFILE"
+fi
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
@@ -17,11 +21,12 @@ VK_INSTANCE_LAYERS=VK_LAYER_utrace \
 GPU_TRACE=${GPU_TRACE:-1} \
   xvfb-run -a target/release/utrace-workload --scenario demo --report "$report" "$@"
 rm -f "$report"
-# A Perfetto trace (GPU_TRACEFILE=...pftrace or GPU_TRACE_FORMAT=perfetto) is a file: say
-# where it is, since nothing was printed.
-case "${GPU_TRACE_FORMAT:-}:${GPU_TRACEFILE:-}" in
-  *perfetto*|*.pftrace|*.perfetto-trace)
-    if [[ -n "${GPU_TRACEFILE:-}" && -f "$GPU_TRACEFILE" ]]; then
-      echo "Perfetto trace: $GPU_TRACEFILE ($(stat -c %s "$GPU_TRACEFILE") bytes); open it at https://ui.perfetto.dev"
-    fi ;;
-esac
+# A trace written to a file: say where it is, since nothing was printed.
+if [[ -n "${GPU_TRACEFILE:-}" && -f "$GPU_TRACEFILE" ]]; then
+  case "${GPU_TRACE_FORMAT:-}:$GPU_TRACEFILE" in
+    *perfetto*|*.pftrace|*.perfetto-trace)
+      echo "Perfetto trace: $GPU_TRACEFILE ($(stat -c %s "$GPU_TRACEFILE") bytes); open it at https://ui.perfetto.dev" ;;
+    *)
+      echo "Trace: $GPU_TRACEFILE ($(stat -c %s "$GPU_TRACEFILE") bytes)" ;;
+  esac
+fi

@@ -119,12 +119,18 @@ fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
 /// `many-commands` (one batch of 100,000 traced fills, about 20 MB of text, written to a
 /// file in parts of 1 MiB as it is formatted) with its trace on a tmpfs of `size`.
 fn many_commands_on(size: &str) -> (utrace_tests::harness::Run, String) {
+    many_commands_as("txt", size)
+}
+
+/// As [`many_commands_on`], in `format`.
+fn many_commands_as(format: &str, size: &str) -> (utrace_tests::harness::Run, String) {
     let dir = TempDir::new("large-batch");
     let fs = Tmpfs::mount(&dir.path().join("disk"), size);
-    let file = fs.0.join("trace.txt");
+    let file = fs.0.join(format!("trace.{format}"));
     let run = workload!("many-commands")
         .layers(&["VK_LAYER_utrace"])
         .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", format)
         .run(&dir);
     assert_clean(&run);
     (run, std::fs::read_to_string(&file).unwrap())
@@ -161,4 +167,45 @@ fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);
     assert!(said[1].contains("1 batch(es) were lost"), "{}", said[1]);
+}
+
+#[test]
+fn a_csv_file_keeps_its_header_when_its_first_batch_is_lost() {
+    let (_, text) = many_commands_as("csv", "4m");
+    let commands = utrace_tests::patterns::many_commands::COMMANDS as u64;
+    // The header went with the batch's parts and was taken back with them; the end row
+    // brought it again.
+    assert_eq!(
+        text,
+        format!(
+            "device,batch,frame,submission,ns,delta,depth,event,args\n\
+             0,,,,,,,end_of_trace,\"batches=0, events=0, dropped={}\"\n",
+            2 + 2 * commands
+        )
+    );
+}
+
+#[test]
+fn a_disk_that_stays_full_still_gets_its_tally_said() {
+    let dir = TempDir::new("full-disk-end");
+    let fs = Tmpfs::mount(&dir.path().join("small"), "1m");
+    fill_leaving(&fs.0.join("filler"), 0);
+    let file = fs.0.join("trace.txt");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .run(&dir);
+    assert_clean(&run);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "", "nothing fits");
+    let said = utrace_lines(&run);
+    assert_eq!(said.len(), 2, "{}", run.stderr);
+    assert!(said[0].contains("No space left on device"), "{}", said[0]);
+    // What the END OF TRACE line would have said, on stderr instead.
+    let tally = said[1]
+        .split_once("it reads: ")
+        .map(|(_, t)| t)
+        .unwrap_or_else(|| panic!("{}", said[1]));
+    let end = &parse(&format!("{tally}\n")).ends[0];
+    assert_eq!((end.batches, end.events), (0, 0), "{tally}");
+    assert!(end.dropped > 0, "{tally}");
 }

@@ -9,9 +9,7 @@ use std::sync::OnceLock;
 mod values;
 
 pub use values::{expand_path, Format};
-use values::{
-    is_perfetto_name, is_setid_process, parse_formats, parse_frames, parse_switch, Switch,
-};
+use values::{format_of_name, is_setid_process, parse_formats, parse_frames, parse_switch, Switch};
 
 /// Where the trace goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,10 +99,13 @@ impl Config {
         };
 
         let mut enabled = false;
+        // `GPU_TRACE=0` said in so many words (not an empty value) switches tracing off even
+        // where `GPU_TRACEFILE` would switch it on.
+        let mut switched_off = false;
         if let Some(v) = lookup("GPU_TRACE") {
             match parse_switch(&v) {
                 Switch::On => enabled = true,
-                Switch::Off => {}
+                Switch::Off => switched_off = !v.trim().is_empty(),
                 Switch::Unrecognised => {
                     problems.push(format!(
                         "GPU_TRACE={v:?} is not a recognised value (use 1 or 0); tracing is on"
@@ -130,12 +131,20 @@ impl Config {
             _ => {}
         }
 
+        if switched_off && enabled {
+            problems.push(format!(
+                "GPU_TRACE={:?} switches tracing off; GPU_TRACEFILE is not used",
+                lookup("GPU_TRACE").unwrap_or_default()
+            ));
+            enabled = false;
+        }
+
         let formats = match lookup("GPU_TRACE_FORMAT") {
-            // A Perfetto file name says the format by itself.
-            None if matches!(&destination, Destination::File(p) if is_perfetto_name(p)) => {
-                vec![Format::Perfetto]
-            }
-            None => vec![Format::Txt],
+            // A file's name may say the format by itself (`.pftrace`, `.json`, `.csv`).
+            None => match &destination {
+                Destination::File(p) => vec![format_of_name(p).unwrap_or(Format::Txt)],
+                Destination::Stdout => vec![Format::Txt],
+            },
             Some(v) => parse_formats(&v, &mut problems),
         };
         if formats.contains(&Format::Perfetto) && destination == Destination::Stdout {
@@ -348,18 +357,48 @@ mod tests {
     }
 
     #[test]
-    fn a_perfetto_file_name_chooses_the_format() {
+    fn a_file_name_chooses_the_format() {
         let c = parse(&[("GPU_TRACEFILE", "/t/gpu-%p.pftrace")]);
         assert_eq!(c.formats, vec![Format::Perfetto]);
         let c = parse(&[("GPU_TRACEFILE", "x.perfetto-trace")]);
         assert_eq!(c.formats, vec![Format::Perfetto]);
+        // So do json and csv names.
+        for (name, format) in [
+            ("t.json", Format::Json),
+            ("t-%p.JSONL", Format::Json),
+            ("/t/gpu.csv", Format::Csv),
+        ] {
+            assert_eq!(
+                parse(&[("GPU_TRACEFILE", name)]).formats,
+                vec![format],
+                "{name}"
+            );
+        }
         // An explicit format wins; other names stay txt.
         let c = parse(&[("GPU_TRACEFILE", "x.pftrace"), ("GPU_TRACE_FORMAT", "json")]);
         assert_eq!(c.formats, vec![Format::Json]);
-        assert_eq!(
-            parse(&[("GPU_TRACEFILE", "x.txt")]).formats,
-            vec![Format::Txt]
-        );
+        let c = parse(&[("GPU_TRACEFILE", "x.csv"), ("GPU_TRACE_FORMAT", "txt")]);
+        assert_eq!(c.formats, vec![Format::Txt]);
+        for name in ["x.txt", "x", "csv", "x.csv.gz"] {
+            assert_eq!(
+                parse(&[("GPU_TRACEFILE", name)]).formats,
+                vec![Format::Txt],
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn gpu_trace_0_switches_a_trace_file_off_and_says_so() {
+        let c = parse(&[("GPU_TRACE", "0"), ("GPU_TRACEFILE", "/t/x.txt")]);
+        assert!(!c.enabled);
+        assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+        assert!(c.problems[0].contains("GPU_TRACE=\"0\" switches tracing off"));
+        // An empty GPU_TRACE is as if unset: the file switches tracing on.
+        let c = parse(&[("GPU_TRACE", ""), ("GPU_TRACEFILE", "/t/x.txt")]);
+        assert!(c.enabled && c.problems.is_empty());
+        // Without a file, 0 is simply off, with nothing to say.
+        assert!(parse(&[("GPU_TRACE", "off")]).problems.is_empty());
     }
 
     #[test]

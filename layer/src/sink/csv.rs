@@ -26,15 +26,15 @@ pub const HEADER: &str = "device,batch,frame,submission,ns,delta,depth,event,arg
 pub struct CsvSink {
     out: Output,
     args: String,
-    wrote_header: bool,
 }
 
 impl CsvSink {
     pub fn new(out: Output) -> CsvSink {
+        // One header per output, written before whatever record the output first takes.
+        out.set_header(HEADER);
         CsvSink {
             out,
             args: String::new(),
-            wrote_header: false,
         }
     }
 }
@@ -98,13 +98,6 @@ pub fn format_batch(
 impl Sink for CsvSink {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
         let mut buf = self.out.buffer();
-        if !self.wrote_header {
-            // One header per output, whichever of the devices sharing it writes first.
-            if self.out.claim_header() {
-                buf.push_str(HEADER);
-            }
-            self.wrote_header = true;
-        }
         let mut stream = self.out.stream_batch(info.device);
         format_batch(&mut buf, &mut self.args, info, events, &mut |b| {
             stream.spill(b)

@@ -14,8 +14,7 @@
 //! (and counted) until it takes data again.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -107,8 +106,10 @@ pub(super) struct Shared {
     pub queued: Condvar,
     /// Signalled when the writer took or finished a record (producers and drains wait).
     pub progressed: Condvar,
-    /// A format's header (csv) has been written by one of the devices sharing the output.
-    header_claimed: AtomicBool,
+    /// A format's header (csv): the writer puts it before the first record it writes, as
+    /// part of that record (so a file that takes nothing never holds a header alone, and a
+    /// file that takes anything starts with it).
+    pub header: OnceLock<&'static str>,
     /// Batches are streamed in parts (a regular file).
     pub streams: bool,
     /// Held while a record goes in, and across a streamed batch, so that the records of
@@ -132,7 +133,7 @@ impl Shared {
             }),
             queued: Condvar::new(),
             progressed: Condvar::new(),
-            header_claimed: AtomicBool::new(false),
+            header: OnceLock::new(),
             streams,
             gate: Mutex::new(()),
         }
@@ -191,10 +192,9 @@ impl Output {
         &self.shared
     }
 
-    /// Whether the caller is the first to ask, and so writes the output's header (the
-    /// devices sharing a csv file write one header between them).
-    pub fn claim_header(&self) -> bool {
-        !self.shared.header_claimed.swap(true, Ordering::Relaxed)
+    /// Sets the output's header (the devices sharing a csv file have one between them).
+    pub fn set_header(&self, header: &'static str) {
+        let _ = self.shared.header.set(header);
     }
 
     /// An empty buffer to format a record into (a recycled one when there is one).

@@ -141,6 +141,8 @@ enum Taken {
         text: String,
         whole: bool,
         batch: Option<(u32, u64)>,
+        /// The end of a device's trace (its tally, said on stderr if it cannot be written).
+        end: bool,
     },
     /// A streamed batch that ended torn: what was written of it is taken back.
     Torn { device: u32, events: u64 },
@@ -165,6 +167,7 @@ fn take(shared: &Shared) -> Taken {
                 text,
                 whole: true,
                 batch: Some((device, events)),
+                end: false,
             }
         }
         Record::Part(text) => {
@@ -173,6 +176,7 @@ fn take(shared: &Shared) -> Taken {
                 text,
                 whole: false,
                 batch: None,
+                end: false,
             }
         }
         Record::Torn { device, events } => Taken::Torn { device, events },
@@ -182,6 +186,7 @@ fn take(shared: &Shared) -> Taken {
                 text,
                 whole: true,
                 batch: None,
+                end: false,
             }
         }
         Record::End {
@@ -196,6 +201,7 @@ fn take(shared: &Shared) -> Taken {
                 text,
                 whole: true,
                 batch: None,
+                end: true,
             }
         }
     };
@@ -210,10 +216,13 @@ fn run(shared: &Shared, mut target: Target) {
     // A part of the streamed batch in progress failed (and what was written of it was
     // taken back): its later parts are dropped, its end counts it as lost.
     let mut discarding = false;
+    // The output's header (csv) goes with the first record written.
+    let mut header = Header::Unwritten;
     loop {
-        let (text, whole, batch) = match take(shared) {
+        let (text, whole, batch, end) = match take(shared) {
             Taken::Torn { device, events } => {
                 target.abandon();
+                header.taken_back();
                 discarding = false;
                 let mut state = shared.state.lock();
                 state.writing = false;
@@ -224,7 +233,12 @@ fn run(shared: &Shared, mut target: Target) {
                 shared.progressed.notify_all();
                 continue;
             }
-            Taken::Write { text, whole, batch } => (text, whole, batch),
+            Taken::Write {
+                text,
+                whole,
+                batch,
+                end,
+            } => (text, whole, batch, end),
         };
         if discarding {
             discarding = !whole;
@@ -237,7 +251,7 @@ fn run(shared: &Shared, mut target: Target) {
             shared.progressed.notify_all();
             continue;
         }
-        let result = target.write(text.as_bytes(), whole);
+        let result = write_with_header(&mut target, shared, &mut header, &text, whole);
         let mut state = shared.state.lock();
         state.writing = false;
         match result {
@@ -265,6 +279,14 @@ fn run(shared: &Shared, mut target: Target) {
                 return;
             }
             Err(e) => {
+                if end {
+                    // The tally of what was written and lost would otherwise be lost too.
+                    log::error!(
+                        "the end of a device's trace could not be written to {} ({e}); it reads: {}",
+                        shared.name,
+                        text.trim_end()
+                    );
+                }
                 // A failed part loses its whole batch, counted when the batch's end comes.
                 discarding = !whole;
                 let lost_now = u64::from(batch.is_some());
@@ -283,6 +305,50 @@ fn run(shared: &Shared, mut target: Target) {
         }
         shared.progressed.notify_all();
     }
+}
+
+/// Where the output's header (csv) stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Header {
+    Unwritten,
+    /// Written with parts of a batch whose end has not come: taken back with them if the
+    /// batch fails.
+    Pending,
+    Written,
+}
+
+impl Header {
+    fn taken_back(&mut self) {
+        if *self == Header::Pending {
+            *self = Header::Unwritten;
+        }
+    }
+}
+
+/// Writes `text` (see [`Target::write`]), the output's header first if it is not in the
+/// file yet: the header belongs to the record, and is taken back with it if the record
+/// cannot be written whole.
+fn write_with_header(
+    target: &mut Target,
+    shared: &Shared,
+    header: &mut Header,
+    text: &str,
+    whole: bool,
+) -> io::Result<()> {
+    let written = (|| {
+        if let (Header::Unwritten, Some(h)) = (*header, shared.header.get()) {
+            target.write(h.as_bytes(), false)?;
+            *header = Header::Pending;
+        }
+        target.write(text.as_bytes(), whole)
+    })();
+    match written {
+        Ok(()) if whole && *header == Header::Pending => *header = Header::Written,
+        Ok(()) => {}
+        // The write took back what was written of the record, header included.
+        Err(_) => header.taken_back(),
+    }
+    written
 }
 
 /// Counts a record taken from the queue as lost.
