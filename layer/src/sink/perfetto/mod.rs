@@ -35,8 +35,8 @@ pub const DATA_SOURCE_NAME: &str = "gpu.renderstages.utrace";
 
 /// How long a stopping session waits for batches submitted before it stopped.
 const STOP_DRAIN: Duration = Duration::from_secs(2);
-/// Memory shared with the tracing service, in KB (a hint the service may cap).
-const SHMEM_KB: u32 = 4096;
+/// Memory shared with the system tracing service, in KB (a hint the service may cap).
+const SYSTEM_SHMEM_KB: u32 = 4096;
 
 type RenderStages = DataSource<'static, SequenceState>;
 
@@ -65,21 +65,24 @@ pub struct SessionHooks {
 fn register(config: &Config, hooks: SessionHooks) -> Option<&'static RenderStages> {
     DATA_SOURCE
         .get_or_init(|| {
-            let backends = if config.on_demand {
-                Backends::SYSTEM
-            } else {
-                Backends::IN_PROCESS
-            };
             // A batch of 10,000 traced draws is about 1 MB of packets: with the SDK's default
-            // memory shared with the service (256 KB), the traceq thread waited for the
-            // service to take chunks for half its time; with room for a whole such batch it
-            // writes while the service copies (measured: 1.8 to ~3.5 M events/s).
-            Producer::init(
-                ProducerInitArgsBuilder::new()
-                    .backends(backends)
-                    .shmem_size_hint_kb(SHMEM_KB)
-                    .build(),
-            );
+            // memory shared with the service, the traceq thread waits for the service to take
+            // chunks for about half its time; with room for a whole such batch it writes
+            // while the service copies (measured with the in-process service: 1.8 to 2.3 M
+            // events/s). The in-process service keeps its default, though: with 4 MB, a
+            // process killed while the service wrote its file left a torn last packet in
+            // about one run in ten of tests/tests/killed.rs under load (never with the
+            // default), and a file that decodes after any kill matters more there.
+            let (backends, shmem_kb) = if config.on_demand {
+                (Backends::SYSTEM, SYSTEM_SHMEM_KB)
+            } else {
+                (Backends::IN_PROCESS, 0)
+            };
+            let mut args = ProducerInitArgsBuilder::new().backends(backends);
+            if shmem_kb > 0 {
+                args = args.shmem_size_hint_kb(shmem_kb);
+            }
+            Producer::init(args.build());
             let args = DataSourceArgsBuilder::new()
                 // When the shared memory with the service is full, the traceq thread waits
                 // for room (it is not the application's thread; a large batch filled it in
