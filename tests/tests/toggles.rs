@@ -88,3 +88,57 @@ fn barriers_are_off_by_default_and_on_by_request() {
         on.stderr
     );
 }
+
+/// The library of each command the workload was handed, from its `proc-addrs` line.
+fn handed_out(run: &utrace_tests::harness::Run) -> Vec<(String, String)> {
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("utrace-proc-addrs: "))
+        .unwrap_or_else(|| panic!("no proc-addrs line: {}", run.stderr));
+    line.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_command_whose_tracepoints_are_off_is_not_intercepted() {
+    let dir = TempDir::new("toggle-hooks");
+    let run = |tracepoints: &str| {
+        let run = workload!("proc-addrs")
+            .layers(&["VK_LAYER_utrace"])
+            .env("GPU_TRACE", "1")
+            .env("GPU_TRACEPOINTS", tracepoints)
+            .run(&dir);
+        assert!(run.success, "{}", run.stderr);
+        handed_out(&run)
+    };
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, l)| (k.to_string(), l.to_string()))
+            .collect()
+    };
+    let (layer, driver) = ("libVkLayer_utrace.so", "libvulkan_lvp.so");
+    // Every tracepoint on: the layer's hooks.
+    assert_eq!(
+        run(""),
+        pairs(&[
+            ("vkCmdDraw", layer),
+            ("vkCmdDispatch", layer),
+            ("vkCmdFillBuffer", layer),
+            ("vkCmdBeginRenderPass", layer),
+        ])
+    );
+    // Draws and dispatches off: the application calls the driver for them; the render
+    // pass hook stays (it also tracks the pass for the tracepoints still on).
+    assert_eq!(
+        run("-draw,-dispatch,-render_pass"),
+        pairs(&[
+            ("vkCmdDraw", driver),
+            ("vkCmdDispatch", driver),
+            ("vkCmdFillBuffer", layer),
+            ("vkCmdBeginRenderPass", layer),
+        ])
+    );
+}

@@ -45,6 +45,19 @@ macro_rules! hook {
     };
 }
 
+/// The hook of a command whose tracepoints all hang on one `GPU_TRACEPOINTS` switch (the
+/// `SWITCH` of the module `bracketed!` gives it), unless that switch is off: then the
+/// application calls the next layer directly and pays nothing for the layer. The switches
+/// are set from the environment before any device exists and never change.
+macro_rules! switched {
+    ($($seg:ident)::+) => {
+        match $($seg)::+::SWITCH {
+            Some(switch) if !crate::trace::tracepoints::TOGGLES[switch].is_enabled() => None,
+            _ => hook!($($seg)::+),
+        }
+    };
+}
+
 /// Functions reachable with a null instance (besides the loader-facing ones of
 /// `loader::exports`).
 pub fn global_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
@@ -111,45 +124,45 @@ fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy, transfer as tr,
     };
     match name.to_bytes() {
-        b"vkCmdDraw" => hook!(dr::cmd_draw),
-        b"vkCmdDrawIndexed" => hook!(dr::cmd_draw_indexed),
-        b"vkCmdDrawIndirect" => hook!(dr::cmd_draw_indirect),
-        b"vkCmdDrawIndexedIndirect" => hook!(dr::cmd_draw_indexed_indirect),
+        b"vkCmdDraw" => switched!(dr::cmd_draw),
+        b"vkCmdDrawIndexed" => switched!(dr::cmd_draw_indexed),
+        b"vkCmdDrawIndirect" => switched!(dr::cmd_draw_indirect),
+        b"vkCmdDrawIndexedIndirect" => switched!(dr::cmd_draw_indexed_indirect),
         b"vkCmdDrawIndirectCount" | b"vkCmdDrawIndirectCountKHR" | b"vkCmdDrawIndirectCountAMD" => {
-            hook!(dr::cmd_draw_indirect_count)
+            switched!(dr::cmd_draw_indirect_count)
         }
         b"vkCmdDrawIndexedIndirectCount"
         | b"vkCmdDrawIndexedIndirectCountKHR"
-        | b"vkCmdDrawIndexedIndirectCountAMD" => hook!(dr::cmd_draw_indexed_indirect_count),
-        b"vkCmdDrawMultiEXT" => hook!(dr::cmd_draw_multi),
-        b"vkCmdDrawMultiIndexedEXT" => hook!(dr::cmd_draw_multi_indexed),
-        b"vkCmdDrawMeshTasksEXT" => hook!(dr::cmd_draw_mesh_tasks),
-        b"vkCmdDrawMeshTasksIndirectEXT" => hook!(dr::cmd_draw_mesh_tasks_indirect),
-        b"vkCmdDrawMeshTasksIndirectCountEXT" => hook!(dr::cmd_draw_mesh_tasks_indirect_count),
-        b"vkCmdDispatch" => hook!(cd::cmd_dispatch),
-        b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => hook!(cd::cmd_dispatch_base),
-        b"vkCmdDispatchIndirect" => hook!(cd::cmd_dispatch_indirect),
-        b"vkCmdCopyBuffer" => hook!(tr::cmd_copy_buffer),
-        b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => hook!(tr::cmd_copy_buffer2),
-        b"vkCmdCopyImage" => hook!(tr::cmd_copy_image),
-        b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => hook!(tr::cmd_copy_image2),
-        b"vkCmdCopyBufferToImage" => hook!(tr::cmd_copy_buffer_to_image),
+        | b"vkCmdDrawIndexedIndirectCountAMD" => switched!(dr::cmd_draw_indexed_indirect_count),
+        b"vkCmdDrawMultiEXT" => switched!(dr::cmd_draw_multi),
+        b"vkCmdDrawMultiIndexedEXT" => switched!(dr::cmd_draw_multi_indexed),
+        b"vkCmdDrawMeshTasksEXT" => switched!(dr::cmd_draw_mesh_tasks),
+        b"vkCmdDrawMeshTasksIndirectEXT" => switched!(dr::cmd_draw_mesh_tasks_indirect),
+        b"vkCmdDrawMeshTasksIndirectCountEXT" => switched!(dr::cmd_draw_mesh_tasks_indirect_count),
+        b"vkCmdDispatch" => switched!(cd::cmd_dispatch),
+        b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => switched!(cd::cmd_dispatch_base),
+        b"vkCmdDispatchIndirect" => switched!(cd::cmd_dispatch_indirect),
+        b"vkCmdCopyBuffer" => switched!(tr::cmd_copy_buffer),
+        b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => switched!(tr::cmd_copy_buffer2),
+        b"vkCmdCopyImage" => switched!(tr::cmd_copy_image),
+        b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => switched!(tr::cmd_copy_image2),
+        b"vkCmdCopyBufferToImage" => switched!(tr::cmd_copy_buffer_to_image),
         b"vkCmdCopyBufferToImage2" | b"vkCmdCopyBufferToImage2KHR" => {
-            hook!(tr::cmd_copy_buffer_to_image2)
+            switched!(tr::cmd_copy_buffer_to_image2)
         }
-        b"vkCmdCopyImageToBuffer" => hook!(tr::cmd_copy_image_to_buffer),
+        b"vkCmdCopyImageToBuffer" => switched!(tr::cmd_copy_image_to_buffer),
         b"vkCmdCopyImageToBuffer2" | b"vkCmdCopyImageToBuffer2KHR" => {
-            hook!(tr::cmd_copy_image_to_buffer2)
+            switched!(tr::cmd_copy_image_to_buffer2)
         }
-        b"vkCmdBlitImage" => hook!(tr::cmd_blit_image),
-        b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => hook!(tr::cmd_blit_image2),
-        b"vkCmdResolveImage" => hook!(tr::cmd_resolve_image),
-        b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => hook!(tr::cmd_resolve_image2),
-        b"vkCmdClearColorImage" => hook!(tr::cmd_clear_color_image),
-        b"vkCmdClearDepthStencilImage" => hook!(tr::cmd_clear_depth_stencil_image),
-        b"vkCmdClearAttachments" => hook!(tr::cmd_clear_attachments),
-        b"vkCmdFillBuffer" => hook!(tr::cmd_fill_buffer),
-        b"vkCmdUpdateBuffer" => hook!(tr::cmd_update_buffer),
+        b"vkCmdBlitImage" => switched!(tr::cmd_blit_image),
+        b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => switched!(tr::cmd_blit_image2),
+        b"vkCmdResolveImage" => switched!(tr::cmd_resolve_image),
+        b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => switched!(tr::cmd_resolve_image2),
+        b"vkCmdClearColorImage" => switched!(tr::cmd_clear_color_image),
+        b"vkCmdClearDepthStencilImage" => switched!(tr::cmd_clear_depth_stencil_image),
+        b"vkCmdClearAttachments" => switched!(tr::cmd_clear_attachments),
+        b"vkCmdFillBuffer" => switched!(tr::cmd_fill_buffer),
+        b"vkCmdUpdateBuffer" => switched!(tr::cmd_update_buffer),
         b"vkCmdBeginRenderPass" => hook!(rp::cmd_begin_render_pass),
         b"vkCmdBeginRenderPass2" | b"vkCmdBeginRenderPass2KHR" => hook!(rp::cmd_begin_render_pass2),
         b"vkCmdNextSubpass" => hook!(rp::cmd_next_subpass),
@@ -159,20 +172,22 @@ fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkCmdBeginRendering" | b"vkCmdBeginRenderingKHR" => hook!(rp::cmd_begin_rendering),
         b"vkCmdEndRendering" | b"vkCmdEndRenderingKHR" => hook!(rp::cmd_end_rendering),
         b"vkCmdExecuteCommands" => hook!(rp::cmd_execute_commands),
-        b"vkCmdBeginDebugUtilsLabelEXT" => hook!(lb::cmd_begin_debug_utils_label),
-        b"vkCmdEndDebugUtilsLabelEXT" => hook!(lb::cmd_end_debug_utils_label),
-        b"vkCmdInsertDebugUtilsLabelEXT" => hook!(lb::cmd_insert_debug_utils_label),
-        b"vkCmdDebugMarkerBeginEXT" => hook!(lb::cmd_debug_marker_begin),
-        b"vkCmdDebugMarkerEndEXT" => hook!(lb::cmd_debug_marker_end),
-        b"vkCmdDebugMarkerInsertEXT" => hook!(lb::cmd_debug_marker_insert),
-        b"vkCmdPipelineBarrier" => hook!(sy::cmd_pipeline_barrier),
-        b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => hook!(sy::cmd_pipeline_barrier2),
-        b"vkCmdResetQueryPool" => hook!(sy::cmd_reset_query_pool),
-        b"vkCmdBeginQuery" => hook!(sy::cmd_begin_query),
-        b"vkCmdEndQuery" => hook!(sy::cmd_end_query),
-        b"vkCmdCopyQueryPoolResults" => hook!(sy::cmd_copy_query_pool_results),
-        b"vkCmdWriteTimestamp" => hook!(sy::cmd_write_timestamp),
-        b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => hook!(sy::cmd_write_timestamp2),
+        b"vkCmdBeginDebugUtilsLabelEXT" => switched!(lb::cmd_begin_debug_utils_label),
+        b"vkCmdEndDebugUtilsLabelEXT" => switched!(lb::cmd_end_debug_utils_label),
+        b"vkCmdInsertDebugUtilsLabelEXT" => switched!(lb::cmd_insert_debug_utils_label),
+        b"vkCmdDebugMarkerBeginEXT" => switched!(lb::cmd_debug_marker_begin),
+        b"vkCmdDebugMarkerEndEXT" => switched!(lb::cmd_debug_marker_end),
+        b"vkCmdDebugMarkerInsertEXT" => switched!(lb::cmd_debug_marker_insert),
+        b"vkCmdPipelineBarrier" => switched!(sy::cmd_pipeline_barrier),
+        b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => {
+            switched!(sy::cmd_pipeline_barrier2)
+        }
+        b"vkCmdResetQueryPool" => switched!(sy::cmd_reset_query_pool),
+        b"vkCmdBeginQuery" => switched!(sy::cmd_begin_query),
+        b"vkCmdEndQuery" => switched!(sy::cmd_end_query),
+        b"vkCmdCopyQueryPoolResults" => switched!(sy::cmd_copy_query_pool_results),
+        b"vkCmdWriteTimestamp" => switched!(sy::cmd_write_timestamp),
+        b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => switched!(sy::cmd_write_timestamp2),
         _ => None,
     }
 }

@@ -11,7 +11,8 @@ use crate::vk::{check, Buffer, Device, Result};
 /// Traced commands per recording (two timestamps each: several chunks).
 const COMMANDS: u32 = 1_000;
 const WARM_UP: u32 = 5;
-/// Two of the traceq channel's blocks of 31 messages (see the test).
+/// Enough submissions that an allocation every few of them would show (crossbeam's channel,
+/// used before, allocated a block per 31 messages).
 const ROUNDS: u32 = 62;
 
 type Counter = unsafe extern "C" fn() -> u64;

@@ -17,6 +17,7 @@ mod idle_waits;
 mod lifetime;
 pub mod many_commands;
 mod passes;
+mod proc_addrs;
 mod resubmission;
 mod submits;
 
@@ -36,6 +37,7 @@ pub const SCENARIOS: &[&str] = &[
     "fork",
     "many-commands",
     "allocations",
+    "proc-addrs",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -59,6 +61,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "fork" => fork::fork_child(dev, sub),
         "many-commands" => many_commands::many_commands(dev, sub),
         "allocations" => allocations::allocations(dev),
+        "proc-addrs" => proc_addrs::proc_addrs(dev),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

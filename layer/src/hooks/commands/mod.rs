@@ -24,7 +24,9 @@ pub mod transfer;
 /// `core NAME` calls down through the 1.0 table, `ext NAME` through the optional table (the
 /// hook is only handed out where the next layer has the command). `switch` names the
 /// tracepoints' `GPU_TRACEPOINTS` switch: when it is off the call goes straight down,
-/// before anything is looked up or any argument is built.
+/// before anything is looked up or any argument is built (and when it is off as devices are
+/// created, `vkGetDeviceProcAddr` does not hand the hook out at all: the module of the
+/// hook's name says its switch).
 macro_rules! bracketed {
     (
         $(#[$doc:meta])*
@@ -81,6 +83,19 @@ macro_rules! bracketed {
             // SAFETY: forwarded with the application's arguments.
             traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
         }
+
+        /// The hook's `GPU_TRACEPOINTS` switch, if it has one (see `hooks::switched`).
+        pub mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            pub const SWITCH: Option<usize> = bracketed!(@switch $($switch)?);
+        }
+    };
+    (@switch) => {
+        None
+    };
+    (@switch $switch:path) => {
+        Some($switch)
     };
     (@next $dev:ident core $field:ident) => {
         Some($dev.dispatch.fp_v1_0.$field)
