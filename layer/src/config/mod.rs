@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 mod values;
 
 pub use values::{expand_path, Format};
-use values::{format_of_name, is_setid_process, parse_formats, parse_frames, parse_switch, Switch};
+use values::{
+    format_of_name, is_setid_process, parse_formats, parse_frames, parse_switch, unknown_sequences,
+    Switch,
+};
 
 /// Where the trace goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,6 +127,13 @@ impl Config {
                             .to_string(),
                     );
                 } else {
+                    let unknown = unknown_sequences(&path);
+                    if !unknown.is_empty() {
+                        problems.push(format!(
+                            "GPU_TRACEFILE={path:?}: {} not one of %p (pid), %i (device), %% (a %); kept as written",
+                            unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
+                        ));
+                    }
                     destination = Destination::File(path);
                 }
                 enabled = true;
@@ -386,6 +396,21 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn an_unknown_percent_sequence_in_the_file_name_is_said() {
+        let c = parse(&[("GPU_TRACEFILE", "/t/x-%q.txt")]);
+        assert_eq!(c.destination, Destination::File("/t/x-%q.txt".into()));
+        assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+        assert!(
+            c.problems[0].contains("%q is not one of %p"),
+            "{}",
+            c.problems[0]
+        );
+        assert!(parse(&[("GPU_TRACEFILE", "/t/x-%p-%i-%%.txt")])
+            .problems
+            .is_empty());
     }
 
     #[test]

@@ -128,6 +128,23 @@ pub fn expand_path(template: &str, pid: u32, device_index: u32) -> PathBuf {
     PathBuf::from(out)
 }
 
+/// The `%` sequences of a `GPU_TRACEFILE` template that [`expand_path`] does not know (kept
+/// as written).
+pub(super) fn unknown_sequences(template: &str) -> Vec<String> {
+    let mut unknown = Vec::new();
+    let mut chars = template.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            match chars.next() {
+                Some('p' | 'i' | '%') => {}
+                Some(other) => unknown.push(format!("%{other}")),
+                None => unknown.push("%".into()),
+            }
+        }
+    }
+    unknown
+}
+
 /// True when real and effective user or group ids differ (setuid/setgid), read from
 /// `/proc/self/status` so that no libc binding is needed.
 pub(super) fn is_setid_process() -> bool {
@@ -158,5 +175,7 @@ mod tests {
             PathBuf::from("/t/42-3-%-%x.txt")
         );
         assert_eq!(expand_path("trace%", 1, 0), PathBuf::from("trace%"));
+        assert_eq!(unknown_sequences("/t/%p-%i-%%-%x.txt%"), ["%x", "%"]);
+        assert!(unknown_sequences("/t/%p-%i-%%.txt").is_empty());
     }
 }

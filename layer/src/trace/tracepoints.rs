@@ -44,6 +44,8 @@ pub fn apply_toggles(list: &str) -> Vec<String> {
         };
         match TOGGLES.iter().find(|t| t.name == name) {
             Some(toggle) => toggle.set(on),
+            // A sign without a name is shown as written.
+            None if name.is_empty() => unknown.push(item.to_string()),
             None => unknown.push(name.to_string()),
         }
     }
@@ -78,7 +80,7 @@ mod tests {
         let query = TOGGLES.iter().find(|t| t.name == "query").unwrap();
         assert!(!barrier.default && !query.default);
         let unknown = apply_toggles(" +barrier, nonsense ,-query,,+");
-        assert_eq!(unknown, vec!["nonsense".to_string(), String::new()]);
+        assert_eq!(unknown, vec!["nonsense".to_string(), "+".to_string()]);
         assert!(barrier.is_enabled());
         assert!(!query.is_enabled());
         apply_toggles("-barrier");

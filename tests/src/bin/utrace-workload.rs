@@ -54,16 +54,24 @@ fn parse() -> Result<(Options, Option<String>), String> {
                         .map_err(|_| format!("--pace-ms {v:?} is not a number"))?,
                 )
             }
-            other => return Err(format!("unknown argument {other:?}")),
+            "--help" | "-h" => {
+                println!("{}", usage());
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}\n{}", usage())),
         }
     }
     if opts.scenario.is_empty() {
-        return Err(format!(
-            "--scenario is required\nusage: utrace-workload --scenario NAME --report PATH [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]\nscenarios: {}",
-            workload::scenarios()
-        ));
+        return Err(format!("--scenario is required\n{}", usage()));
     }
     Ok((opts, report))
+}
+
+fn usage() -> String {
+    format!(
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]\nscenarios: {}",
+        workload::scenarios()
+    )
 }
 
 fn main() -> ExitCode {
