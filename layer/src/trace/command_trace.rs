@@ -21,7 +21,7 @@ use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::objects::Objects;
-use super::recorded_trace::{Child, RecordedTrace};
+use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
 use crate::gpu::query_pool::CHUNK_QUERIES;
 use crate::gpu::queue_context::{CopyRange, QueryRange};
@@ -93,6 +93,8 @@ pub struct CommandTrace {
     /// False once a chunk could not be had: the trace is then left out of the output.
     complete: bool,
     recorded: Option<Arc<RecordedTrace>>,
+    /// The trace of an earlier recording, given back, whose allocation the next one takes.
+    spare: Option<Arc<RecordedTrace>>,
 }
 
 impl CommandTrace {
@@ -121,6 +123,7 @@ impl CommandTrace {
             last_slot: None,
             complete: true,
             recorded: None,
+            spare: None,
         }
     }
 
@@ -268,7 +271,14 @@ impl CommandTrace {
     #[must_use]
     pub fn reset(&mut self, pool: &ChunkPool) -> bool {
         let was_recording = std::mem::take(&mut self.recording);
-        self.recorded = None;
+        // A frozen trace no batch holds any more gives its recording back now and keeps
+        // its allocation for the next one; one a batch still holds goes when the batch does.
+        if let Some(mut trace) = self.recorded.take() {
+            if let Some(t) = Arc::get_mut(&mut trace) {
+                t.give_back();
+                self.spare = Some(trace);
+            }
+        }
         // Never submitted: their queries are as they were handed out.
         pool.release(self.chunks.drain(..).map(|c| c.pool), false);
         self.copies.clear();
@@ -325,18 +335,29 @@ impl CommandTrace {
         if !self.is_instrumented() {
             return was_recording;
         }
-        self.recorded = Some(Arc::new(RecordedTrace::new(
+        let parts = TraceParts {
             cmd,
-            std::mem::take(&mut self.chunks),
-            std::mem::take(&mut self.copies),
-            std::mem::take(&mut self.events),
-            std::mem::take(&mut self.strings),
-            std::mem::take(&mut self.children),
-            std::mem::replace(&mut self.slots, 0),
-            self.complete,
-            self.one_time,
-            Arc::clone(pool),
-        )));
+            chunks: std::mem::take(&mut self.chunks),
+            copies: std::mem::take(&mut self.copies),
+            events: std::mem::take(&mut self.events),
+            strings: std::mem::take(&mut self.strings),
+            children: std::mem::take(&mut self.children),
+            slots: std::mem::replace(&mut self.slots, 0),
+            complete: self.complete,
+            one_time: self.one_time,
+        };
+        // The last recording's trace, if nothing else holds it, takes this one.
+        let trace = match self.spare.take() {
+            Some(mut trace) => match Arc::get_mut(&mut trace) {
+                Some(t) => {
+                    t.refill(parts);
+                    trace
+                }
+                None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
+            },
+            None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
+        };
+        self.recorded = Some(trace);
         was_recording
     }
 

@@ -40,6 +40,8 @@ pub struct RecordedTrace {
     /// The last batch that ran this trace: its queue and the timeline value that signals
     /// its copy, so that a later run on another queue re-arms only after that copy.
     pub last_run: Mutex<Option<LastRun>>,
+    /// It holds a recording (until given back).
+    live: bool,
     pool: Arc<ChunkPool>,
 }
 
@@ -50,37 +52,83 @@ pub struct LastRun {
     pub value: u64,
 }
 
+/// What one recording made, frozen into a trace at `vkEndCommandBuffer`.
+pub struct TraceParts {
+    pub cmd: vk::CommandBuffer,
+    pub chunks: Vec<QueryRange>,
+    pub copies: Vec<CopyRange>,
+    pub events: Vec<RecordedEvent>,
+    pub strings: Vec<u8>,
+    pub children: Vec<Child>,
+    pub slots: u32,
+    pub complete: bool,
+    pub one_time: bool,
+}
+
 impl RecordedTrace {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cmd: vk::CommandBuffer,
-        chunks: Vec<QueryRange>,
-        copies: Vec<CopyRange>,
-        events: Vec<RecordedEvent>,
-        strings: Vec<u8>,
-        children: Vec<Child>,
-        slots: u32,
-        complete: bool,
-        one_time: bool,
-        pool: Arc<ChunkPool>,
-    ) -> RecordedTrace {
-        pool.trace_recorded();
-        let armed = AtomicBool::new(pool.resets_on_host());
-        RecordedTrace {
-            cmd,
-            chunks,
-            copies,
-            events,
-            strings,
-            children,
-            slots,
-            complete,
-            one_time,
-            armed,
+    pub fn new(parts: TraceParts, pool: Arc<ChunkPool>) -> RecordedTrace {
+        let mut trace = RecordedTrace {
+            cmd: vk::CommandBuffer::null(),
+            chunks: Vec::new(),
+            copies: Vec::new(),
+            events: Vec::new(),
+            strings: Vec::new(),
+            children: Vec::new(),
+            slots: 0,
+            complete: true,
+            one_time: false,
+            armed: AtomicBool::new(false),
             written: AtomicBool::new(false),
             last_run: Mutex::new(None),
+            live: false,
             pool,
+        };
+        trace.refill(parts);
+        trace
+    }
+
+    /// Holds a new recording in a trace whose last one was given back ([`Self::give_back`]),
+    /// so that re-recording a command buffer reuses the trace's allocation.
+    pub fn refill(&mut self, parts: TraceParts) {
+        debug_assert!(!self.live, "a trace holds one recording at a time");
+        self.pool.trace_recorded();
+        self.cmd = parts.cmd;
+        self.chunks = parts.chunks;
+        self.copies = parts.copies;
+        self.events = parts.events;
+        self.strings = parts.strings;
+        self.children = parts.children;
+        self.slots = parts.slots;
+        self.complete = parts.complete;
+        self.one_time = parts.one_time;
+        *self.armed.get_mut() = self.pool.resets_on_host();
+        *self.written.get_mut() = false;
+        *self.last_run.get_mut() = None;
+        self.live = true;
+    }
+
+    /// Gives the recording's chunks and lists back, as dropping the trace does: no batch
+    /// holds it any more. The trace is left empty, ready for [`Self::refill`].
+    pub fn give_back(&mut self) {
+        if !std::mem::take(&mut self.live) {
+            return;
         }
+        self.pool.trace_dropped();
+        // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
+        let written = *self.written.get_mut();
+        self.pool
+            .release(self.chunks.iter().map(|c| c.pool), written);
+        self.pool
+            .spare_events
+            .give(std::mem::take(&mut self.events));
+        self.pool
+            .spare_chunks
+            .give(std::mem::take(&mut self.chunks));
+        self.pool
+            .spare_copies
+            .give(std::mem::take(&mut self.copies));
+        self.strings.clear();
+        self.children.clear();
     }
 
     /// This trace and its children's, depth first (the order of their readback regions).
@@ -113,19 +161,6 @@ impl RecordedTrace {
 
 impl Drop for RecordedTrace {
     fn drop(&mut self) {
-        self.pool.trace_dropped();
-        // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
-        let written = self.written.load(Ordering::Relaxed);
-        self.pool
-            .release(self.chunks.iter().map(|c| c.pool), written);
-        self.pool
-            .spare_events
-            .give(std::mem::take(&mut self.events));
-        self.pool
-            .spare_chunks
-            .give(std::mem::take(&mut self.chunks));
-        self.pool
-            .spare_copies
-            .give(std::mem::take(&mut self.copies));
+        self.give_back();
     }
 }

@@ -293,6 +293,7 @@ mod tests {
     use crate::loader::dispatch::DeviceDispatch;
     use crate::trace::chunk::ChunkPool;
     use crate::trace::health::Health;
+    use crate::trace::recorded_trace::TraceParts;
 
     /// A next layer without any function: enough for traces that never call Vulkan.
     unsafe extern "system" fn no_functions(
@@ -303,18 +304,18 @@ mod tests {
     }
 
     fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
-        let t = RecordedTrace::new(
-            vk::CommandBuffer::null(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            0,
-            true,
-            false,
-            Arc::clone(pool),
-        );
+        let parts = TraceParts {
+            cmd: vk::CommandBuffer::null(),
+            chunks: Vec::new(),
+            copies: Vec::new(),
+            events: Vec::new(),
+            strings: Vec::new(),
+            children: Vec::new(),
+            slots: 0,
+            complete: true,
+            one_time: false,
+        };
+        let t = RecordedTrace::new(parts, Arc::clone(pool));
         *t.last_run.lock() = last.map(|(queue, semaphore, value)| LastRun {
             queue: vk::Queue::from_raw(queue),
             semaphore: vk::Semaphore::from_raw(semaphore),
