@@ -53,6 +53,7 @@ pub struct LastRun {
 }
 
 /// What one recording made, frozen into a trace at `vkEndCommandBuffer`.
+#[derive(Default)]
 pub struct TraceParts {
     pub cmd: vk::CommandBuffer,
     pub chunks: Vec<QueryRange>,

@@ -305,15 +305,8 @@ mod tests {
 
     fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
         let parts = TraceParts {
-            cmd: vk::CommandBuffer::null(),
-            chunks: Vec::new(),
-            copies: Vec::new(),
-            events: Vec::new(),
-            strings: Vec::new(),
-            children: Vec::new(),
-            slots: 0,
             complete: true,
-            one_time: false,
+            ..Default::default()
         };
         let t = RecordedTrace::new(parts, Arc::clone(pool));
         *t.last_run.lock() = last.map(|(queue, semaphore, value)| LastRun {
