@@ -77,17 +77,15 @@ impl BatchStream<'_> {
         } else {
             self.out.try_push(last).err()
         };
-        if let Some(record) = refused {
-            if self.parted {
-                // The parts already queued are written, then taken back.
-                self.out.shared().state.lock().lose(match record {
-                    Record::Batch { text, .. } => Record::Text(text),
-                    other => other,
-                });
+        match refused {
+            None => {}
+            // The parts already queued are written, then taken back and counted by the
+            // writer when it meets the Torn record.
+            Some(Record::Batch { text, .. }) if self.parted => {
+                self.out.shared().state.lock().recycle(text);
                 self.out.push_forced(Record::Torn { device, events });
-            } else {
-                self.out.shared().state.lock().lose(record);
             }
+            Some(record) => self.out.shared().state.lock().lose(record),
         }
         let shared = self.out.shared();
         shared.state.lock().streaming = false;
