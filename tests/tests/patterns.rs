@@ -45,7 +45,8 @@ fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
 
 /// What reached the driver per submit call (`utrace-fault: CALL batches=B
 /// command_buffers=C` lines from the fault layer beneath utrace): (B, C).
-fn submits_seen(run: &Run) -> Vec<(u32, u32)> {
+/// Per submit call the driver saw: (batches, command buffers, semaphore signals).
+fn submits_seen(run: &Run) -> Vec<(u32, u32, u32)> {
     run.stderr
         .lines()
         .filter_map(|l| l.strip_prefix("utrace-fault: vkQueueSubmit"))
@@ -56,7 +57,7 @@ fn submits_seen(run: &Run) -> Vec<(u32, u32)> {
                     .and_then(|v| v.parse().ok())
                     .expect("a count")
             };
-            (num("batches="), num("command_buffers="))
+            (num("batches="), num("command_buffers="), num("signals="))
         })
         .collect()
 }
@@ -88,11 +89,40 @@ fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
     // and the layer's copy, signalling the queue's timeline; no re-arm before it.
     let seen = submits_seen(&run);
     assert_eq!(seen.len(), 20, "{}", run.stderr);
-    assert!(seen.iter().all(|&s| s == (2, 2)), "{seen:?}");
+    assert!(seen.iter().all(|&s| s == (2, 2, 1)), "{seen:?}");
     // Fresh timestamps every run: the reset after each copy re-armed the queries.
     for w in trace.batches.windows(2) {
         assert!(w[1].events[0].ns > w[0].events[5].ns);
     }
+}
+
+#[test]
+fn a_one_time_command_buffers_submission_gains_only_a_signal_in_its_own_batch() {
+    let dir = TempDir::new("one-time-cost");
+    let run = workload!("basic")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    assert_clean(&run);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert!(!trace.batches.is_empty());
+    // The one-time command buffer's queries were reset on the host and are read from them:
+    // no command buffer of the layer's, and the timeline's signal rides in the
+    // application's batch. The reusable one's runs each take the layer's copy, in a batch
+    // that signals.
+    let seen = submits_seen(&run);
+    assert_eq!(
+        seen,
+        [(1, 1, 1), (2, 2, 1), (2, 2, 1), (2, 2, 1)],
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -59,8 +59,8 @@ pub fn planned(command: &str) -> bool {
     plan().contains_key(command)
 }
 
-/// `UTRACE_FAULT_SHOW_SUBMITS=1`: each submit call says on stderr how many batches and
-/// command buffers reach the driver, so that tests can count what utrace adds.
+/// `UTRACE_FAULT_SHOW_SUBMITS=1`: each submit call says on stderr how many batches, command
+/// buffers and semaphore signals reach the driver, so that tests can count what utrace adds.
 pub fn show_submits() -> bool {
     static SHOW: OnceLock<bool> = OnceLock::new();
     *SHOW.get_or_init(|| std::env::var("UTRACE_FAULT_SHOW_SUBMITS").as_deref() == Ok("1"))

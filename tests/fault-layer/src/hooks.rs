@@ -96,9 +96,11 @@ faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Dev
     (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
 
 /// Says what the submission holds (with `UTRACE_FAULT_SHOW_SUBMITS=1`).
-fn show(call: &str, batches: u32, command_buffers: u32) {
+fn show(call: &str, batches: u32, command_buffers: u32, signals: u32) {
     if faults::show_submits() {
-        eprintln!("utrace-fault: {call} batches={batches} command_buffers={command_buffers}");
+        eprintln!(
+            "utrace-fault: {call} batches={batches} command_buffers={command_buffers} signals={signals}"
+        );
     }
 }
 
@@ -111,7 +113,8 @@ unsafe extern "system" fn queue_submit_shown(
     // SAFETY: the caller's `count` batches.
     let batches = unsafe { slice(submits, count) };
     let cbs = batches.iter().map(|b| b.command_buffer_count).sum();
-    show("vkQueueSubmit", count, cbs);
+    let signals = batches.iter().map(|b| b.signal_semaphore_count).sum();
+    show("vkQueueSubmit", count, cbs, signals);
     // SAFETY: the caller's arguments, passed on.
     unsafe { queue_submit(queue, count, submits, fence) }
 }
@@ -125,7 +128,8 @@ unsafe extern "system" fn queue_submit2_shown(
     // SAFETY: the caller's `count` batches.
     let batches = unsafe { slice(submits, count) };
     let cbs = batches.iter().map(|b| b.command_buffer_info_count).sum();
-    show("vkQueueSubmit2", count, cbs);
+    let signals = batches.iter().map(|b| b.signal_semaphore_info_count).sum();
+    show("vkQueueSubmit2", count, cbs, signals);
     // SAFETY: the caller's arguments, passed on.
     unsafe { queue_submit2(queue, count, submits, fence) }
 }

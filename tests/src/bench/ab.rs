@@ -75,7 +75,7 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
         queries,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 7] = [
+    let table: [(&str, Work); 8] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
         // B as in `draws`; A and A' time each draw themselves (the driver's floor).
         ("timed_draws", |s, i| match i {
@@ -85,6 +85,12 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
         ("dispatches", |s, i| rows::dispatches(&s.all[i])),
         ("small_submits", |s, i| {
             rows::small_submits(&s.all[i], &s.one_time[i])
+        }),
+        // B as in `small_submits`; A and A' time each command buffer themselves and
+        // signal a timeline semaphore in the batch (the driver's floor for a timed one).
+        ("timed_submits", |s, i| match i {
+            B => rows::small_submits(&s.all[i], &s.one_time[i]),
+            _ => rows::hand_timed_small_submits(&s.all[i], &s.one_time[i], s.queries[i]),
         }),
         ("recorded_submits", |s, i| {
             rows::recorded_submits(&s.all[i], &s.reusable[i])

@@ -51,11 +51,12 @@ pub const MODES: [Mode; 5] = [
 ];
 
 /// The rows, in table order: (key, label, unit).
-pub const ROWS: [(&str, &str); 7] = [
+pub const ROWS: [(&str, &str); 8] = [
     ("draws", "vkCmdDraw"),
     ("timed_draws", "vkCmdDraw / hand-timed"),
     ("dispatches", "vkCmdDispatch"),
     ("small_submits", "small vkQueueSubmit"),
+    ("timed_submits", "small submit / hand-timed"),
     ("recorded_submits", "resubmit recorded cb"),
     ("threads_1", "1 thread, CPU/dispatch"),
     ("threads_8", "8 threads, CPU/dispatch"),

@@ -106,6 +106,33 @@ pub fn small_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
     Ok(s.submit_each(cbs)? as f64 / cbs.len() as f64)
 }
 
+/// As [`small_submits`], each command buffer's dispatch between two `vkCmdWriteTimestamp`
+/// (into `pool`, reset on the host first) and each batch signalling a timeline semaphore:
+/// what timing a submission costs the driver, without a layer.
+pub fn hand_timed_small_submits(
+    s: &Side,
+    cbs: &[vk::CommandBuffer],
+    pool: vk::QueryPool,
+) -> Result<f64> {
+    let d = &s.dev.device;
+    // SAFETY: the pool's queries are not in use (the last round was waited for).
+    unsafe { d.reset_query_pool(pool, 0, 2 * cbs.len() as u32) };
+    for (i, &cb) in cbs.iter().enumerate() {
+        let i = i as u32;
+        s.dev
+            .begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+        // SAFETY: `cb` is recording; the queries were reset above and are written once.
+        unsafe { d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i) };
+        s.fill.record(&s.dev, cb, 0, 64);
+        // SAFETY: as above.
+        unsafe {
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 2 * i + 1)
+        };
+        s.dev.end(cb)?;
+    }
+    Ok(s.submit_each_signalled(cbs)? as f64 / cbs.len() as f64)
+}
+
 /// Reusable command buffers recorded once (by [`record_reusable`]), submitted again each
 /// round: per submission.
 pub fn recorded_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {

@@ -19,6 +19,9 @@ pub struct Side {
     /// The command buffer the recording rows record into.
     pub cb: vk::CommandBuffer,
     pub fence: vk::Fence,
+    /// A timeline semaphore the hand-signalled submissions signal, and its last value.
+    pub timeline: vk::Semaphore,
+    pub timeline_value: std::cell::Cell<u64>,
 }
 
 impl Side {
@@ -50,6 +53,7 @@ impl Side {
         let fill = FillPipeline::new(&dev, &data)?;
         let cb = dev.command_buffers(1)?[0];
         let fence = dev.fence()?;
+        let timeline = dev.timeline_semaphore(0)?;
         Ok(Side {
             name,
             inst,
@@ -62,6 +66,8 @@ impl Side {
             fill,
             cb,
             fence,
+            timeline,
+            timeline_value: std::cell::Cell::new(0),
         })
     }
 
@@ -104,11 +110,42 @@ impl Side {
         Ok(spent)
     }
 
+    /// As [`Side::submit_each`], each batch also signalling the side's timeline semaphore
+    /// (the least that a layer which learns when work completed adds to a submission).
+    pub fn submit_each_signalled(&self, cbs: &[vk::CommandBuffer]) -> Result<u64> {
+        let d = &self.dev.device;
+        let mut spent = 0u64;
+        for (i, cb) in cbs.iter().enumerate() {
+            let fence = if i + 1 == cbs.len() {
+                self.fence
+            } else {
+                vk::Fence::null()
+            };
+            let value = self.timeline_value.get() + 1;
+            self.timeline_value.set(value);
+            let mut timeline = vk::TimelineSemaphoreSubmitInfo::default()
+                .signal_semaphore_values(std::slice::from_ref(&value));
+            let submit = vk::SubmitInfo::default()
+                .command_buffers(std::slice::from_ref(cb))
+                .signal_semaphores(std::slice::from_ref(&self.timeline))
+                .push_next(&mut timeline);
+            let t = std::time::Instant::now();
+            // SAFETY: recorded command buffers not pending; an unsignalled fence; the next
+            // value of the side's timeline.
+            let result = unsafe { d.queue_submit(self.dev.queue, &[submit], fence) };
+            check(result, "vkQueueSubmit")?;
+            spent += t.elapsed().as_nanos() as u64;
+        }
+        self.dev.wait_and_reset(self.fence)?;
+        Ok(spent)
+    }
+
     pub fn destroy(self) {
         // SAFETY: the work of every submission was waited for.
         unsafe {
             let _ = self.dev.device.device_wait_idle();
             self.dev.device.destroy_fence(self.fence, None);
+            self.dev.device.destroy_semaphore(self.timeline, None);
             self.dev.device.destroy_framebuffer(self.fb, None);
             self.dev.device.destroy_render_pass(self.pass, None);
         }

@@ -48,6 +48,7 @@ impl Device {
         let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
         let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
             .draw_indirect_count(draw_indirect_count)
+            .host_query_reset(true)
             .timeline_semaphore(true);
         let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(sync2)
