@@ -184,7 +184,7 @@ pub unsafe extern "system" fn create_device(
     }
     // SAFETY: on success the device is written and live.
     let device = unsafe { *p_device };
-    guarded("vkCreateDevice", || {
+    let registered = guarded("vkCreateDevice", || {
         // SAFETY: a live device created through the loader; GDPA is the next layer's.
         let (key, dispatch) = unsafe {
             (
@@ -192,6 +192,8 @@ pub unsafe extern "system" fn create_device(
                 Arc::new(DeviceDispatch::load(next.get_device_proc_addr, device)),
             )
         };
+        // Before the application has the device: its commands' idle way down.
+        super::adopt_common_next(&dispatch);
         let tracer = match (caps, plan, config) {
             (Some(caps), Some(plan), Some(config)) => {
                 let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
@@ -227,6 +229,10 @@ pub unsafe extern "system" fn create_device(
             crate::loader::process_exit::register();
         }
     });
+    if registered.is_none() {
+        // The device's next functions may not have been taken into account.
+        super::forget_common_next();
+    }
     result
 }
 

@@ -22,6 +22,7 @@ macro_rules! device_or {
 
 pub mod command_buffer;
 pub mod commands;
+pub mod common_next;
 pub mod device;
 pub mod instance;
 pub mod objects;
@@ -34,6 +35,10 @@ pub use crate::ffi::slice;
 use std::ffi::CStr;
 
 use ash::vk;
+
+use commands::{
+    dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy, transfer as tr,
+};
 
 macro_rules! hook {
     ($f:path) => {
@@ -118,51 +123,9 @@ pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
     }
 }
 
-/// The recording commands (`vkCmd*`) the layer traces.
+/// The recording commands (`vkCmd*`) the layer traces that are not bracketed.
 fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    use commands::{
-        dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy, transfer as tr,
-    };
     match name.to_bytes() {
-        b"vkCmdDraw" => switched!(dr::cmd_draw),
-        b"vkCmdDrawIndexed" => switched!(dr::cmd_draw_indexed),
-        b"vkCmdDrawIndirect" => switched!(dr::cmd_draw_indirect),
-        b"vkCmdDrawIndexedIndirect" => switched!(dr::cmd_draw_indexed_indirect),
-        b"vkCmdDrawIndirectCount" | b"vkCmdDrawIndirectCountKHR" | b"vkCmdDrawIndirectCountAMD" => {
-            switched!(dr::cmd_draw_indirect_count)
-        }
-        b"vkCmdDrawIndexedIndirectCount"
-        | b"vkCmdDrawIndexedIndirectCountKHR"
-        | b"vkCmdDrawIndexedIndirectCountAMD" => switched!(dr::cmd_draw_indexed_indirect_count),
-        b"vkCmdDrawMultiEXT" => switched!(dr::cmd_draw_multi),
-        b"vkCmdDrawMultiIndexedEXT" => switched!(dr::cmd_draw_multi_indexed),
-        b"vkCmdDrawMeshTasksEXT" => switched!(dr::cmd_draw_mesh_tasks),
-        b"vkCmdDrawMeshTasksIndirectEXT" => switched!(dr::cmd_draw_mesh_tasks_indirect),
-        b"vkCmdDrawMeshTasksIndirectCountEXT" => switched!(dr::cmd_draw_mesh_tasks_indirect_count),
-        b"vkCmdDispatch" => switched!(cd::cmd_dispatch),
-        b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => switched!(cd::cmd_dispatch_base),
-        b"vkCmdDispatchIndirect" => switched!(cd::cmd_dispatch_indirect),
-        b"vkCmdCopyBuffer" => switched!(tr::cmd_copy_buffer),
-        b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => switched!(tr::cmd_copy_buffer2),
-        b"vkCmdCopyImage" => switched!(tr::cmd_copy_image),
-        b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => switched!(tr::cmd_copy_image2),
-        b"vkCmdCopyBufferToImage" => switched!(tr::cmd_copy_buffer_to_image),
-        b"vkCmdCopyBufferToImage2" | b"vkCmdCopyBufferToImage2KHR" => {
-            switched!(tr::cmd_copy_buffer_to_image2)
-        }
-        b"vkCmdCopyImageToBuffer" => switched!(tr::cmd_copy_image_to_buffer),
-        b"vkCmdCopyImageToBuffer2" | b"vkCmdCopyImageToBuffer2KHR" => {
-            switched!(tr::cmd_copy_image_to_buffer2)
-        }
-        b"vkCmdBlitImage" => switched!(tr::cmd_blit_image),
-        b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => switched!(tr::cmd_blit_image2),
-        b"vkCmdResolveImage" => switched!(tr::cmd_resolve_image),
-        b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => switched!(tr::cmd_resolve_image2),
-        b"vkCmdClearColorImage" => switched!(tr::cmd_clear_color_image),
-        b"vkCmdClearDepthStencilImage" => switched!(tr::cmd_clear_depth_stencil_image),
-        b"vkCmdClearAttachments" => switched!(tr::cmd_clear_attachments),
-        b"vkCmdFillBuffer" => switched!(tr::cmd_fill_buffer),
-        b"vkCmdUpdateBuffer" => switched!(tr::cmd_update_buffer),
         b"vkCmdBeginRenderPass" => hook!(rp::cmd_begin_render_pass),
         b"vkCmdBeginRenderPass2" | b"vkCmdBeginRenderPass2KHR" => hook!(rp::cmd_begin_render_pass2),
         b"vkCmdNextSubpass" => hook!(rp::cmd_next_subpass),
@@ -172,24 +135,81 @@ fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkCmdBeginRendering" | b"vkCmdBeginRenderingKHR" => hook!(rp::cmd_begin_rendering),
         b"vkCmdEndRendering" | b"vkCmdEndRenderingKHR" => hook!(rp::cmd_end_rendering),
         b"vkCmdExecuteCommands" => hook!(rp::cmd_execute_commands),
-        b"vkCmdBeginDebugUtilsLabelEXT" => switched!(lb::cmd_begin_debug_utils_label),
-        b"vkCmdEndDebugUtilsLabelEXT" => switched!(lb::cmd_end_debug_utils_label),
-        b"vkCmdInsertDebugUtilsLabelEXT" => switched!(lb::cmd_insert_debug_utils_label),
-        b"vkCmdDebugMarkerBeginEXT" => switched!(lb::cmd_debug_marker_begin),
-        b"vkCmdDebugMarkerEndEXT" => switched!(lb::cmd_debug_marker_end),
-        b"vkCmdDebugMarkerInsertEXT" => switched!(lb::cmd_debug_marker_insert),
-        b"vkCmdPipelineBarrier" => switched!(sy::cmd_pipeline_barrier),
-        b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => {
-            switched!(sy::cmd_pipeline_barrier2)
-        }
-        b"vkCmdResetQueryPool" => switched!(sy::cmd_reset_query_pool),
-        b"vkCmdBeginQuery" => switched!(sy::cmd_begin_query),
-        b"vkCmdEndQuery" => switched!(sy::cmd_end_query),
-        b"vkCmdCopyQueryPoolResults" => switched!(sy::cmd_copy_query_pool_results),
-        b"vkCmdWriteTimestamp" => switched!(sy::cmd_write_timestamp),
-        b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => switched!(sy::cmd_write_timestamp2),
-        _ => None,
+        _ => bracketed_hook(name),
     }
+}
+
+/// The bracketed recording commands (see `commands::bracketed`): each one's hook (unless its
+/// switch is off), and what every device's next functions make of their idle path
+/// ([`common_next`]).
+macro_rules! bracketed_table {
+    ($($($name:literal)|+ => $($seg:ident)::+,)*) => {
+        fn bracketed_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
+            match name.to_bytes() {
+                $($($name)|+ => switched!($($seg)::+),)*
+                _ => None,
+            }
+        }
+
+        /// Takes a new device's next functions into account, before the application has
+        /// the device.
+        pub fn adopt_common_next(d: &crate::loader::dispatch::DeviceDispatch) {
+            $($($seg)::+::adopt(d);)*
+        }
+
+        /// Makes every idle hook look its function up.
+        pub fn forget_common_next() {
+            $($($seg)::+::COMMON_NEXT.forget();)*
+        }
+    };
+}
+
+bracketed_table! {
+    b"vkCmdDraw" => dr::cmd_draw,
+    b"vkCmdDrawIndexed" => dr::cmd_draw_indexed,
+    b"vkCmdDrawIndirect" => dr::cmd_draw_indirect,
+    b"vkCmdDrawIndexedIndirect" => dr::cmd_draw_indexed_indirect,
+    b"vkCmdDrawIndirectCount" | b"vkCmdDrawIndirectCountKHR" | b"vkCmdDrawIndirectCountAMD" => dr::cmd_draw_indirect_count,
+    b"vkCmdDrawIndexedIndirectCount" | b"vkCmdDrawIndexedIndirectCountKHR" | b"vkCmdDrawIndexedIndirectCountAMD" => dr::cmd_draw_indexed_indirect_count,
+    b"vkCmdDrawMultiEXT" => dr::cmd_draw_multi,
+    b"vkCmdDrawMultiIndexedEXT" => dr::cmd_draw_multi_indexed,
+    b"vkCmdDrawMeshTasksEXT" => dr::cmd_draw_mesh_tasks,
+    b"vkCmdDrawMeshTasksIndirectEXT" => dr::cmd_draw_mesh_tasks_indirect,
+    b"vkCmdDrawMeshTasksIndirectCountEXT" => dr::cmd_draw_mesh_tasks_indirect_count,
+    b"vkCmdDispatch" => cd::cmd_dispatch,
+    b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => cd::cmd_dispatch_base,
+    b"vkCmdDispatchIndirect" => cd::cmd_dispatch_indirect,
+    b"vkCmdCopyBuffer" => tr::cmd_copy_buffer,
+    b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => tr::cmd_copy_buffer2,
+    b"vkCmdCopyImage" => tr::cmd_copy_image,
+    b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => tr::cmd_copy_image2,
+    b"vkCmdCopyBufferToImage" => tr::cmd_copy_buffer_to_image,
+    b"vkCmdCopyBufferToImage2" | b"vkCmdCopyBufferToImage2KHR" => tr::cmd_copy_buffer_to_image2,
+    b"vkCmdCopyImageToBuffer" => tr::cmd_copy_image_to_buffer,
+    b"vkCmdCopyImageToBuffer2" | b"vkCmdCopyImageToBuffer2KHR" => tr::cmd_copy_image_to_buffer2,
+    b"vkCmdBlitImage" => tr::cmd_blit_image,
+    b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => tr::cmd_blit_image2,
+    b"vkCmdResolveImage" => tr::cmd_resolve_image,
+    b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => tr::cmd_resolve_image2,
+    b"vkCmdClearColorImage" => tr::cmd_clear_color_image,
+    b"vkCmdClearDepthStencilImage" => tr::cmd_clear_depth_stencil_image,
+    b"vkCmdClearAttachments" => tr::cmd_clear_attachments,
+    b"vkCmdFillBuffer" => tr::cmd_fill_buffer,
+    b"vkCmdUpdateBuffer" => tr::cmd_update_buffer,
+    b"vkCmdBeginDebugUtilsLabelEXT" => lb::cmd_begin_debug_utils_label,
+    b"vkCmdEndDebugUtilsLabelEXT" => lb::cmd_end_debug_utils_label,
+    b"vkCmdInsertDebugUtilsLabelEXT" => lb::cmd_insert_debug_utils_label,
+    b"vkCmdDebugMarkerBeginEXT" => lb::cmd_debug_marker_begin,
+    b"vkCmdDebugMarkerEndEXT" => lb::cmd_debug_marker_end,
+    b"vkCmdDebugMarkerInsertEXT" => lb::cmd_debug_marker_insert,
+    b"vkCmdPipelineBarrier" => sy::cmd_pipeline_barrier,
+    b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => sy::cmd_pipeline_barrier2,
+    b"vkCmdResetQueryPool" => sy::cmd_reset_query_pool,
+    b"vkCmdBeginQuery" => sy::cmd_begin_query,
+    b"vkCmdEndQuery" => sy::cmd_end_query,
+    b"vkCmdCopyQueryPoolResults" => sy::cmd_copy_query_pool_results,
+    b"vkCmdWriteTimestamp" => sy::cmd_write_timestamp,
+    b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => sy::cmd_write_timestamp2,
 }
 
 #[cfg(test)]

@@ -83,6 +83,17 @@ thread_local! {
     static NEXT_VICTIM: Cell<usize> = const { Cell::new(0) };
 }
 
+/// Instrumented recordings in progress on every device of the process.
+static RECORDINGS_ANYWHERE: AtomicU32 = AtomicU32::new(0);
+
+/// Whether no command buffer of any device is being recorded with tracepoints: then an idle
+/// `vkCmd*` hook may go down without finding its device (see `hooks::common_next`).
+/// Relaxed, as [`CommandBuffers::any_recording`].
+#[inline(always)]
+pub fn nothing_recording() -> bool {
+    RECORDINGS_ANYWHERE.load(Ordering::Relaxed) == 0
+}
+
 #[derive(Default)]
 pub struct CommandBuffers {
     cells: Mutex<HashMap<u64, Box<CbCell>>>,
@@ -103,10 +114,12 @@ impl CommandBuffers {
 
     pub fn recording_started(&self) {
         self.recordings.fetch_add(1, Ordering::Relaxed);
+        RECORDINGS_ANYWHERE.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn recording_ended(&self) {
         self.recordings.fetch_sub(1, Ordering::Relaxed);
+        RECORDINGS_ANYWHERE.fetch_sub(1, Ordering::Relaxed);
     }
 
     pub fn insert(&self, cb: vk::CommandBuffer, trace: CommandTrace) {

@@ -40,55 +40,90 @@ macro_rules! bracketed {
         /// # Safety
         /// Vulkan's rules for the command.
         pub unsafe extern "system" fn $name($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
-            let dev = device_or!($cb);
-            let Some(next) = bracketed!(@next dev $table $field) else {
-                return;
-            };
-            // The idle path: no recording of this device is instrumented (one load), or
-            // this command's switch is off; the call goes straight down.
-            let tracer = match dev.tracer.as_ref() {
-                Some(tracer) if tracer.recording_in_progress() => tracer,
-                // SAFETY: forwarded with the application's arguments.
-                _ => return unsafe { next($cb $(, $arg)*) },
-            };
-            let switched_off =
-                false $(|| !crate::trace::tracepoints::TOGGLES[$switch].is_enabled())?;
-            if switched_off {
-                // SAFETY: forwarded with the application's arguments.
-                return unsafe { next($cb $(, $arg)*) };
+            // The idle path: nothing anywhere is recorded with tracepoints, and every device
+            // has the same next function (two loads, nothing looked up).
+            if crate::trace::cmdbufs::nothing_recording() {
+                if let Some(f) = $name::COMMON_NEXT.get() {
+                    // SAFETY: `f` is the next layer's function for this command on every
+                    // device (see `hooks::common_next`), of the hook's own signature.
+                    let next = unsafe {
+                        std::mem::transmute::<
+                            *mut (),
+                            unsafe extern "system" fn(ash::vk::CommandBuffer $(, $ty)*),
+                        >(f)
+                    };
+                    // SAFETY: forwarded with the application's arguments.
+                    return unsafe { next($cb $(, $arg)*) };
+                }
             }
-            /// The traced path, kept out of line so that the idle path stays a few
-            /// instructions.
-            #[inline(never)]
-            #[allow(clippy::too_many_arguments, unused_variables)]
-            fn traced(
-                tracer: &crate::trace::DeviceTracer,
-                call: impl FnOnce(),
-                $cb: ash::vk::CommandBuffer
-                $(, $arg: $ty)*
-            ) {
-                #[allow(unused_variables)]
-                let before = |$r1: &crate::trace::command_trace::Recorder<'_>,
-                              $t1: &mut crate::trace::command_trace::CommandTrace| {
-                    $before;
-                };
-                #[allow(unused_variables)]
-                let after = |$r2: &crate::trace::command_trace::Recorder<'_>,
-                             $t2: &mut crate::trace::command_trace::CommandTrace| {
-                    $after;
-                };
-                // SAFETY: `$cb` is the command buffer of the application's current call.
-                unsafe { tracer.around_recording($cb, before, call, after) }
-            }
-            // SAFETY: forwarded with the application's arguments.
-            traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
+            // SAFETY: the application's call, passed on as it is.
+            unsafe { $name::looked_up($cb $(, $arg)*) }
         }
 
-        /// The hook's `GPU_TRACEPOINTS` switch, if it has one (see `hooks::switched`).
+        /// The hook's `GPU_TRACEPOINTS` switch, if it has one (see `hooks::switched`), its
+        /// way down while idle, and the rest of it.
         pub mod $name {
             #[allow(unused_imports)]
             use super::*;
             pub const SWITCH: Option<usize> = bracketed!(@switch $($switch)?);
+            /// The next layer's function of every device (see `hooks::common_next`).
+            pub static COMMON_NEXT: crate::hooks::common_next::CommonNext =
+                crate::hooks::common_next::CommonNext::new();
+            /// The hook past its idle path: the device looked up, the call traced when a
+            /// recording of the device is. Out of line, so that the idle path saves no
+            /// registers and ends in a jump.
+            ///
+            /// # Safety
+            /// Vulkan's rules for the command.
+            #[inline(never)]
+            pub unsafe extern "system" fn looked_up($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
+                let dev = device_or!($cb);
+                let Some(next) = bracketed!(@next dev $table $field) else {
+                    return;
+                };
+                // No recording of this device is instrumented (one load), or this command's
+                // switch is off: the call goes straight down.
+                let tracer = match dev.tracer.as_ref() {
+                    Some(tracer) if tracer.recording_in_progress() => tracer,
+                    // SAFETY: forwarded with the application's arguments.
+                    _ => return unsafe { next($cb $(, $arg)*) },
+                };
+                let switched_off =
+                    false $(|| !crate::trace::tracepoints::TOGGLES[$switch].is_enabled())?;
+                if switched_off {
+                    // SAFETY: forwarded with the application's arguments.
+                    return unsafe { next($cb $(, $arg)*) };
+                }
+                /// The traced path, kept out of line so that the untraced one stays short.
+                #[inline(never)]
+                #[allow(clippy::too_many_arguments, unused_variables)]
+                fn traced(
+                    tracer: &crate::trace::DeviceTracer,
+                    call: impl FnOnce(),
+                    $cb: ash::vk::CommandBuffer
+                    $(, $arg: $ty)*
+                ) {
+                    #[allow(unused_variables)]
+                    let before = |$r1: &crate::trace::command_trace::Recorder<'_>,
+                                  $t1: &mut crate::trace::command_trace::CommandTrace| {
+                        $before;
+                    };
+                    #[allow(unused_variables)]
+                    let after = |$r2: &crate::trace::command_trace::Recorder<'_>,
+                                 $t2: &mut crate::trace::command_trace::CommandTrace| {
+                        $after;
+                    };
+                    // SAFETY: `$cb` is the command buffer of the application's current call.
+                    unsafe { tracer.around_recording($cb, before, call, after) }
+                }
+                // SAFETY: forwarded with the application's arguments.
+                traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
+            }
+
+            /// Takes a new device's next function into account.
+            pub fn adopt(d: &crate::loader::dispatch::DeviceDispatch) {
+                COMMON_NEXT.adopt(bracketed!(@fp d, $table $field).map(|f| f as *mut ()));
+            }
         }
     };
     (@switch) => {
@@ -97,11 +132,14 @@ macro_rules! bracketed {
     (@switch $switch:path) => {
         Some($switch)
     };
-    (@next $dev:ident core $field:ident) => {
-        Some($dev.dispatch.fp_v1_0.$field)
+    (@next $dev:ident $table:ident $field:ident) => {
+        bracketed!(@fp (&$dev.dispatch), $table $field)
     };
-    (@next $dev:ident ext $field:ident) => {
-        $dev.dispatch.ext.$field
+    (@fp $d:expr, core $field:ident) => {
+        Some($d.fp_v1_0.$field)
+    };
+    (@fp $d:expr, ext $field:ident) => {
+        $d.ext.$field
     };
 }
 pub(crate) use bracketed;
