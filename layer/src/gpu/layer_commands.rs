@@ -15,8 +15,8 @@ pub struct QueryRange {
 }
 
 /// Queries whose values a batch reads, and where in its readback they go (in 64-bit
-/// slots). In a multiview render pass a timestamp takes one query per view but only the
-/// first holds the time, so the others are re-armed and never copied.
+/// slots). In a multiview render pass a timestamp takes one query per view; only the first
+/// holds the time, the others are read with it and ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CopyRange {
     pub pool: vk::QueryPool,

@@ -77,10 +77,14 @@ pub struct CommandTrace {
     pub suspending: bool,
     /// Labels opened in this recording and not yet closed, innermost last.
     labels: Vec<LabelRef>,
-    /// Chunks being filled, with the number of queries used in each.
+    /// Chunks being filled, with the number of queries used in each (in readback order:
+    /// their queries are read one chunk after the other).
     chunks: Vec<QueryRange>,
-    /// The queries whose values are read, merged into runs.
+    /// The queries read, noted one timestamp at a time once a multiview timestamp was
+    /// written (only its first view's query holds a time, and a driver need not make the
+    /// others available); until then the chunks are read whole.
     copies: Vec<CopyRange>,
+    noting_copies: bool,
     events: Vec<RecordedEvent>,
     /// Labels of this recording, referenced by `LabelRef`s in payloads.
     strings: Vec<u8>,
@@ -116,6 +120,7 @@ impl CommandTrace {
             labels: Vec::new(),
             chunks: Vec::new(),
             copies: Vec::new(),
+            noting_copies: false,
             events: Vec::new(),
             strings: Vec::new(),
             children: Vec::new(),
@@ -151,8 +156,11 @@ impl CommandTrace {
             self.pending_start = Some(payload);
             return;
         }
-        if let Some(start) = self.pending_start.take() {
-            self.push(rec, start);
+        // Tested before it is taken: taking moves the whole payload.
+        if self.pending_start.is_some() {
+            if let Some(start) = self.pending_start.take() {
+                self.push(rec, start);
+            }
         }
         self.push(rec, payload);
     }
@@ -165,6 +173,9 @@ impl CommandTrace {
                 None => return,
             },
             WriteState::Free => {
+                if self.views > 1 && !self.noting_copies {
+                    self.start_noting_copies(rec.chunks);
+                }
                 let Some((pool, query, slot)) = self.next_queries(rec.chunks) else {
                     return;
                 };
@@ -176,7 +187,9 @@ impl CommandTrace {
                 // SAFETY: the command buffer is recording (the application is inside a call
                 // that records into it) and every batch that runs it re-arms the query first.
                 unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
-                self.note_copy(rec.chunks, pool, query, slot);
+                if self.noting_copies {
+                    self.note_copy(pool, query, slot);
+                }
                 self.last_slot = Some(slot);
                 slot
             }
@@ -187,11 +200,32 @@ impl CommandTrace {
         self.events.push(RecordedEvent { payload, slot });
     }
 
+    /// Every query reserved so far in a chunk was written by a timestamp of one view: the
+    /// chunks are read whole, one after the other.
+    fn whole_chunks(&self, out: &mut Vec<CopyRange>) {
+        let mut slot = 0;
+        out.extend(self.chunks.iter().map(|c| {
+            let copy = CopyRange {
+                pool: c.pool,
+                first: 0,
+                count: c.count,
+                slot,
+            };
+            slot += c.count;
+            copy
+        }));
+    }
+
+    /// From the first multiview timestamp on, the queries read are noted one by one.
+    fn start_noting_copies(&mut self, chunks: &ChunkPool) {
+        let mut copies = chunks.spare_copies.take();
+        self.whole_chunks(&mut copies);
+        self.copies = copies;
+        self.noting_copies = true;
+    }
+
     /// Notes that the query at `slot` is read, extending the last run where it continues it.
-    fn note_copy(&mut self, chunks: &ChunkPool, pool: vk::QueryPool, query: u32, slot: u32) {
-        if self.copies.capacity() == 0 {
-            self.copies = chunks.spare_copies.take();
-        }
+    fn note_copy(&mut self, pool: vk::QueryPool, query: u32, slot: u32) {
         if let Some(last) = self.copies.last_mut() {
             if last.pool == pool
                 && last.first + last.count == query
@@ -281,7 +315,8 @@ impl CommandTrace {
         }
         // Never submitted: their queries are as they were handed out.
         pool.release(self.chunks.drain(..).map(|c| c.pool), false);
-        self.copies.clear();
+        pool.spare_copies.give(std::mem::take(&mut self.copies));
+        self.noting_copies = false;
         pool.spare_events.give(std::mem::take(&mut self.events));
         self.strings.clear();
         self.children.clear();
@@ -335,10 +370,17 @@ impl CommandTrace {
         if !self.is_instrumented() {
             return was_recording;
         }
+        let copies = if std::mem::take(&mut self.noting_copies) {
+            std::mem::take(&mut self.copies)
+        } else {
+            let mut copies = pool.spare_copies.take();
+            self.whole_chunks(&mut copies);
+            copies
+        };
         let parts = TraceParts {
             cmd,
             chunks: std::mem::take(&mut self.chunks),
-            copies: std::mem::take(&mut self.copies),
+            copies,
             events: std::mem::take(&mut self.events),
             strings: std::mem::take(&mut self.strings),
             children: std::mem::take(&mut self.children),

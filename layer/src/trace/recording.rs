@@ -132,20 +132,20 @@ impl DeviceTracer {
     }
 
     /// Records around one intercepted command: `before` and `after` run on the command
-    /// buffer's trace (guarded), `call` passes the command down between them. A command
-    /// buffer that is not instrumented only gets the call. Costs one relaxed load while no
-    /// instrumented recording is in progress on the device.
+    /// buffer's trace, `call` passes the command down between them. A command buffer that is
+    /// not instrumented only gets the call. Costs one relaxed load while no instrumented
+    /// recording is in progress on the device.
     ///
     /// # Safety
     /// `cb` is the command buffer of the application's current `vkCmd*` call.
     #[inline]
-    pub unsafe fn around<R>(
+    pub unsafe fn around(
         &self,
         cb: vk::CommandBuffer,
         before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-        call: impl FnOnce() -> R,
+        call: impl FnOnce(),
         after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-    ) -> R {
+    ) {
         if !self.cmdbufs.any_recording() {
             return call();
         }
@@ -156,16 +156,19 @@ impl DeviceTracer {
     /// [`Self::around`] for a hook that has already seen a recording in progress (the
     /// `bracketed!` hooks test that on their idle path).
     ///
+    /// One guard holds the layer's part and the call between: the command goes down exactly
+    /// once, inside the guard or (when `before` panicked) after it.
+    ///
     /// # Safety
     /// As [`Self::around`].
     #[inline]
-    pub unsafe fn around_recording<R>(
+    pub unsafe fn around_recording(
         &self,
         cb: vk::CommandBuffer,
         before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-        call: impl FnOnce() -> R,
+        call: impl FnOnce(),
         after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
-    ) -> R {
+    ) {
         // SAFETY: forwarded from the caller.
         let Some(cell) = (unsafe { self.cmdbufs.get(cb) }) else {
             return call();
@@ -176,10 +179,17 @@ impl DeviceTracer {
             return call();
         }
         let rec = self.recorder(cb);
-        guarded("recording a tracepoint", || before(&rec, trace));
-        let result = call();
-        guarded("recording a tracepoint", || after(&rec, trace));
-        result
+        let mut call = Some(call);
+        guarded("recording a tracepoint", || {
+            before(&rec, trace);
+            if let Some(call) = call.take() {
+                call();
+            }
+            after(&rec, trace);
+        });
+        if let Some(call) = call {
+            call();
+        }
     }
 
     /// After a successful `vkResetCommandBuffer`.
