@@ -57,6 +57,11 @@ pub struct CommandTrace {
     pub level: vk::CommandBufferLevel,
     /// Whether the current recording gets tracepoints (decided at begin).
     instrumented: bool,
+    /// A tracepoint may take the short path of [`Self::append`]: the recording is
+    /// instrumented and complete, a timestamp of one view may be written here, no event is
+    /// held back or pending, and queries are read chunk by chunk. Kept by
+    /// [`Self::refresh_fast`] wherever one of those changes.
+    fast: bool,
     /// Begun with `ONE_TIME_SUBMIT`: the recording runs at most once.
     one_time: bool,
     /// An instrumented recording is in progress (begun, not yet ended or reset): counted in
@@ -108,6 +113,7 @@ impl CommandTrace {
             family,
             level,
             instrumented: false,
+            fast: false,
             one_time: false,
             recording: false,
             defer_next: false,
@@ -140,6 +146,17 @@ impl CommandTrace {
         self.recording = true;
         self.defer_next = true;
         self.views = views.max(1);
+        self.refresh_fast();
+    }
+
+    fn refresh_fast(&mut self) {
+        self.fast = self.instrumented
+            && self.complete
+            && self.write_state == WriteState::Free
+            && self.views == 1
+            && !self.defer_next
+            && self.pending_start.is_none()
+            && !self.noting_copies;
     }
 
     pub fn is_instrumented(&self) -> bool {
@@ -148,7 +165,31 @@ impl CommandTrace {
 
     /// Appends one tracepoint: a timestamp write into the command buffer (where one may be
     /// written) and its event.
+    ///
+    /// The common case (see `fast`) stays inline in the tracepoint: its payload is built
+    /// where its event is stored, not passed through the stack, and the next query is taken
+    /// from the current chunk. Anything else goes through [`Self::append_slow`].
+    #[inline(always)]
     pub fn append(&mut self, rec: &Recorder<'_>, payload: Payload) {
+        if self.fast && self.events.len() < self.events.capacity() {
+            if let Some(chunk) = self.chunks.last_mut().filter(|c| c.count < CHUNK_QUERIES) {
+                let (pool, query) = (chunk.pool, chunk.count);
+                chunk.count += 1;
+                let slot = self.slots;
+                self.slots += 1;
+                let stage = stage_of(&payload);
+                // SAFETY: as in `push`.
+                unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
+                self.last_slot = Some(slot);
+                self.events.push(RecordedEvent { payload, slot });
+                return;
+            }
+        }
+        self.append_slow(rec, payload);
+    }
+
+    #[inline(never)]
+    fn append_slow(&mut self, rec: &Recorder<'_>, payload: Payload) {
         if !self.is_instrumented() {
             return;
         }
@@ -156,13 +197,11 @@ impl CommandTrace {
             self.pending_start = Some(payload);
             return;
         }
-        // Tested before it is taken: taking moves the whole payload.
-        if self.pending_start.is_some() {
-            if let Some(start) = self.pending_start.take() {
-                self.push(rec, start);
-            }
+        if let Some(start) = self.pending_start.take() {
+            self.push(rec, start);
         }
         self.push(rec, payload);
+        self.refresh_fast();
     }
 
     fn push(&mut self, rec: &Recorder<'_>, payload: Payload) {
@@ -179,11 +218,7 @@ impl CommandTrace {
                 let Some((pool, query, slot)) = self.next_queries(rec.chunks) else {
                     return;
                 };
-                let stage = if payload.info().end_of_pipe {
-                    vk::PipelineStageFlags::BOTTOM_OF_PIPE
-                } else {
-                    vk::PipelineStageFlags::TOP_OF_PIPE
-                };
+                let stage = stage_of(&payload);
                 // SAFETY: the command buffer is recording (the application is inside a call
                 // that records into it) and every batch that runs it re-arms the query first.
                 unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
@@ -222,6 +257,7 @@ impl CommandTrace {
         self.whole_chunks(&mut copies);
         self.copies = copies;
         self.noting_copies = true;
+        self.fast = false;
     }
 
     /// Notes that the query at `slot` is read, extending the last run where it continues it.
@@ -333,6 +369,7 @@ impl CommandTrace {
         self.render_pass = vk::RenderPass::null();
         self.subpass = 0;
         self.suspending = false;
+        self.fast = false;
         was_recording
     }
 
@@ -345,6 +382,7 @@ impl CommandTrace {
         } else {
             WriteState::Free
         };
+        self.refresh_fast();
     }
 
     /// Outside any render pass instance again.
@@ -354,12 +392,14 @@ impl CommandTrace {
         self.render_pass = vk::RenderPass::null();
         self.subpass = 0;
         self.suspending = false;
+        self.refresh_fast();
     }
 
     /// After a suspending `vkCmdEndRendering`: nothing may be written until the resumption.
     pub fn suspend(&mut self) {
         self.leave_render_pass();
         self.write_state = WriteState::Suspended;
+        self.refresh_fast();
     }
 
     /// Freezes the recording at `vkEndCommandBuffer`. Returns whether an instrumented
@@ -367,6 +407,7 @@ impl CommandTrace {
     #[must_use]
     pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
         let was_recording = std::mem::take(&mut self.recording);
+        self.fast = false;
         if !self.is_instrumented() {
             return was_recording;
         }
@@ -406,5 +447,16 @@ impl CommandTrace {
     /// The frozen trace to hand to a batch at submit time.
     pub fn recorded(&self) -> Option<&Arc<RecordedTrace>> {
         self.recorded.as_ref()
+    }
+}
+
+/// Where a tracepoint's timestamp is written: after the work before it (an end) or as the
+/// work after it starts.
+#[inline(always)]
+fn stage_of(payload: &Payload) -> vk::PipelineStageFlags {
+    if payload.info().end_of_pipe {
+        vk::PipelineStageFlags::BOTTOM_OF_PIPE
+    } else {
+        vk::PipelineStageFlags::TOP_OF_PIPE
     }
 }
