@@ -2,25 +2,24 @@
 //! the recording threads share.
 //!
 //! Every command buffer allocated from a traced pool has a [`CbCell`], boxed so that its
-//! address never changes, in a map guarded by a mutex. A recording thread keeps the cells it
-//! used last in a small thread-local cache; a hit costs two loads and a compare. The cache
-//! is keyed by the handle and by a process-wide generation that every allocation and free
-//! advances: a handle the driver reuses for a new command buffer can only reach the hook
-//! after its allocation, which the generation saw, so a stale cell is never used.
+//! address never changes, owned by a map guarded by a mutex (taken to allocate and free).
+//! The hooks find the cell through a [`CbIndex`] from handle to cell, probed with atomic
+//! loads and no lock.
 //!
 //! The cells are mutated without a lock: Vulkan requires the application to synchronise
 //! host access to a command buffer (and to its pool) in every `vkCmd*`,
 //! `vkBegin/EndCommandBuffer`, `vkResetCommandBuffer`, pool reset and free, so two calls
 //! never work on one cell at once.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
+use super::cb_index::CbIndex;
 use super::command_trace::CommandTrace;
 
 /// One command buffer's trace.
@@ -59,30 +58,6 @@ impl CbCell {
     }
 }
 
-/// Advanced by every allocation and free of a traced command buffer, in any device.
-static GENERATION: AtomicU64 = AtomicU64::new(1);
-
-/// A command buffer this thread used recently, and the generation it was looked up in.
-#[derive(Clone, Copy)]
-struct Recent {
-    cb: u64,
-    cell: *const CbCell,
-    generation: u64,
-}
-
-const NONE: Recent = Recent {
-    cb: 0,
-    cell: std::ptr::null(),
-    generation: 0,
-};
-/// Command buffers a thread records into at once, remembered; more cost a locked look-up.
-const RECENT: usize = 4;
-
-thread_local! {
-    static RECENTLY_USED: [Cell<Recent>; RECENT] = const { [const { Cell::new(NONE) }; RECENT] };
-    static NEXT_VICTIM: Cell<usize> = const { Cell::new(0) };
-}
-
 /// Instrumented recordings in progress on every device of the process.
 static RECORDINGS_ANYWHERE: AtomicU32 = AtomicU32::new(0);
 
@@ -97,6 +72,8 @@ pub fn nothing_recording() -> bool {
 #[derive(Default)]
 pub struct CommandBuffers {
     cells: Mutex<HashMap<u64, Box<CbCell>>>,
+    /// Each cell of `cells`, by handle, for the hooks.
+    index: CbIndex<CbCell>,
     /// Instrumented recordings in progress (begun, not yet ended or reset).
     recordings: AtomicU32,
 }
@@ -123,23 +100,27 @@ impl CommandBuffers {
     }
 
     pub fn insert(&self, cb: vk::CommandBuffer, trace: CommandTrace) {
-        self.cells
-            .lock()
-            .insert(cb.as_raw(), Box::new(CbCell(UnsafeCell::new(trace))));
-        GENERATION.fetch_add(1, Ordering::Relaxed);
+        let cell = Box::new(CbCell(UnsafeCell::new(trace)));
+        let mut cells = self.cells.lock();
+        self.index.insert(cb.as_raw(), &*cell);
+        // A handle the driver handed out again replaces the freed one's cell (the index
+        // already points at the new one).
+        cells.insert(cb.as_raw(), cell);
     }
 
     /// Removes a command buffer (freed, or its pool destroyed) and returns its trace.
     pub fn remove(&self, cb: u64) -> Option<CommandTrace> {
-        // Advanced before the cell goes, so no cache entry made earlier matches again.
-        GENERATION.fetch_add(1, Ordering::Relaxed);
-        self.cells.lock().remove(&cb).map(|c| c.0.into_inner())
+        let mut cells = self.cells.lock();
+        // Out of the index before the cell goes.
+        self.index.remove(cb);
+        cells.remove(&cb).map(|c| c.0.into_inner())
     }
 
     /// Removes every command buffer; the device is going.
     pub fn clear(&self) {
-        GENERATION.fetch_add(1, Ordering::Relaxed);
-        self.cells.lock().clear();
+        let mut cells = self.cells.lock();
+        self.index.clear();
+        cells.clear();
     }
 
     /// The cell of `cb`, if the layer traces it.
@@ -149,39 +130,9 @@ impl CommandBuffers {
     /// allocated until the call returns; the result is not kept past the call.
     #[inline]
     pub unsafe fn get(&self, cb: vk::CommandBuffer) -> Option<&CbCell> {
-        let key = cb.as_raw();
-        // Relaxed: an allocation or free of this very handle happened before the
-        // application could pass it here (it synchronises those with its use of the
-        // handle), so its advance of the generation is visible.
-        let generation = GENERATION.load(Ordering::Relaxed);
-        let hit = RECENTLY_USED.with(|recent| {
-            recent
-                .iter()
-                .map(Cell::get)
-                .find(|r| r.cb == key && r.generation == generation)
-        });
-        if let Some(r) = hit {
-            // SAFETY: the cell was `key`'s when the generation was `generation`, and no
-            // command buffer was allocated or freed since: it is still allocated.
-            return unsafe { r.cell.as_ref() };
-        }
-        let cells = self.cells.lock();
-        let cell: *const CbCell = &**cells.get(&key)?;
-        // Looked up under the lock, so no free could have come between the generation read
-        // above and this look-up without the cache entry being stale at once.
-        let slot = NEXT_VICTIM.with(|n| {
-            let slot = n.get();
-            n.set((slot + 1) % RECENT);
-            slot
-        });
-        RECENTLY_USED.with(|recent| {
-            recent[slot].set(Recent {
-                cb: key,
-                cell,
-                generation,
-            })
-        });
-        // SAFETY: the cell stays allocated while `cb` is (see the contract).
+        let cell = self.index.get(cb.as_raw())?;
+        // SAFETY: the cell stays allocated while `cb` is (see the contract): it leaves the
+        // index before it is dropped, at the free the application orders after this call.
         unsafe { cell.as_ref() }
     }
 
@@ -227,20 +178,19 @@ mod tests {
         let cbs = CommandBuffers::default();
         let cb = vk::CommandBuffer::from_raw(0x1000);
         cbs.insert(cb, trace(1));
-        // Cached in this thread by the first look-up.
         assert_eq!(family_of(&cbs, cb), Some(1));
         assert_eq!(family_of(&cbs, cb), Some(1));
         assert!(cbs.remove(cb.as_raw()).is_some());
         assert_eq!(family_of(&cbs, cb), None, "a freed command buffer is gone");
         // The driver hands out the same handle for a new command buffer.
         cbs.insert(cb, trace(2));
-        assert_eq!(family_of(&cbs, cb), Some(2), "not the cached, freed trace");
+        assert_eq!(family_of(&cbs, cb), Some(2), "not the freed trace");
     }
 
     #[test]
-    fn more_command_buffers_than_the_cache_holds_are_each_found() {
+    fn many_command_buffers_are_each_found() {
         let cbs = CommandBuffers::default();
-        let handles: Vec<_> = (1..=3 * RECENT as u64)
+        let handles: Vec<_> = (1..=300u64)
             .map(|i| vk::CommandBuffer::from_raw(i * 0x100))
             .collect();
         for (i, &cb) in handles.iter().enumerate() {

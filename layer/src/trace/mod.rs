@@ -8,6 +8,7 @@
 pub mod args;
 pub mod batch;
 pub mod capture;
+pub mod cb_index;
 pub mod chunk;
 pub mod cmdbufs;
 pub mod command_trace;
