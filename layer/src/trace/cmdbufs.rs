@@ -3,7 +3,7 @@
 //!
 //! Every command buffer allocated from a traced pool has a [`CbCell`], boxed so that its
 //! address never changes, owned by a map guarded by a mutex (taken to allocate and free).
-//! The hooks find the cell through a [`CbIndex`] from handle to cell, probed with atomic
+//! The hooks find the cell through a [`HandleIndex`] from handle to cell, probed with atomic
 //! loads and no lock.
 //!
 //! The cells are mutated without a lock: Vulkan requires the application to synchronise
@@ -19,8 +19,8 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
-use super::cb_index::CbIndex;
 use super::command_trace::CommandTrace;
+use super::handle_index::HandleIndex;
 
 /// One command buffer's trace.
 pub struct CbCell(UnsafeCell<CommandTrace>);
@@ -73,7 +73,7 @@ pub fn nothing_recording() -> bool {
 pub struct CommandBuffers {
     cells: Mutex<HashMap<u64, Box<CbCell>>>,
     /// Each cell of `cells`, by handle, for the hooks.
-    index: CbIndex<CbCell>,
+    index: HandleIndex<CbCell>,
     /// Instrumented recordings in progress (begun, not yet ended or reset).
     recordings: AtomicU32,
 }

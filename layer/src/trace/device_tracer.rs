@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use ash::vk;
 use ash::vk::Handle;
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 
 use super::batch::SpareLists;
 use super::capture::Capture;
 use super::chunk::ChunkPool;
 use super::cmdbufs::CommandBuffers;
+use super::handle_index::HandleIndex;
 use super::health::Health;
 use super::objects::Objects;
 use super::output::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
@@ -45,7 +46,9 @@ pub struct DeviceTracer {
     /// The application's queues (family, index), whose resources are made at their first
     /// traced submission.
     known_queues: Mutex<HashMap<u64, (u32, u32)>>,
-    pub(super) queues: RwLock<HashMap<u64, Arc<QueueContext>>>,
+    pub(super) queues: Mutex<HashMap<u64, Arc<QueueContext>>>,
+    /// Each context of `queues`, by handle, for the submissions (no lock, no hashing).
+    queue_index: HandleIndex<QueueContext>,
     pub(super) frame: AtomicU32,
     pub(super) submissions: AtomicU64,
     pub(super) consumer: TraceqHandle,
@@ -58,6 +61,9 @@ pub struct DeviceTracer {
     not_yet_gone: AtomicBool,
     /// Its outputs show object names (Perfetto).
     names_shown: bool,
+    /// Its outputs show each submission's CPU time (Perfetto's `vk_queue_submit`): only then
+    /// does a submission read the clock, twice.
+    pub(super) submissions_timed: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
     /// Names the application gave objects (kept for Perfetto), and whether some were not.
@@ -184,13 +190,15 @@ impl DeviceTracer {
             not_yet_gone: AtomicBool::new(lifecycle.is_some()),
             lifecycle,
             names_shown: config.perfetto(),
+            submissions_timed: config.perfetto(),
             measured_clock,
             names,
             names_full: AtomicBool::new(false),
             cmdbufs: CommandBuffers::default(),
             pools: Mutex::new(HashMap::new()),
             known_queues: Mutex::new(HashMap::new()),
-            queues: RwLock::new(HashMap::new()),
+            queues: Mutex::new(HashMap::new()),
+            queue_index: HandleIndex::default(),
             frame: AtomicU32::new(0),
             submissions: AtomicU64::new(0),
             consumer,
@@ -222,17 +230,27 @@ impl DeviceTracer {
 
     /// The layer's resources for `queue`, made at its first traced submission.
     pub(super) fn queue_context(&self, queue: vk::Queue) -> Option<Arc<QueueContext>> {
-        if let Some(ctx) = self.queues.read().get(&queue.as_raw()) {
-            return Some(Arc::clone(ctx));
+        if let Some(ctx) = self.queue_index.get(queue.as_raw()) {
+            // SAFETY: `ctx` is the pointer of an `Arc` that `queues` holds until the device's
+            // teardown, which no submission can overlap; one more strong count is the clone
+            // returned.
+            return Some(unsafe {
+                Arc::increment_strong_count(ctx);
+                Arc::from_raw(ctx)
+            });
         }
         let (family, index) = *self.known_queues.lock().get(&queue.as_raw())?;
         match QueueContext::new(&self.dispatch, queue, family, index, self.mode) {
-            Ok(ctx) => Some(Arc::clone(
-                self.queues
-                    .write()
+            Ok(ctx) => {
+                let mut queues = self.queues.lock();
+                let ctx = queues
                     .entry(queue.as_raw())
-                    .or_insert_with(|| Arc::new(ctx)),
-            )),
+                    .or_insert_with(|| Arc::new(ctx));
+                // A queue is submitted to by one thread at a time (Vulkan), so no other
+                // submission looks this handle up meanwhile.
+                self.queue_index.insert(queue.as_raw(), Arc::as_ptr(ctx));
+                Some(Arc::clone(ctx))
+            }
             Err(e) => {
                 self.fault("setting up a queue", e);
                 None
@@ -344,7 +362,8 @@ impl DeviceTracer {
             // Objects may still be in use (exit), or the thread still runs: leave them.
             return;
         }
-        for queue in self.queues.write().drain() {
+        self.queue_index.clear();
+        for queue in self.queues.lock().drain() {
             queue.1.destroy(&self.dispatch);
         }
         self.cmdbufs.clear();

@@ -8,12 +8,12 @@
 pub mod args;
 pub mod batch;
 pub mod capture;
-pub mod cb_index;
 pub mod chunk;
 pub mod cmdbufs;
 pub mod command_trace;
 mod device_tracer;
 pub mod events;
+pub mod handle_index;
 mod health;
 pub mod objects;
 pub mod output;

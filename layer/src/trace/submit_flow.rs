@@ -87,12 +87,18 @@ impl DeviceTracer {
         else {
             return plain();
         };
-        // The CPU side of the submission (Perfetto's vk_queue_submit): two vDSO clock reads.
-        let start_ns = cpu_clock::boottime_ns();
+        // The CPU side of the submission (Perfetto's vk_queue_submit): two vDSO clock reads,
+        // made only for outputs that show it.
+        let timed = self.submissions_timed;
+        let start_ns = if timed { cpu_clock::boottime_ns() } else { 0 };
         let result = wrapped(&prepared.wrapping());
         let timing = SubmitTiming {
             start_ns,
-            duration_ns: cpu_clock::boottime_ns().saturating_sub(start_ns),
+            duration_ns: if timed {
+                cpu_clock::boottime_ns().saturating_sub(start_ns)
+            } else {
+                0
+            },
             tid: cpu_clock::tid(),
         };
         guarded(what, || self.commit(prepared, result, submission, timing));

@@ -103,7 +103,7 @@ pub fn small_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
         s.fill.record(&s.dev, cb, 0, 64);
         s.dev.end(cb)?;
     }
-    Ok(s.submit_each(cbs)? as f64 / cbs.len() as f64)
+    s.submit_each(cbs)
 }
 
 /// As [`small_submits`], each command buffer's dispatch between two `vkCmdWriteTimestamp`
@@ -130,13 +130,13 @@ pub fn hand_timed_small_submits(
         };
         s.dev.end(cb)?;
     }
-    Ok(s.submit_each_signalled(cbs)? as f64 / cbs.len() as f64)
+    s.submit_each_signalled(cbs)
 }
 
 /// Reusable command buffers recorded once (by [`record_reusable`]), submitted again each
 /// round: per submission.
 pub fn recorded_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
-    Ok(s.submit_each(cbs)? as f64 / cbs.len() as f64)
+    s.submit_each(cbs)
 }
 
 pub fn record_reusable(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<()> {

@@ -89,32 +89,22 @@ impl Side {
     }
 
     /// Submits `cbs` one `vkQueueSubmit` each, the last with the side's fence; returns the
-    /// nanoseconds spent in the submit calls (the wait is not counted).
-    pub fn submit_each(&self, cbs: &[vk::CommandBuffer]) -> Result<u64> {
-        let d = &self.dev.device;
-        let mut spent = 0u64;
-        for (i, cb) in cbs.iter().enumerate() {
-            let fence = if i + 1 == cbs.len() {
-                self.fence
-            } else {
-                vk::Fence::null()
-            };
-            let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(cb));
-            let t = std::time::Instant::now();
-            // SAFETY: recorded command buffers not pending; an unsignalled fence.
-            let result = unsafe { d.queue_submit(self.dev.queue, &[submit], fence) };
-            check(result, "vkQueueSubmit")?;
-            spent += t.elapsed().as_nanos() as u64;
-        }
-        self.dev.wait_and_reset(self.fence)?;
-        Ok(spent)
+    /// median time of one submit call (the wait is not counted). The median, not the mean:
+    /// on two cores shared with the driver's threads a submission now and then waits for
+    /// the CPU, and the mean of a round would follow those waits.
+    pub fn submit_each(&self, cbs: &[vk::CommandBuffer]) -> Result<f64> {
+        self.submit_timed(cbs, false)
     }
 
     /// As [`Side::submit_each`], each batch also signalling the side's timeline semaphore
     /// (the least that a layer which learns when work completed adds to a submission).
-    pub fn submit_each_signalled(&self, cbs: &[vk::CommandBuffer]) -> Result<u64> {
+    pub fn submit_each_signalled(&self, cbs: &[vk::CommandBuffer]) -> Result<f64> {
+        self.submit_timed(cbs, true)
+    }
+
+    fn submit_timed(&self, cbs: &[vk::CommandBuffer], signal: bool) -> Result<f64> {
         let d = &self.dev.device;
-        let mut spent = 0u64;
+        let mut times = Vec::with_capacity(cbs.len());
         for (i, cb) in cbs.iter().enumerate() {
             let fence = if i + 1 == cbs.len() {
                 self.fence
@@ -122,22 +112,25 @@ impl Side {
                 vk::Fence::null()
             };
             let value = self.timeline_value.get() + 1;
-            self.timeline_value.set(value);
             let mut timeline = vk::TimelineSemaphoreSubmitInfo::default()
                 .signal_semaphore_values(std::slice::from_ref(&value));
-            let submit = vk::SubmitInfo::default()
-                .command_buffers(std::slice::from_ref(cb))
-                .signal_semaphores(std::slice::from_ref(&self.timeline))
-                .push_next(&mut timeline);
+            let mut submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(cb));
+            if signal {
+                self.timeline_value.set(value);
+                submit = submit
+                    .signal_semaphores(std::slice::from_ref(&self.timeline))
+                    .push_next(&mut timeline);
+            }
             let t = std::time::Instant::now();
-            // SAFETY: recorded command buffers not pending; an unsignalled fence; the next
-            // value of the side's timeline.
+            // SAFETY: recorded command buffers not pending; an unsignalled fence; the side's
+            // timeline signalled to its next value.
             let result = unsafe { d.queue_submit(self.dev.queue, &[submit], fence) };
             check(result, "vkQueueSubmit")?;
-            spent += t.elapsed().as_nanos() as u64;
+            times.push(t.elapsed().as_nanos() as f64);
         }
         self.dev.wait_and_reset(self.fence)?;
-        Ok(spent)
+        times.sort_by(f64::total_cmp);
+        Ok(times[times.len() / 2])
     }
 
     pub fn destroy(self) {
