@@ -2,7 +2,7 @@
 //! counts and every timestamp inside its submission's CPU window (assert_trace_matches).
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches, named};
-use utrace_tests::harness::{Run, TempDir, SYNC_VALIDATION};
+use utrace_tests::harness::{Run, TempDir, Workload, SYNC_VALIDATION};
 use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
 
@@ -45,6 +45,27 @@ fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
 
 /// What reached the driver per submit call (`utrace-fault: CALL batches=B
 /// command_buffers=C` lines from the fault layer beneath utrace): (B, C).
+/// Runs `workload` traced, with the fault layer beneath utrace saying what each submit call
+/// holds, under synchronization validation; asserts it ran clean.
+fn submits_shown(workload: Workload, dir: &TempDir) -> Run {
+    assert!(
+        utrace_tests::harness::fault_layer_library().is_some(),
+        "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
+    );
+    let run = workload
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(dir);
+    assert_clean(&run);
+    run
+}
+
 /// Per submit call the driver saw: (batches, command buffers, semaphore signals).
 fn submits_seen(run: &Run) -> Vec<(u32, u32, u32)> {
     run.stderr
@@ -64,23 +85,8 @@ fn submits_seen(run: &Run) -> Vec<(u32, u32, u32)> {
 
 #[test]
 fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
-    assert!(
-        utrace_tests::harness::fault_layer_library().is_some(),
-        "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
-    );
     let dir = TempDir::new("resubmit-cost");
-    let run = workload!("resubmit")
-        .arg("--frames", "20")
-        .layers(&[
-            "VK_LAYER_utrace",
-            "VK_LAYER_UTRACE_fault",
-            "VK_LAYER_KHRONOS_validation",
-        ])
-        .env("GPU_TRACE", "1")
-        .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
-        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
-        .run(&dir);
-    assert_clean(&run);
+    let run = submits_shown(workload!("resubmit").arg("--frames", "20"), &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert_eq!(trace.batches.len(), 20);
     assert_transfer_batches(&trace);
@@ -99,17 +105,7 @@ fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
 #[test]
 fn a_one_time_command_buffers_submission_gains_only_a_signal_in_its_own_batch() {
     let dir = TempDir::new("one-time-cost");
-    let run = workload!("basic")
-        .layers(&[
-            "VK_LAYER_utrace",
-            "VK_LAYER_UTRACE_fault",
-            "VK_LAYER_KHRONOS_validation",
-        ])
-        .env("GPU_TRACE", "1")
-        .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
-        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
-        .run(&dir);
-    assert_clean(&run);
+    let run = submits_shown(workload!("basic"), &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert!(!trace.batches.is_empty());
     // The one-time command buffer's queries were reset on the host and are read from them:
