@@ -21,10 +21,9 @@ use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::objects::Objects;
+use super::query_slots::QuerySlots;
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
-use crate::gpu::query_pool::CHUNK_QUERIES;
-use crate::gpu::queue_context::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest label kept, in bytes.
@@ -82,21 +81,13 @@ pub struct CommandTrace {
     pub suspending: bool,
     /// Labels opened in this recording and not yet closed, innermost last.
     labels: Vec<LabelRef>,
-    /// Chunks being filled, with the number of queries used in each (in readback order:
-    /// their queries are read one chunk after the other).
-    chunks: Vec<QueryRange>,
-    /// The queries read, noted one timestamp at a time once a multiview timestamp was
-    /// written (only its first view's query holds a time, and a driver need not make the
-    /// others available); until then the chunks are read whole.
-    copies: Vec<CopyRange>,
-    noting_copies: bool,
+    /// The queries the recording writes and reads.
+    queries: QuerySlots,
     events: Vec<RecordedEvent>,
     /// Labels of this recording, referenced by `LabelRef`s in payloads.
     strings: Vec<u8>,
     /// Secondary command buffers executed by this one, with their position among `events`.
     children: Vec<Child>,
-    /// Queries used in all chunks so far (the next event's readback slot).
-    slots: u32,
     /// The slot of the last timestamp written, shared by events that cannot write their own.
     last_slot: Option<u32>,
     /// False once a chunk could not be had: the trace is then left out of the output.
@@ -124,13 +115,10 @@ impl CommandTrace {
             subpass: 0,
             suspending: false,
             labels: Vec::new(),
-            chunks: Vec::new(),
-            copies: Vec::new(),
-            noting_copies: false,
+            queries: QuerySlots::default(),
             events: Vec::new(),
             strings: Vec::new(),
             children: Vec::new(),
-            slots: 0,
             last_slot: None,
             complete: true,
             recorded: None,
@@ -156,7 +144,7 @@ impl CommandTrace {
             && self.views == 1
             && !self.defer_next
             && self.pending_start.is_none()
-            && !self.noting_copies;
+            && !self.queries.noting();
     }
 
     pub fn is_instrumented(&self) -> bool {
@@ -172,16 +160,22 @@ impl CommandTrace {
     #[inline(always)]
     pub fn append(&mut self, rec: &Recorder<'_>, payload: Payload) {
         if self.fast && self.events.len() < self.events.capacity() {
-            if let Some(chunk) = self.chunks.last_mut().filter(|c| c.count < CHUNK_QUERIES) {
-                let (pool, query) = (chunk.pool, chunk.count);
-                chunk.count += 1;
-                let slot = self.slots;
-                self.slots += 1;
+            if let Some(place) = self.queries.take_one() {
                 let stage = stage_of(&payload);
                 // SAFETY: as in `push`.
-                unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
-                self.last_slot = Some(slot);
-                self.events.push(RecordedEvent { payload, slot });
+                unsafe {
+                    (rec.dispatch.fp_v1_0.cmd_write_timestamp)(
+                        rec.cmd,
+                        stage,
+                        place.pool,
+                        place.query,
+                    )
+                };
+                self.last_slot = Some(place.slot);
+                self.events.push(RecordedEvent {
+                    payload,
+                    slot: place.slot,
+                });
                 return;
             }
         }
@@ -212,100 +206,31 @@ impl CommandTrace {
                 None => return,
             },
             WriteState::Free => {
-                if self.views > 1 && !self.noting_copies {
-                    self.start_noting_copies(rec.chunks);
-                }
-                let Some((pool, query, slot)) = self.next_queries(rec.chunks) else {
+                let Some(place) = self.queries.take(self.views, rec.chunks) else {
+                    // This recording stays untimed.
+                    self.complete = false;
                     return;
                 };
                 let stage = stage_of(&payload);
                 // SAFETY: the command buffer is recording (the application is inside a call
                 // that records into it) and every batch that runs it re-arms the query first.
-                unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, pool, query) };
-                if self.noting_copies {
-                    self.note_copy(pool, query, slot);
-                }
-                self.last_slot = Some(slot);
-                slot
+                unsafe {
+                    (rec.dispatch.fp_v1_0.cmd_write_timestamp)(
+                        rec.cmd,
+                        stage,
+                        place.pool,
+                        place.query,
+                    )
+                };
+                self.queries.written(place);
+                self.last_slot = Some(place.slot);
+                place.slot
             }
         };
         if self.events.capacity() == 0 {
             self.events = rec.chunks.spare_events.take();
         }
         self.events.push(RecordedEvent { payload, slot });
-    }
-
-    /// Every query reserved so far in a chunk was written by a timestamp of one view: the
-    /// chunks are read whole, one after the other.
-    fn whole_chunks(&self, out: &mut Vec<CopyRange>) {
-        let mut slot = 0;
-        out.extend(self.chunks.iter().map(|c| {
-            let copy = CopyRange {
-                pool: c.pool,
-                first: 0,
-                count: c.count,
-                slot,
-            };
-            slot += c.count;
-            copy
-        }));
-    }
-
-    /// From the first multiview timestamp on, the queries read are noted one by one.
-    fn start_noting_copies(&mut self, chunks: &ChunkPool) {
-        let mut copies = chunks.spare_copies.take();
-        self.whole_chunks(&mut copies);
-        self.copies = copies;
-        self.noting_copies = true;
-        self.fast = false;
-    }
-
-    /// Notes that the query at `slot` is read, extending the last run where it continues it.
-    fn note_copy(&mut self, pool: vk::QueryPool, query: u32, slot: u32) {
-        if let Some(last) = self.copies.last_mut() {
-            if last.pool == pool
-                && last.first + last.count == query
-                && last.slot + last.count == slot
-            {
-                last.count += 1;
-                return;
-            }
-        }
-        self.copies.push(CopyRange {
-            pool,
-            first: query,
-            count: 1,
-            slot,
-        });
-    }
-
-    /// `views` consecutive queries in one chunk: the pool, the first query and its slot.
-    fn next_queries(&mut self, pool: &ChunkPool) -> Option<(vk::QueryPool, u32, u32)> {
-        let views = self.views.clamp(1, CHUNK_QUERIES);
-        if self
-            .chunks
-            .last()
-            .is_none_or(|c| c.count + views > CHUNK_QUERIES)
-        {
-            if self.chunks.capacity() == 0 {
-                self.chunks = pool.spare_chunks.take();
-            }
-            match pool.acquire() {
-                Ok(qp) => self.chunks.push(QueryRange { pool: qp, count: 0 }),
-                Err(_) => {
-                    // The pool reported the fault (once for the device); this recording
-                    // stays untimed.
-                    self.complete = false;
-                    return None;
-                }
-            }
-        }
-        let chunk = self.chunks.last_mut()?;
-        let query = chunk.count;
-        chunk.count += views;
-        let slot = self.slots;
-        self.slots += views;
-        Some((chunk.pool, query, slot))
     }
 
     /// Copies a label into the trace's storage, cut at [`MAX_LABEL`] bytes (labels are
@@ -350,14 +275,11 @@ impl CommandTrace {
             }
         }
         // Never submitted: their queries are as they were handed out.
-        pool.release(self.chunks.drain(..).map(|c| c.pool), false);
-        pool.spare_copies.give(std::mem::take(&mut self.copies));
-        self.noting_copies = false;
+        self.queries.reset(pool);
         pool.spare_events.give(std::mem::take(&mut self.events));
         self.strings.clear();
         self.children.clear();
         self.labels.clear();
-        self.slots = 0;
         self.last_slot = None;
         self.complete = true;
         self.instrumented = false;
@@ -411,21 +333,15 @@ impl CommandTrace {
         if !self.is_instrumented() {
             return was_recording;
         }
-        let copies = if std::mem::take(&mut self.noting_copies) {
-            std::mem::take(&mut self.copies)
-        } else {
-            let mut copies = pool.spare_copies.take();
-            self.whole_chunks(&mut copies);
-            copies
-        };
+        let (chunks, copies, slots) = self.queries.finish(pool);
         let parts = TraceParts {
             cmd,
-            chunks: std::mem::take(&mut self.chunks),
+            chunks,
             copies,
             events: std::mem::take(&mut self.events),
             strings: std::mem::take(&mut self.strings),
             children: std::mem::take(&mut self.children),
-            slots: std::mem::replace(&mut self.slots, 0),
+            slots,
             complete: self.complete,
             one_time: self.one_time,
         };

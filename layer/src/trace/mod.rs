@@ -17,6 +17,7 @@ pub mod handle_index;
 mod health;
 pub mod objects;
 pub mod output;
+mod query_slots;
 pub mod recorded_trace;
 mod recording;
 mod submit;

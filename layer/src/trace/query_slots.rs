@@ -1,0 +1,155 @@
+//! The queries one recording writes its timestamps to, and which of them are read back: the
+//! chunks it took from the device's pool (each filled from its first query on), the slot
+//! each timestamp's value lands in (queries are numbered across the chunks in order), and,
+//! once a multiview timestamp was written, the queries read one by one.
+
+use ash::vk;
+
+use super::chunk::ChunkPool;
+use crate::gpu::query_pool::CHUNK_QUERIES;
+use crate::gpu::queue_context::{CopyRange, QueryRange};
+
+/// A timestamp's place: its pool and query, and its slot in the recording's readback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub pool: vk::QueryPool,
+    pub query: u32,
+    pub slot: u32,
+}
+
+#[derive(Default)]
+pub struct QuerySlots {
+    /// Chunks being filled, with the number of queries used in each (in readback order:
+    /// their queries are read one chunk after the other).
+    chunks: Vec<QueryRange>,
+    /// The queries read, noted one timestamp at a time once a multiview timestamp was
+    /// written (only its first view's query holds a time, and a driver need not make the
+    /// others available); until then the chunks are read whole.
+    copies: Vec<CopyRange>,
+    noting: bool,
+    /// Queries used in all chunks so far (the next timestamp's readback slot).
+    slots: u32,
+}
+
+impl QuerySlots {
+    /// The next query of the current chunk for a one-view timestamp, if the chunk has one
+    /// left (the short path; see [`Self::take`] for the others).
+    #[inline(always)]
+    pub fn take_one(&mut self) -> Option<Place> {
+        let chunk = self.chunks.last_mut().filter(|c| c.count < CHUNK_QUERIES)?;
+        let place = Place {
+            pool: chunk.pool,
+            query: chunk.count,
+            slot: self.slots,
+        };
+        chunk.count += 1;
+        self.slots += 1;
+        Some(place)
+    }
+
+    /// `views` consecutive queries in one chunk (a new one from `pool` when the current one
+    /// has too few left); `None` when no chunk could be had.
+    pub fn take(&mut self, views: u32, pool: &ChunkPool) -> Option<Place> {
+        let views = views.clamp(1, CHUNK_QUERIES);
+        if views > 1 && !self.noting {
+            self.start_noting(pool);
+        }
+        if self
+            .chunks
+            .last()
+            .is_none_or(|c| c.count + views > CHUNK_QUERIES)
+        {
+            if self.chunks.capacity() == 0 {
+                self.chunks = pool.spare_chunks.take();
+            }
+            // On failure the pool reported the fault (once for the device).
+            let qp = pool.acquire().ok()?;
+            self.chunks.push(QueryRange { pool: qp, count: 0 });
+        }
+        let chunk = self.chunks.last_mut()?;
+        let place = Place {
+            pool: chunk.pool,
+            query: chunk.count,
+            slot: self.slots,
+        };
+        chunk.count += views;
+        self.slots += views;
+        Some(place)
+    }
+
+    /// Notes that the timestamp at `place` was written (only its first query is read).
+    pub fn written(&mut self, place: Place) {
+        if !self.noting {
+            return;
+        }
+        if let Some(last) = self.copies.last_mut() {
+            if last.pool == place.pool
+                && last.first + last.count == place.query
+                && last.slot + last.count == place.slot
+            {
+                last.count += 1;
+                return;
+            }
+        }
+        self.copies.push(CopyRange {
+            pool: place.pool,
+            first: place.query,
+            count: 1,
+            slot: place.slot,
+        });
+    }
+
+    /// Whether the queries read are noted one by one (the short path then does not apply).
+    pub fn noting(&self) -> bool {
+        self.noting
+    }
+
+    /// Every query reserved so far in a chunk was written by a timestamp of one view: the
+    /// chunks are read whole, one after the other.
+    fn whole_chunks(&self, out: &mut Vec<CopyRange>) {
+        let mut slot = 0;
+        out.extend(self.chunks.iter().map(|c| {
+            let copy = CopyRange {
+                pool: c.pool,
+                first: 0,
+                count: c.count,
+                slot,
+            };
+            slot += c.count;
+            copy
+        }));
+    }
+
+    /// From the first multiview timestamp on, the queries read are noted one by one.
+    fn start_noting(&mut self, pool: &ChunkPool) {
+        let mut copies = pool.spare_copies.take();
+        self.whole_chunks(&mut copies);
+        self.copies = copies;
+        self.noting = true;
+    }
+
+    /// The recording ended: its chunks, the queries read from them, and the slots used.
+    pub fn finish(&mut self, pool: &ChunkPool) -> (Vec<QueryRange>, Vec<CopyRange>, u32) {
+        let copies = if std::mem::take(&mut self.noting) {
+            std::mem::take(&mut self.copies)
+        } else {
+            let mut copies = pool.spare_copies.take();
+            self.whole_chunks(&mut copies);
+            copies
+        };
+        (
+            std::mem::take(&mut self.chunks),
+            copies,
+            std::mem::replace(&mut self.slots, 0),
+        )
+    }
+
+    /// Forgets a recording that was never submitted: its chunks go back as they were
+    /// handed out.
+    pub fn reset(&mut self, pool: &ChunkPool) {
+        pool.release(self.chunks.drain(..).map(|c| c.pool), false);
+        pool.spare_copies.give(std::mem::take(&mut self.copies));
+        self.noting = false;
+        self.slots = 0;
+    }
+}
