@@ -8,7 +8,7 @@ use crate::loader::dispatch::DeviceDispatch;
 
 /// A contiguous run of written queries at the start of one query pool (what a batch
 /// re-arms).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QueryRange {
     pub pool: vk::QueryPool,
     pub count: u32,
@@ -17,7 +17,7 @@ pub struct QueryRange {
 /// Queries whose values a batch reads, and where in its readback they go (in 64-bit
 /// slots). In a multiview render pass a timestamp takes one query per view; only the first
 /// holds the time, the others are read with it and ignored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CopyRange {
     pub pool: vk::QueryPool,
     pub first: u32,
@@ -26,7 +26,7 @@ pub struct CopyRange {
 }
 
 /// How a submission's queries are made ready to be written again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Arming {
     /// A re-arm before each segment resets its queries.
     pub rearm: bool,
@@ -47,8 +47,9 @@ pub struct SegmentCommands {
     pub copy: vk::CommandBuffer,
 }
 
-fn one_time() -> vk::CommandBufferBeginInfo<'static> {
-    vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)
+/// The layer's command buffers may run again as recorded (see `recorded_wraps`).
+fn reusable() -> vk::CommandBufferBeginInfo<'static> {
+    vk::CommandBufferBeginInfo::default()
 }
 
 fn barrier(
@@ -110,7 +111,7 @@ fn record_rearm(
     // SAFETY: `cb` is idle (fresh, or its batch completed) and its pool is locked by the
     // caller; the query pools are live.
     unsafe {
-        check((fp.begin_command_buffer)(cb, &one_time()))?;
+        check((fp.begin_command_buffer)(cb, &reusable()))?;
         barrier(d, cb, vk::PipelineStageFlags::TRANSFER, None);
         for r in resets {
             (fp.cmd_reset_query_pool)(cb, r.pool, 0, r.count);
@@ -139,7 +140,7 @@ fn record_copy(
         .dst_access_mask(vk::AccessFlags::HOST_READ);
     // SAFETY: as in `record_rearm`; the readback buffer is large enough for every slot.
     unsafe {
-        check((fp.begin_command_buffer)(cb, &one_time()))?;
+        check((fp.begin_command_buffer)(cb, &reusable()))?;
         barrier(
             d,
             cb,

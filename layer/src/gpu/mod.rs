@@ -27,6 +27,7 @@ pub mod measured_clock;
 pub mod query_pool;
 pub mod queue_context;
 pub mod readback;
+mod recorded_wraps;
 pub mod submit;
 
 use ash::vk;

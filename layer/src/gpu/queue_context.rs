@@ -27,6 +27,7 @@ use super::completion::{Completion, CompletionMode};
 use super::layer_commands::record_segment;
 pub use super::layer_commands::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use super::readback::Readback;
+use super::recorded_wraps::{fingerprint, Recipe, RecordedWraps};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// A submission's layer command buffers, recorded.
@@ -47,9 +48,24 @@ pub struct BatchResources {
     pub readback: Option<Readback>,
     /// Only in fence mode.
     pub fence: vk::Fence,
+    /// What the command buffers hold, when they can run again as recorded.
+    pub recipe: Option<Box<Recipe>>,
+    fingerprint: u64,
 }
 
 impl BatchResources {
+    /// Resources with no command buffers, readback or fence yet.
+    pub fn empty() -> BatchResources {
+        BatchResources {
+            segments: Vec::new(),
+            used: 0,
+            readback: None,
+            fence: vk::Fence::null(),
+            recipe: None,
+            fingerprint: 0,
+        }
+    }
+
     pub fn used(&self) -> &[SegmentCommands] {
         &self.segments[..self.used]
     }
@@ -68,7 +84,10 @@ pub struct QueueContext {
 
 struct Inner {
     pool: vk::CommandPool,
+    /// Resources with nothing worth keeping recorded.
     free: Vec<BatchResources>,
+    /// Resources whose command buffers can run again as recorded.
+    recorded: RecordedWraps,
     /// Resources of batches given up before completing (device lost, timed out at exit):
     /// never reused, destroyed with the device.
     abandoned: Vec<BatchResources>,
@@ -120,6 +139,7 @@ impl QueueContext {
             inner: Mutex::new(Inner {
                 pool,
                 free: Vec::new(),
+                recorded: RecordedWraps::default(),
                 abandoned: Vec::new(),
             }),
         })
@@ -141,13 +161,17 @@ impl QueueContext {
     ) -> Result<Prepared, vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
-        let mut res = match inner.free.pop() {
+        let fingerprint = fingerprint(segments, total, arming);
+        if let Some(mut res) = inner.recorded.take(fingerprint, segments, total, arming) {
+            drop(inner);
+            res.used = segments.len();
+            return Ok(self.prepared(res, None));
+        }
+        let mut res = match inner.free.pop().or_else(|| inner.recorded.oldest()) {
             Some(res) => res,
             None => BatchResources {
-                segments: Vec::new(),
-                used: 0,
-                readback: None,
                 fence: self.fence(d)?,
+                ..BatchResources::empty()
             },
         };
         while res.segments.len() < segments.len() {
@@ -160,9 +184,14 @@ impl QueueContext {
             }
         }
         res.used = segments.len();
+        res.recipe = None;
         let outcome = self.record(d, memory, &mut res, segments, total, arming);
         let untimed = match outcome {
-            Ok(()) => None,
+            Ok(()) => {
+                res.recipe = Some(Box::new(Recipe::of(segments, total, arming)));
+                res.fingerprint = fingerprint;
+                None
+            }
             // Re-arms recorded, no readback: the batch still goes (untimed).
             Err(e) if res.readback.is_none() && res.used > 0 => Some(e),
             Err(e) => {
@@ -171,6 +200,11 @@ impl QueueContext {
             }
         };
         drop(inner);
+        Ok(self.prepared(res, untimed))
+    }
+
+    /// `res`, recorded, with the batch's completion.
+    fn prepared(&self, res: BatchResources, untimed: Option<vk::Result>) -> Prepared {
         let completion = if self.timeline != vk::Semaphore::null() {
             Completion::Timeline {
                 semaphore: self.timeline,
@@ -179,11 +213,11 @@ impl QueueContext {
         } else {
             Completion::Fence(res.fence)
         };
-        Ok(Prepared {
+        Prepared {
             resources: res,
             completion,
             untimed,
-        })
+        }
     }
 
     /// The completion of a batch that needs no command buffer of the layer's: the next value
@@ -277,7 +311,11 @@ impl QueueContext {
             // SAFETY: the fence is signalled and owned by the caller until pushed below.
             let _ = unsafe { (d.fp_v1_0.reset_fences)(d.handle, 1, &res.fence) };
         }
-        self.inner.lock().free.push(res);
+        let mut inner = self.inner.lock();
+        match res.recipe {
+            Some(_) => inner.recorded.keep(res.fingerprint, res),
+            None => inner.free.push(res),
+        }
     }
 
     /// Keeps the resources of a batch that may still be pending until the device goes.
@@ -292,10 +330,15 @@ impl QueueContext {
         let Inner {
             pool,
             free,
+            recorded,
             abandoned,
         } = &mut *inner;
         let fp = &d.fp_v1_0;
-        for res in free.drain(..).chain(abandoned.drain(..)) {
+        for res in free
+            .drain(..)
+            .chain(abandoned.drain(..))
+            .chain(recorded.drain())
+        {
             if let Some(r) = res.readback {
                 r.destroy(d);
             }

@@ -60,7 +60,8 @@ pub fn planned(command: &str) -> bool {
 }
 
 /// `UTRACE_FAULT_SHOW_SUBMITS=1`: each submit call says on stderr how many batches, command
-/// buffers and semaphore signals reach the driver, so that tests can count what utrace adds.
+/// buffers and semaphore signals reach the driver, and each `vkBeginCommandBuffer` says it
+/// was called, so that tests can count what utrace adds.
 pub fn show_submits() -> bool {
     static SHOW: OnceLock<bool> = OnceLock::new();
     *SHOW.get_or_init(|| std::env::var("UTRACE_FAULT_SHOW_SUBMITS").as_deref() == Ok("1"))

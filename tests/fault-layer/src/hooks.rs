@@ -27,6 +27,7 @@ pub const COMMANDS: &[&CStr] = &[
     c"vkCreateQueryPool",
     c"vkAllocateMemory",
     c"vkCreateBuffer",
+    c"vkBeginCommandBuffer",
 ];
 
 /// The hook for `name`, where the fault plan mentions it.
@@ -53,6 +54,7 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         "vkCreateQueryPool" if planned(n) => hook!(create_query_pool),
         "vkAllocateMemory" if planned(n) => hook!(allocate_memory),
         "vkCreateBuffer" if planned(n) => hook!(create_buffer),
+        "vkBeginCommandBuffer" if faults::show_submits() => hook!(begin_command_buffer_shown),
         _ => None,
     }
 }
@@ -92,6 +94,8 @@ faulty!(create_query_pool, "vkCreateQueryPool", vk::PFN_vkCreateQueryPool, devic
     (info: *const vk::QueryPoolCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::QueryPool));
 faulty!(allocate_memory, "vkAllocateMemory", vk::PFN_vkAllocateMemory, device: vk::Device,
     (info: *const vk::MemoryAllocateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::DeviceMemory));
+faulty!(begin_command_buffer, "vkBeginCommandBuffer", vk::PFN_vkBeginCommandBuffer, cb: vk::CommandBuffer,
+    (info: *const vk::CommandBufferBeginInfo<'_>));
 faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Device,
     (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
 
@@ -102,6 +106,17 @@ fn show(call: &str, batches: u32, command_buffers: u32, signals: u32) {
             "utrace-fault: {call} batches={batches} command_buffers={command_buffers} signals={signals}"
         );
     }
+}
+
+/// Says each recording begun (with `UTRACE_FAULT_SHOW_SUBMITS=1`): utrace's own command
+/// buffers included, so that tests can count how often utrace records them.
+unsafe extern "system" fn begin_command_buffer_shown(
+    cb: vk::CommandBuffer,
+    info: *const vk::CommandBufferBeginInfo<'_>,
+) -> vk::Result {
+    eprintln!("utrace-fault: vkBeginCommandBuffer");
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { begin_command_buffer(cb, info) }
 }
 
 unsafe extern "system" fn queue_submit_shown(

@@ -1,0 +1,240 @@
+//! The layer's command buffers of earlier submissions, kept recorded for the next that needs
+//! the same: a reusable command buffer submitted again (every frame, in many applications)
+//! writes the same queries into the same readback slots, so its copy (and re-arm) can run
+//! again as recorded instead of being recorded at every submission.
+//!
+//! Why: on Lavapipe, recording the copy command buffer at each resubmission cost the
+//! submitting thread about 1.7x the application's own small submission (a sampled profile;
+//! the resubmission row of `utrace-bench` was 8-12x).
+//!
+//! What is kept is keyed by its recipe: what the command buffers were recorded from (each
+//! segment's queries to reset and to copy, the readback's size, the arming). Two
+//! submissions with equal recipes record identical commands, whichever traces they came
+//! from (a query pool handed to another trace keeps its handle). The kept resources are
+//! bounded by the most batches ever in flight: a submission whose recipe is not kept takes
+//! plain free resources first, then the oldest kept ones, and allocates only when there are
+//! none.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+
+use super::layer_commands::{Arming, CopyRange, QueryRange, Segment};
+use super::queue_context::BatchResources;
+
+/// What a submission's layer command buffers are recorded from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Recipe {
+    segments: Vec<(Vec<QueryRange>, Vec<CopyRange>)>,
+    total: u32,
+    arming: Arming,
+}
+
+impl Recipe {
+    pub fn of(segments: &[Segment<'_>], total: u32, arming: Arming) -> Recipe {
+        Recipe {
+            segments: segments
+                .iter()
+                .map(|s| (s.resets.to_vec(), s.copies.to_vec()))
+                .collect(),
+            total,
+            arming,
+        }
+    }
+
+    /// Whether `segments` would be recorded as this recipe was (without building one).
+    fn matches(&self, segments: &[Segment<'_>], total: u32, arming: Arming) -> bool {
+        self.total == total
+            && self.arming == arming
+            && self.segments.len() == segments.len()
+            && self
+                .segments
+                .iter()
+                .zip(segments)
+                .all(|((r, c), s)| r[..] == *s.resets && c[..] == *s.copies)
+    }
+}
+
+/// The fingerprint of a recipe, computed from the segments as they come.
+pub fn fingerprint(segments: &[Segment<'_>], total: u32, arming: Arming) -> u64 {
+    let mut h = DefaultHasher::new();
+    segments.len().hash(&mut h);
+    for s in segments {
+        s.resets.hash(&mut h);
+        s.copies.hash(&mut h);
+    }
+    total.hash(&mut h);
+    arming.hash(&mut h);
+    h.finish()
+}
+
+/// Resources whose command buffers are recorded, by the fingerprint of their recipe, and
+/// the order they were kept in (oldest first) for taking them back.
+#[derive(Default)]
+pub struct RecordedWraps {
+    /// Each kept resource with the number it was kept under.
+    by_fingerprint: HashMap<u64, Vec<(u64, BatchResources)>>,
+    /// (fingerprint, number) in the order kept; entries of resources taken since are
+    /// skipped when met, and swept when they outnumber the kept ones.
+    order: VecDeque<(u64, u64)>,
+    kept: usize,
+    next_number: u64,
+}
+
+impl RecordedWraps {
+    /// Resources recorded from an equal recipe, if any are kept.
+    pub fn take(
+        &mut self,
+        fingerprint: u64,
+        segments: &[Segment<'_>],
+        total: u32,
+        arming: Arming,
+    ) -> Option<BatchResources> {
+        let kept = self.by_fingerprint.get_mut(&fingerprint)?;
+        let at = kept.iter().position(|(_, r)| {
+            r.recipe
+                .as_ref()
+                .is_some_and(|recipe| recipe.matches(segments, total, arming))
+        })?;
+        let (_, res) = kept.swap_remove(at);
+        if kept.is_empty() {
+            self.by_fingerprint.remove(&fingerprint);
+        }
+        self.kept -= 1;
+        Some(res)
+    }
+
+    /// Keeps `res` (its recipe says what it holds).
+    pub fn keep(&mut self, fingerprint: u64, res: BatchResources) {
+        let number = self.next_number;
+        self.next_number += 1;
+        self.by_fingerprint
+            .entry(fingerprint)
+            .or_default()
+            .push((number, res));
+        self.order.push_back((fingerprint, number));
+        self.kept += 1;
+        if self.order.len() > 2 * self.kept + 16 {
+            let by_fingerprint = &self.by_fingerprint;
+            self.order.retain(|(f, n)| {
+                by_fingerprint
+                    .get(f)
+                    .is_some_and(|v| v.iter().any(|(m, _)| m == n))
+            });
+        }
+    }
+
+    /// The resources kept longest, to be recorded anew.
+    pub fn oldest(&mut self) -> Option<BatchResources> {
+        while let Some((fingerprint, number)) = self.order.pop_front() {
+            let Some(kept) = self.by_fingerprint.get_mut(&fingerprint) else {
+                continue;
+            };
+            let Some(at) = kept.iter().position(|(n, _)| *n == number) else {
+                continue;
+            };
+            let (_, mut res) = kept.swap_remove(at);
+            if kept.is_empty() {
+                self.by_fingerprint.remove(&fingerprint);
+            }
+            self.kept -= 1;
+            res.recipe = None;
+            return Some(res);
+        }
+        None
+    }
+
+    /// Everything kept (the device is going).
+    pub fn drain(&mut self) -> impl Iterator<Item = BatchResources> + '_ {
+        self.order.clear();
+        self.kept = 0;
+        self.by_fingerprint
+            .drain()
+            .flat_map(|(_, v)| v.into_iter().map(|(_, r)| r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk;
+    use ash::vk::Handle;
+
+    fn copies(pool: u64) -> Vec<CopyRange> {
+        vec![CopyRange {
+            pool: vk::QueryPool::from_raw(pool),
+            first: 0,
+            count: 2,
+            slot: 0,
+        }]
+    }
+
+    const ARMING: Arming = Arming {
+        rearm: false,
+        reset_after_copy: true,
+    };
+
+    /// Resources recorded from one segment copying `pool`'s first two queries.
+    fn recorded(pool: u64) -> (u64, BatchResources) {
+        let c = copies(pool);
+        let segments = [Segment {
+            resets: &[],
+            copies: &c,
+        }];
+        let mut res = BatchResources::empty();
+        res.recipe = Some(Box::new(Recipe::of(&segments, 2, ARMING)));
+        (fingerprint(&segments, 2, ARMING), res)
+    }
+
+    fn take(wraps: &mut RecordedWraps, pool: u64) -> Option<BatchResources> {
+        let c = copies(pool);
+        let segments = [Segment {
+            resets: &[],
+            copies: &c,
+        }];
+        wraps.take(fingerprint(&segments, 2, ARMING), &segments, 2, ARMING)
+    }
+
+    #[test]
+    fn an_equal_recipe_gets_the_kept_resources_and_another_does_not() {
+        let mut wraps = RecordedWraps::default();
+        let (f, res) = recorded(7);
+        wraps.keep(f, res);
+        assert!(take(&mut wraps, 8).is_none(), "other queries");
+        let taken = take(&mut wraps, 7).expect("the same queries");
+        assert!(taken.recipe.is_some(), "still recorded: it runs as it is");
+        assert!(take(&mut wraps, 7).is_none(), "taken once");
+        assert!(wraps.oldest().is_none());
+    }
+
+    #[test]
+    fn the_oldest_kept_is_taken_back_first_and_forgets_its_recipe() {
+        let mut wraps = RecordedWraps::default();
+        for pool in 1..=3 {
+            let (f, res) = recorded(pool);
+            wraps.keep(f, res);
+        }
+        // Pool 1's taken by its own recipe: the oldest left is pool 2's.
+        assert!(take(&mut wraps, 1).is_some());
+        let oldest = wraps.oldest().expect("two left");
+        assert!(oldest.recipe.is_none(), "to be recorded anew");
+        assert!(take(&mut wraps, 2).is_none(), "pool 2's went");
+        assert!(take(&mut wraps, 3).is_some());
+        assert!(wraps.oldest().is_none());
+    }
+
+    #[test]
+    fn keeping_and_taking_for_long_keeps_the_order_bounded() {
+        let mut wraps = RecordedWraps::default();
+        for round in 0..10_000u64 {
+            let (f, res) = recorded(round % 50);
+            wraps.keep(f, res);
+            if round >= 10 {
+                assert!(take(&mut wraps, (round - 10) % 50).is_some());
+            }
+        }
+        assert_eq!(wraps.kept, 10);
+        assert!(wraps.order.len() <= 2 * wraps.kept + 16);
+        assert_eq!(wraps.drain().count(), 10);
+    }
+}
