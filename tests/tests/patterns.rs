@@ -326,11 +326,21 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     assert_eq!(counts["tracepoints"], 0, "62,000 traced commands: {line}");
     // Submissions: nothing (the channel to the traceq thread keeps its storage).
     assert_eq!(counts["submits"], 0, "62 submissions: {line}");
+    // A reusable command buffer submitted again: nothing either (its copy runs again as
+    // recorded; the lists its segments are built into are kept).
+    assert_eq!(counts["resubmits"], 0, "62 resubmissions: {line}");
     // Begin and end: nothing (a re-recorded command buffer's frozen trace reuses the last
     // one's allocation once no batch holds it).
     assert_eq!(counts["begin_end"], 0, "{line}");
     // And everything was traced.
     let trace = utrace_tests::checks::parse(&std::fs::read_to_string(&file).unwrap());
-    assert_eq!(trace.batches.len(), 67);
-    assert!(trace.batches.iter().all(|b| b.events.len() == 2 * 1000 + 2));
+    assert_eq!(trace.batches.len(), 2 * 67);
+    for pair in trace.batches.chunks(2) {
+        assert_eq!(
+            pair[0].events.len(),
+            2 * 1000 + 2,
+            "the one-time command buffer"
+        );
+        assert_eq!(pair[1].events.len(), 2 + 2, "the reusable one, one fill");
+    }
 }

@@ -35,6 +35,7 @@ pub struct Arming {
 }
 
 /// What one segment of a submission re-arms before it runs and copies after.
+#[derive(Clone, Copy)]
 pub struct Segment<'a> {
     pub resets: &'a [QueryRange],
     pub copies: &'a [CopyRange],

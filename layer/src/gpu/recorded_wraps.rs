@@ -96,10 +96,9 @@ impl RecordedWraps {
                 .as_ref()
                 .is_some_and(|recipe| recipe.matches(segments, total, arming))
         })?;
+        // An emptied list stays (with its room) for this recipe's next keeping; `keep`
+        // sweeps them when they pile up.
         let (_, res) = kept.swap_remove(at);
-        if kept.is_empty() {
-            self.by_fingerprint.remove(&fingerprint);
-        }
         self.kept -= 1;
         Some(res)
     }
@@ -114,6 +113,9 @@ impl RecordedWraps {
             .push((number, res));
         self.order.push_back((fingerprint, number));
         self.kept += 1;
+        if self.by_fingerprint.len() > 2 * self.kept + 64 {
+            self.by_fingerprint.retain(|_, kept| !kept.is_empty());
+        }
         if self.order.len() > 2 * self.kept + 16 {
             let by_fingerprint = &self.by_fingerprint;
             self.order.retain(|(f, n)| {
@@ -134,9 +136,6 @@ impl RecordedWraps {
                 continue;
             };
             let (_, mut res) = kept.swap_remove(at);
-            if kept.is_empty() {
-                self.by_fingerprint.remove(&fingerprint);
-            }
             self.kept -= 1;
             res.recipe = None;
             return Some(res);

@@ -20,6 +20,7 @@ pub mod output;
 mod query_slots;
 pub mod recorded_trace;
 mod recording;
+mod segment_lists;
 mod submit;
 mod submit_flow;
 pub mod tracepoint;

@@ -10,11 +10,10 @@ use ash::vk::Handle;
 
 use super::batch::{Batch, Results, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
+use super::segment_lists::SegmentLists;
 use super::DeviceTracer;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{
-    Arming, BatchResources, CopyRange, QueryRange, QueueContext, Segment,
-};
+use crate::gpu::queue_context::{Arming, BatchResources, QueueContext};
 use crate::gpu::submit::Wrapping;
 use crate::trace::traceq::Message;
 
@@ -128,33 +127,6 @@ impl DeviceTracer {
                 });
             }
         }
-        let mut bounds = Vec::with_capacity(segment_starts.len() + 1);
-        let mut start = 0;
-        for &end in segment_starts.iter().chain(std::iter::once(&traces.len())) {
-            bounds.push(&traces[start..end]);
-            start = end;
-        }
-        // Per segment, every query it writes (re-armed) and reads (copied, at its slot in
-        // the batch's readback: each execution's region follows the previous ones, depth
-        // first).
-        let mut resets: Vec<Vec<QueryRange>> = Vec::with_capacity(bounds.len());
-        let mut copies: Vec<Vec<CopyRange>> = Vec::with_capacity(bounds.len());
-        let mut total = 0u32;
-        for segment in &bounds {
-            let (mut r, mut c) = (Vec::new(), Vec::new());
-            for trace in segment.iter() {
-                trace.visit(&mut |t| {
-                    r.extend_from_slice(&t.chunks);
-                    c.extend(t.copies.iter().map(|copy| CopyRange {
-                        slot: copy.slot + total,
-                        ..*copy
-                    }));
-                    total += t.slots;
-                });
-            }
-            resets.push(r);
-            copies.push(c);
-        }
         let waits = cross_queue_waits(queue, &traces);
         // With host reset, queries are handed out reset and each copy resets what it read:
         // the next run on this queue needs no re-arm. A run that must wait for a copy on
@@ -164,19 +136,19 @@ impl DeviceTracer {
             rearm: !reset_after_copy || !waits.is_empty(),
             reset_after_copy,
         };
-        let segments: Vec<Segment<'_>> = resets
-            .iter()
-            .zip(&copies)
-            .map(|(resets, copies)| Segment { resets, copies })
-            .collect();
-        match queue_ctx.prepare(
-            &self.dispatch,
-            self.set_loader_data,
-            &self.caps.memory,
-            &segments,
-            total,
-            arming,
-        ) {
+        let prepared = SegmentLists::with(&traces, &segment_starts, |lists| {
+            lists.segments(|segments| {
+                queue_ctx.prepare(
+                    &self.dispatch,
+                    self.set_loader_data,
+                    &self.caps.memory,
+                    segments,
+                    lists.total(),
+                    arming,
+                )
+            })
+        });
+        match prepared {
             Ok(recorded) => {
                 if let Some(e) = recorded.untimed {
                     self.fault("creating a readback buffer", e);

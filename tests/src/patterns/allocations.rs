@@ -1,8 +1,9 @@
 //! The layer's own allocations on the application's thread, counted by a debug build of the
 //! layer (`layer/src/alloc_count.rs`): a one-time command buffer of many traced commands,
-//! recorded, submitted and waited for, round after round. After a few rounds of warm-up the
-//! tracepoints and the submissions must allocate nothing; the line this prints says how
-//! many allocations each part made.
+//! recorded, submitted and waited for, round after round, and a reusable one recorded once
+//! and submitted again each round. After a few rounds of warm-up the tracepoints and the
+//! submissions must allocate nothing; the line this prints says how many allocations each
+//! part made.
 
 use ash::vk;
 
@@ -46,9 +47,17 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
     // SAFETY: the layer's function, callable from any thread.
     let now = || unsafe { counter() };
     let target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let cb = dev.command_buffers(1)?[0];
+    let cbs = dev.command_buffers(2)?;
+    let (cb, reusable) = (cbs[0], cbs[1]);
     let fence = dev.fence()?;
-    let (mut recording, mut tracepoints, mut submits) = (0u64, 0u64, 0u64);
+    dev.begin(reusable, vk::CommandBufferUsageFlags::empty())?;
+    // SAFETY: `reusable` is recording; the buffer has TRANSFER_DST and holds 4 bytes at 0.
+    unsafe {
+        dev.device
+            .cmd_fill_buffer(reusable, target.buffer, 0, 4, 0x0505_0505)
+    };
+    dev.end(reusable)?;
+    let (mut recording, mut tracepoints, mut submits, mut resubmits) = (0u64, 0u64, 0u64, 0u64);
     for round in 0..WARM_UP + ROUNDS {
         let before_begin = now();
         dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
@@ -69,6 +78,13 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         let after_submit = now();
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
+        let again = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&reusable));
+        let before_again = now();
+        // SAFETY: recorded, not pending (its last run was waited for); an unsignalled fence.
+        let result = unsafe { dev.device.queue_submit(dev.queue, &[again], fence) };
+        let after_again = now();
+        check(result, "vkQueueSubmit")?;
+        dev.wait_and_reset(fence)?;
         // A frame's worth of time: the traceq thread writes the batch and gives its lists
         // back meanwhile (the steady state, where it keeps up with the application).
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -76,15 +92,16 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
             tracepoints += after_commands - before_commands;
             recording += (before_commands - before_begin) + (after_end - after_commands);
             submits += after_submit - after_end;
+            resubmits += after_again - before_again;
         }
     }
     eprintln!(
-        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits}"
+        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits} resubmits={resubmits}"
     );
     // SAFETY: the work completed.
     unsafe {
         dev.device.destroy_fence(fence, None);
-        dev.device.free_command_buffers(dev.pool, &[cb]);
+        dev.device.free_command_buffers(dev.pool, &cbs);
     }
     target.destroy(dev);
     Ok(true)
