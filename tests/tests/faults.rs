@@ -164,3 +164,60 @@ fn a_failing_get_query_pool_results_loses_only_the_batches_read_with_it() {
     assert_eq!(trace.batches.len(), 3);
     assert_eq!(trace.ends[0].dropped, 6);
 }
+
+/// `basic` traced with the layer's own part named `what` made to panic (debug builds of the
+/// layer only: `UTRACE_DEBUG_PANIC`), validation beneath.
+fn with_internal_error(what: &str) -> (Run, Trace) {
+    let dir = TempDir::new("internal-error");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("UTRACE_DEBUG_PANIC", what)
+        .run(&dir);
+    utrace_tests::checks::assert_clean(&run);
+    let trace = parse(&std::fs::read_to_string(&file).unwrap_or_default());
+    (run, trace)
+}
+
+#[test]
+fn a_panic_in_a_tracepoint_stops_tracing_the_device_and_is_said_once() {
+    // Every traced command of basic's first command buffer panics in the layer: each
+    // command still reaches the driver (the workload checks the GPU's results), the first
+    // panic is said and stops the device's tracing, the others are silent, and command
+    // buffers begun later are not instrumented.
+    let (run, trace) = with_internal_error("recording a tracepoint");
+    let said = utrace_lines(&run);
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(
+        said[0].contains(
+            "internal error in recording a tracepoint: injected by UTRACE_DEBUG_PANIC; tracing stops for device 0"
+        ),
+        "{}",
+        said[0]
+    );
+    // The first command buffer was instrumented before the panic: its begin and end are
+    // written, its commands' events are not. The reusable one, begun after, is not traced.
+    assert_eq!(trace.batches.len(), 1, "{}", run.stdout);
+    let names: Vec<&str> = trace.batches[0]
+        .events
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["start_cmd_buffer", "end_cmd_buffer"]);
+    assert_eq!(trace.ends.len(), 1, "the trace is closed");
+}
+
+#[test]
+fn a_panic_at_every_begin_is_said_once_and_nothing_is_instrumented() {
+    let (run, trace) = with_internal_error("vkBeginCommandBuffer");
+    let said = utrace_lines(&run);
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(
+        said[0].contains("tracing stops for device 0"),
+        "{}",
+        said[0]
+    );
+    assert!(trace.batches.is_empty());
+    assert_eq!(trace.ends.len(), 1, "the trace is closed");
+}

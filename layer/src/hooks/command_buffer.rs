@@ -6,8 +6,6 @@
 
 use ash::vk;
 
-use super::guarded;
-
 /// # Safety
 /// Vulkan's rules for `vkCreateCommandPool`.
 pub unsafe extern "system" fn create_command_pool(
@@ -29,7 +27,7 @@ pub unsafe extern "system" fn create_command_pool(
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: valid create info; the driver wrote the pool.
         let (family, pool) = unsafe { ((*p_create_info).queue_family_index, *p_pool) };
-        guarded("vkCreateCommandPool", || tracer.pool_created(pool, family));
+        tracer.guarded("vkCreateCommandPool", || tracer.pool_created(pool, family));
     }
     result
 }
@@ -45,7 +43,7 @@ pub unsafe extern "system" fn reset_command_pool(
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { (dev.dispatch.fp_v1_0.reset_command_pool)(device_handle, pool, flags) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkResetCommandPool", || tracer.pool_reset(pool));
+        tracer.guarded("vkResetCommandPool", || tracer.pool_reset(pool));
     }
     result
 }
@@ -61,7 +59,7 @@ pub unsafe extern "system" fn destroy_command_pool(
     // SAFETY: forwarded with the application's arguments.
     unsafe { (dev.dispatch.fp_v1_0.destroy_command_pool)(device_handle, pool, p_allocator) };
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkDestroyCommandPool", || tracer.pool_destroyed(pool));
+        tracer.guarded("vkDestroyCommandPool", || tracer.pool_destroyed(pool));
     }
 }
 
@@ -90,7 +88,7 @@ pub unsafe extern "system" fn allocate_command_buffers(
                 std::slice::from_raw_parts(p_command_buffers, info.command_buffer_count as usize),
             )
         };
-        guarded("vkAllocateCommandBuffers", || {
+        tracer.guarded("vkAllocateCommandBuffers", || {
             tracer.allocated(info.command_pool, info.level, cbs)
         });
     }
@@ -110,7 +108,7 @@ pub unsafe extern "system" fn free_command_buffers(
         if !p_command_buffers.is_null() {
             // SAFETY: the application passes `count` handles (some may be null).
             let cbs = unsafe { std::slice::from_raw_parts(p_command_buffers, count as usize) };
-            guarded("vkFreeCommandBuffers", || tracer.freed(pool, cbs));
+            tracer.guarded("vkFreeCommandBuffers", || tracer.freed(pool, cbs));
         }
     }
     // SAFETY: forwarded with the application's arguments.
@@ -129,7 +127,7 @@ pub unsafe extern "system" fn reset_command_buffer(
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { (dev.dispatch.fp_v1_0.reset_command_buffer)(cb, flags) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkResetCommandBuffer", || tracer.reset_command_buffer(cb));
+        tracer.guarded("vkResetCommandBuffer", || tracer.reset_command_buffer(cb));
     }
     result
 }
@@ -146,7 +144,7 @@ pub unsafe extern "system" fn begin_command_buffer(
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: valid begin info (the call down succeeded with it).
         let info = unsafe { &*p_begin_info };
-        guarded("vkBeginCommandBuffer", || tracer.begin(cb, info));
+        tracer.guarded("vkBeginCommandBuffer", || tracer.begin(cb, info));
     }
     result
 }
@@ -156,13 +154,13 @@ pub unsafe extern "system" fn begin_command_buffer(
 pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
     let dev = device_or!(cb, vk::Result::ERROR_DEVICE_LOST);
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkEndCommandBuffer", || tracer.end(cb));
+        tracer.guarded("vkEndCommandBuffer", || tracer.end(cb));
     }
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { (dev.dispatch.fp_v1_0.end_command_buffer)(cb) };
     if let (false, Some(tracer)) = (result == vk::Result::SUCCESS, dev.tracer.as_ref()) {
         // A command buffer that failed to end cannot be submitted: forget its trace.
-        guarded("vkEndCommandBuffer", || tracer.reset_command_buffer(cb));
+        tracer.guarded("vkEndCommandBuffer", || tracer.reset_command_buffer(cb));
     }
     result
 }

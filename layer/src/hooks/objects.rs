@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use super::{guarded, slice};
+use super::slice;
 use crate::trace::objects::{AttachmentInfo, ImageInfo, RenderPassInfo};
 
 /// The view masks of a `VkRenderPassMultiviewCreateInfo` in `p_next`, if any.
@@ -53,7 +53,7 @@ pub unsafe extern "system" fn create_render_pass(
     let result =
         unsafe { (dev.dispatch.fp_v1_0.create_render_pass)(device, p_info, p_allocator, p_pass) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkCreateRenderPass", || {
+        tracer.guarded("vkCreateRenderPass", || {
             // SAFETY: a valid create info; the driver wrote the render pass.
             let (info, pass) = unsafe { (&*p_info, *p_pass) };
             // SAFETY: the info's arrays and chain are valid.
@@ -94,7 +94,7 @@ pub unsafe extern "system" fn create_render_pass2(
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { next(device, p_info, p_allocator, p_pass) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkCreateRenderPass2", || {
+        tracer.guarded("vkCreateRenderPass2", || {
             // SAFETY: a valid create info with valid arrays; the driver wrote the pass.
             let (info, pass) = unsafe { (&*p_info, *p_pass) };
             // SAFETY: the info's arrays hold the counts it gives.
@@ -132,7 +132,7 @@ pub unsafe extern "system" fn destroy_render_pass(
     // SAFETY: forwarded with the application's arguments.
     unsafe { (dev.dispatch.fp_v1_0.destroy_render_pass)(device, pass, p_allocator) };
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkDestroyRenderPass", || {
+        tracer.guarded("vkDestroyRenderPass", || {
             tracer.objects.remove_render_pass(pass)
         });
     }
@@ -153,7 +153,7 @@ pub unsafe extern "system" fn create_image(
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: a valid create info; the driver wrote the image.
         let (info, image) = unsafe { (&*p_info, *p_image) };
-        guarded("vkCreateImage", || {
+        tracer.guarded("vkCreateImage", || {
             tracer.objects.add_image(
                 image,
                 ImageInfo {
@@ -177,7 +177,7 @@ pub unsafe extern "system" fn destroy_image(
     // SAFETY: forwarded with the application's arguments.
     unsafe { (dev.dispatch.fp_v1_0.destroy_image)(device, image, p_allocator) };
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkDestroyImage", || tracer.objects.remove_image(image));
+        tracer.guarded("vkDestroyImage", || tracer.objects.remove_image(image));
     }
 }
 
@@ -196,7 +196,7 @@ pub unsafe extern "system" fn create_image_view(
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: a valid create info; the driver wrote the view.
         let (info, view) = unsafe { (&*p_info, *p_view) };
-        guarded("vkCreateImageView", || {
+        tracer.guarded("vkCreateImageView", || {
             tracer.objects.add_view(view, info.image, info.format)
         });
     }
@@ -214,7 +214,7 @@ pub unsafe extern "system" fn destroy_image_view(
     // SAFETY: forwarded with the application's arguments.
     unsafe { (dev.dispatch.fp_v1_0.destroy_image_view)(device, view, p_allocator) };
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkDestroyImageView", || tracer.objects.remove_view(view));
+        tracer.guarded("vkDestroyImageView", || tracer.objects.remove_view(view));
     }
 }
 
@@ -235,7 +235,7 @@ pub unsafe extern "system" fn create_swapchain(
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: a valid create info; the driver wrote the swapchain.
         let (format, swapchain) = unsafe { ((*p_info).image_format, *p_swapchain) };
-        guarded("vkCreateSwapchainKHR", || {
+        tracer.guarded("vkCreateSwapchainKHR", || {
             tracer.objects.add_swapchain(swapchain, format)
         });
     }
@@ -260,7 +260,7 @@ pub unsafe extern "system" fn get_swapchain_images(
     if let (true, Some(tracer)) = (filled && !p_images.is_null(), dev.tracer.as_ref()) {
         // SAFETY: the driver wrote `*p_count` images.
         let images = unsafe { slice(p_images, *p_count) };
-        guarded("vkGetSwapchainImagesKHR", || {
+        tracer.guarded("vkGetSwapchainImagesKHR", || {
             tracer.objects.add_swapchain_images(swapchain, images)
         });
     }
@@ -281,7 +281,7 @@ pub unsafe extern "system" fn destroy_swapchain(
     // SAFETY: forwarded with the application's arguments.
     unsafe { next(device, swapchain, p_allocator) };
     if let Some(tracer) = dev.tracer.as_ref() {
-        guarded("vkDestroySwapchainKHR", || {
+        tracer.guarded("vkDestroySwapchainKHR", || {
             tracer.objects.remove_swapchain(swapchain)
         });
     }
@@ -300,7 +300,7 @@ pub unsafe extern "system" fn set_debug_utils_object_name(
     // SAFETY: forwarded with the application's arguments.
     let result = unsafe { next(device, p_info) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        guarded("vkSetDebugUtilsObjectNameEXT", || {
+        tracer.guarded("vkSetDebugUtilsObjectNameEXT", || {
             // SAFETY: a valid name info; a name is NUL-terminated or null (unnamed).
             let (info, name) = unsafe {
                 let info = &*p_info;

@@ -5,7 +5,7 @@
 
 use ash::vk;
 
-use super::{guarded, slice};
+use super::slice;
 
 /// # Safety
 /// Vulkan's rules for `vkQueueSubmit`.
@@ -79,7 +79,7 @@ pub unsafe extern "system" fn queue_present(
     let result = unsafe { next(queue, p_present_info) };
     if let Some(tracer) = dev.tracer.as_ref() {
         // The frame ends whatever the presentation engine said (u_trace counts the same).
-        guarded("vkQueuePresentKHR", || tracer.end_frame());
+        tracer.guarded("vkQueuePresentKHR", || tracer.end_frame());
     }
     result
 }

@@ -213,6 +213,20 @@ impl DeviceTracer {
         self.health.fault(what, error);
     }
 
+    /// Runs the layer's own part of `what` on this device. A panic stops tracing the device
+    /// (no new command buffer is instrumented; the first is logged) and comes back as
+    /// `None`: the caller then behaves as if tracing were off for this call.
+    #[inline]
+    pub fn guarded<R>(&self, what: &str, f: impl FnOnce() -> R) -> Option<R> {
+        match crate::guard::catch(what, f) {
+            Ok(r) => Some(r),
+            Err(message) => {
+                self.health.internal_error(what, &message);
+                None
+            }
+        }
+    }
+
     /// A queue the application got (`vkGetDeviceQueue*`).
     pub fn register_queue(&self, queue: vk::Queue, family: u32, index: u32) {
         if queue == vk::Queue::null() || !self.caps.family_traceable(family) {

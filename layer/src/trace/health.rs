@@ -28,10 +28,20 @@ impl Health {
 
     /// Stops instrumenting; the first fault of the device is logged.
     pub fn fault(&self, what: &str, error: vk::Result) {
+        self.stop(|| format!("{what} failed ({error})"));
+    }
+
+    /// An internal error (a panic in the layer's part of `what`): as a fault.
+    pub fn internal_error(&self, what: &str, message: &str) {
+        self.stop(|| format!("internal error in {what}: {message}"));
+    }
+
+    fn stop(&self, why: impl FnOnce() -> String) {
         self.recording.store(false, Ordering::Relaxed);
         if !self.faulted.swap(true, Ordering::Relaxed) {
             log::error!(
-                "{what} failed ({error}); tracing stops for device {}",
+                "{}; tracing stops for device {} (the application goes on)",
+                why(),
                 self.device_index
             );
         }

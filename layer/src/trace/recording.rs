@@ -13,7 +13,6 @@ use super::device_tracer::{DeviceTracer, PoolRecord};
 use super::objects;
 use super::recorded_trace::RecordedTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
-use crate::guard::guarded;
 
 impl DeviceTracer {
     pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {
@@ -180,7 +179,7 @@ impl DeviceTracer {
         }
         let rec = self.recorder(cb);
         let mut call = Some(call);
-        guarded("recording a tracepoint", || {
+        self.guarded("recording a tracepoint", || {
             before(&rec, trace);
             if let Some(call) = call.take() {
                 call();

@@ -9,7 +9,6 @@ use super::batch::SubmitTiming;
 use super::DeviceTracer;
 use crate::ffi::slice;
 use crate::gpu::{cpu_clock, submit};
-use crate::guard::guarded;
 
 impl DeviceTracer {
     /// `vkQueueSubmit`, traced.
@@ -83,7 +82,9 @@ impl DeviceTracer {
             return plain();
         }
         let submission = self.next_submission();
-        let Some(prepared) = guarded(what, || self.prepare(queue, cmdbufs, can_split)).flatten()
+        let Some(prepared) = self
+            .guarded(what, || self.prepare(queue, cmdbufs, can_split))
+            .flatten()
         else {
             return plain();
         };
@@ -101,7 +102,7 @@ impl DeviceTracer {
             },
             tid: cpu_clock::tid(),
         };
-        guarded(what, || self.commit(prepared, result, submission, timing));
+        self.guarded(what, || self.commit(prepared, result, submission, timing));
         result
     }
 }

@@ -12,7 +12,7 @@
 use ash::vk;
 use ash::vk::Handle;
 
-use crate::hooks::{guarded, slice};
+use crate::hooks::slice;
 use crate::trace::command_trace::CommandTrace;
 use crate::trace::command_trace::Recorder;
 use crate::trace::objects::{views, RenderPassInfo};
@@ -360,15 +360,16 @@ pub unsafe extern "system" fn cmd_execute_commands(
     };
     // The secondaries' traces (none unless a recording is instrumented).
     let children = if tracer.recording_in_progress() {
-        guarded("vkCmdExecuteCommands", || {
-            // SAFETY: the application passes `count` command buffers, executable (not
-            // being recorded) for the duration of this call.
-            unsafe { slice(p_cbs, count) }
-                .iter()
-                .filter_map(|&s| unsafe { tracer.recorded(s) })
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default()
+        tracer
+            .guarded("vkCmdExecuteCommands", || {
+                // SAFETY: the application passes `count` command buffers, executable (not
+                // being recorded) for the duration of this call.
+                unsafe { slice(p_cbs, count) }
+                    .iter()
+                    .filter_map(|&s| unsafe { tracer.recorded(s) })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
     } else {
         Vec::new()
     };
