@@ -180,6 +180,13 @@ fn with_internal_error(what: &str) -> (Run, Trace) {
     (run, trace)
 }
 
+/// The only line utrace said.
+fn the_one_line(run: &Run) -> &str {
+    let said = utrace_lines(run);
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    said[0]
+}
+
 #[test]
 fn a_panic_in_a_tracepoint_stops_tracing_the_device_and_is_said_once() {
     // Every traced command of basic's first command buffer panics in the layer: each
@@ -187,15 +194,9 @@ fn a_panic_in_a_tracepoint_stops_tracing_the_device_and_is_said_once() {
     // panic is said and stops the device's tracing, the others are silent, and command
     // buffers begun later are not instrumented.
     let (run, trace) = with_internal_error("recording a tracepoint");
-    let said = utrace_lines(&run);
-    assert_eq!(said.len(), 1, "{}", run.stderr);
-    assert!(
-        said[0].contains(
-            "internal error in recording a tracepoint: injected by UTRACE_DEBUG_PANIC; tracing stops for device 0"
-        ),
-        "{}",
-        said[0]
-    );
+    assert!(the_one_line(&run).contains(
+        "internal error in recording a tracepoint: injected by UTRACE_DEBUG_PANIC; tracing stops for device 0"
+    ));
     // The first command buffer was instrumented before the panic: its begin and end are
     // written, its commands' events are not. The reusable one, begun after, is not traced.
     assert_eq!(trace.batches.len(), 1, "{}", run.stdout);
@@ -211,13 +212,7 @@ fn a_panic_in_a_tracepoint_stops_tracing_the_device_and_is_said_once() {
 #[test]
 fn a_panic_at_every_begin_is_said_once_and_nothing_is_instrumented() {
     let (run, trace) = with_internal_error("vkBeginCommandBuffer");
-    let said = utrace_lines(&run);
-    assert_eq!(said.len(), 1, "{}", run.stderr);
-    assert!(
-        said[0].contains("tracing stops for device 0"),
-        "{}",
-        said[0]
-    );
+    assert!(the_one_line(&run).contains("tracing stops for device 0"));
     assert!(trace.batches.is_empty());
     assert_eq!(trace.ends.len(), 1, "the trace is closed");
 }

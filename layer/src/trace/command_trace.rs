@@ -21,7 +21,7 @@ use ash::vk;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::objects::Objects;
-use super::query_slots::QuerySlots;
+use super::query_slots::{Place, QuerySlots};
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
 use crate::loader::dispatch::DeviceDispatch;
@@ -161,16 +161,7 @@ impl CommandTrace {
     pub fn append(&mut self, rec: &Recorder<'_>, payload: Payload) {
         if self.fast && self.events.len() < self.events.capacity() {
             if let Some(place) = self.queries.take_one() {
-                let stage = stage_of(&payload);
-                // SAFETY: as in `push`.
-                unsafe {
-                    (rec.dispatch.fp_v1_0.cmd_write_timestamp)(
-                        rec.cmd,
-                        stage,
-                        place.pool,
-                        place.query,
-                    )
-                };
+                write_timestamp(rec, &payload, place);
                 self.last_slot = Some(place.slot);
                 self.events.push(RecordedEvent {
                     payload,
@@ -211,17 +202,7 @@ impl CommandTrace {
                     self.complete = false;
                     return;
                 };
-                let stage = stage_of(&payload);
-                // SAFETY: the command buffer is recording (the application is inside a call
-                // that records into it) and every batch that runs it re-arms the query first.
-                unsafe {
-                    (rec.dispatch.fp_v1_0.cmd_write_timestamp)(
-                        rec.cmd,
-                        stage,
-                        place.pool,
-                        place.query,
-                    )
-                };
+                write_timestamp(rec, &payload, place);
                 self.queries.written(place);
                 self.last_slot = Some(place.slot);
                 place.slot
@@ -366,13 +347,16 @@ impl CommandTrace {
     }
 }
 
-/// Where a tracepoint's timestamp is written: after the work before it (an end) or as the
-/// work after it starts.
+/// Writes the tracepoint's timestamp at `place`: after the work before it (an end) or as
+/// the work after it starts.
 #[inline(always)]
-fn stage_of(payload: &Payload) -> vk::PipelineStageFlags {
-    if payload.info().end_of_pipe {
+fn write_timestamp(rec: &Recorder<'_>, payload: &Payload, place: Place) {
+    let stage = if payload.info().end_of_pipe {
         vk::PipelineStageFlags::BOTTOM_OF_PIPE
     } else {
         vk::PipelineStageFlags::TOP_OF_PIPE
-    }
+    };
+    // SAFETY: the command buffer is recording (the application is inside a call that records
+    // into it) and every batch that runs it re-arms the query first.
+    unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, place.pool, place.query) };
 }
