@@ -119,19 +119,18 @@ fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
 }
 
 #[test]
-fn a_one_time_command_buffers_submission_gains_only_a_signal_in_its_own_batch() {
+fn a_one_time_command_buffers_submission_gains_only_a_signal() {
     let dir = TempDir::new("one-time-cost");
     let run = submits_shown(workload!("basic"), &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert!(!trace.batches.is_empty());
     // The one-time command buffer's queries were reset on the host and are read from them:
-    // no command buffer of the layer's, and the timeline's signal rides in the
-    // application's batch. The reusable one's runs each take the layer's copy, in a batch
-    // that signals.
+    // no command buffer of the layer's, only an empty batch that signals the timeline. The
+    // reusable one's runs each take the layer's copy, in a batch that signals.
     let seen = submits_seen(&run);
     assert_eq!(
         seen,
-        [(1, 1, 1), (2, 2, 1), (2, 2, 1), (2, 2, 1)],
+        [(2, 1, 1), (2, 2, 1), (2, 2, 1), (2, 2, 1)],
         "{}",
         run.stderr
     );

@@ -14,7 +14,6 @@
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
 
-mod batch_tail;
 pub mod calibration;
 pub mod caps;
 pub mod chain_copy;

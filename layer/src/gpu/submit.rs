@@ -1,17 +1,14 @@
 //! The application's submission, wrapped: `[re-arm] + the application's batches + [copy]`
 //! in one call (the re-arm only where the queries are not reset already), so that the
-//! application's fence also covers the layer's copy. The application's own `VkSubmitInfo`s
-//! are passed through untouched, except where a command buffer runs twice in one call
-//! (there the layer's copy and re-arm command buffers are inserted into the batch's list,
-//! before the second run) and where the submission needs no copy: then the signal of the
-//! queue's timeline semaphore is added to the application's last batch
-//! ([`super::batch_tail`]). In timeline mode the copy batch signals the timeline; in fence
-//! mode an empty submission with the layer's fence follows (it signals once everything
-//! before it on the queue has completed).
+//! application's fence also covers the layer's copy. The
+//! application's own `VkSubmitInfo`s are passed through untouched, except where a command
+//! buffer runs twice in one call: there the layer's copy and re-arm command buffers are
+//! inserted into the batch's list, before the second run. In timeline mode the copy batch
+//! signals the queue's timeline semaphore; in fence mode an empty submission with the
+//! layer's fence follows (it signals once everything before it on the queue has completed).
 
 use ash::vk;
 
-use super::batch_tail::{signal_info, Appended, Appended2, Tail};
 use super::completion::Completion;
 use super::queue_context::SegmentCommands;
 use crate::loader::dispatch::DeviceDispatch;
@@ -122,19 +119,6 @@ fn framed<T: Copy, R>(head: Option<T>, app: &[T], tail: T, f: impl FnOnce(&[T]) 
     }
 }
 
-impl Wrapping<'_> {
-    /// What goes after the application's batches: the last segment's copy, the signal.
-    fn tail(&self) -> Tail {
-        Tail {
-            copy: self.segments.last().map(|s| s.copy),
-            signal: match self.completion {
-                Completion::Timeline { semaphore, value } => Some((semaphore, value)),
-                Completion::Fence(_) => None,
-            },
-        }
-    }
-}
-
 /// # Safety
 /// The application's arguments must be valid for `vkQueueSubmit`.
 pub unsafe fn queue_submit(
@@ -144,49 +128,61 @@ pub unsafe fn queue_submit(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
-    let submit = |all: &[vk::SubmitInfo<'_>]| {
-        // SAFETY: the application's batches, unchanged but for the layer's command buffers
-        // and signal added to them; the layer's objects are live.
-        unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) }
+    let (signal, value) = match wrap.completion {
+        Completion::Timeline { semaphore, value } => (semaphore, value),
+        Completion::Fence(_) => (vk::Semaphore::null(), 0),
     };
-    let tail = wrap.tail();
-    let rearm_cb = wrap
-        .segments
-        .first()
-        .filter(|_| wrap.rearm)
-        .map(|s| s.rearm);
+    let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
+        .signal_semaphore_values(std::slice::from_ref(&value));
+    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => {
+            // Signal only: the application's batches, then the timeline's signal.
+            let tail = vk::SubmitInfo::default()
+                .signal_semaphores(std::slice::from_ref(&signal))
+                .push_next(&mut timeline_info);
+            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
+            let result = framed(None, app_submits, tail, |all| unsafe {
+                (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
+            });
+            // SAFETY: as above.
+            return unsafe { completed_by_fence(d, queue, wrap, result) };
+        }
+    };
     let wait_semaphores: Vec<vk::Semaphore> = wrap.waits.iter().map(|w| w.0).collect();
     let wait_values: Vec<u64> = wrap.waits.iter().map(|w| w.1).collect();
     let wait_stages = vec![vk::PipelineStageFlags::TRANSFER; wrap.waits.len()];
     let mut wait_info =
         vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&wait_values);
-    let head = rearm_cb.as_ref().map(|rearm| {
-        let info = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(rearm));
-        if wrap.waits.is_empty() {
-            return info;
-        }
-        // `wait_info` and the lists outlive the submission below.
-        let mut info = info
+    let mut rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&first.rearm));
+    if !wrap.waits.is_empty() {
+        rearm = rearm
             .wait_semaphores(&wait_semaphores)
-            .wait_dst_stage_mask(&wait_stages);
-        info.p_next = (&mut wait_info as *mut vk::TimelineSemaphoreSubmitInfo<'_>).cast();
-        info
-    });
-    // The application's batches, with the layer's copies and re-arms inserted where a
-    // command buffer runs twice.
-    let app_lists: Vec<&[vk::CommandBuffer]>;
-    let lists: Vec<Vec<vk::CommandBuffer>>;
-    let split: Vec<vk::SubmitInfo<'_>>;
-    let app = if wrap.splits.is_empty() {
-        app_submits
+            .wait_dst_stage_mask(&wait_stages)
+            .push_next(&mut wait_info);
+    }
+    let mut copy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&last.copy));
+    if signal != vk::Semaphore::null() {
+        copy = copy
+            .signal_semaphores(std::slice::from_ref(&signal))
+            .push_next(&mut timeline_info);
+    }
+    let result = if wrap.splits.is_empty() {
+        // SAFETY: the application's batches, untouched, between the layer's.
+        framed(
+            wrap.rearm.then_some(rearm),
+            app_submits,
+            copy,
+            |all| unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) },
+        )
     } else {
         // SAFETY: each batch holds `command_buffer_count` command buffers.
-        app_lists = app_submits
+        let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
             .iter()
             .map(|s| unsafe { crate::ffi::slice(s.p_command_buffers, s.command_buffer_count) })
             .collect();
-        lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| cb);
-        split = app_submits
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| cb);
+        let split: Vec<vk::SubmitInfo<'_>> = app_submits
             .iter()
             .zip(&lists)
             .map(|(info, list)| {
@@ -196,34 +192,14 @@ pub unsafe fn queue_submit(
                 info
             })
             .collect();
-        &split
-    };
-    let mut room = Appended::new();
-    let appended = app
-        .split_last()
-        .zip(tail.signal_only())
-        .and_then(|((last, before), signal)| Some((room.with_signal(last, signal)?, before)));
-    let result = match appended {
-        Some((last, before)) => framed(head, before, last, submit),
-        None => own_tail_batch(tail, |own| framed(head, app, own, submit)),
+        // SAFETY: the application's batches, unchanged but for the layer's command buffers
+        // inserted at the splits; the layer's reference live objects.
+        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
+            (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
+        })
     };
     // SAFETY: as above.
     unsafe { completed_by_fence(d, queue, wrap, result) }
-}
-
-/// The tail in a `VkSubmitInfo` of its own, passed to `f`.
-fn own_tail_batch<R>(tail: Tail, f: impl FnOnce(vk::SubmitInfo<'_>) -> R) -> R {
-    let (semaphore, value) = tail.signal.unzip();
-    let value = value.unwrap_or(0);
-    let mut timeline = vk::TimelineSemaphoreSubmitInfo::default()
-        .signal_semaphore_values(std::slice::from_ref(&value));
-    let mut info = vk::SubmitInfo::default().command_buffers(tail.copy.as_slice());
-    if let Some(semaphore) = &semaphore {
-        info = info
-            .signal_semaphores(std::slice::from_ref(semaphore))
-            .push_next(&mut timeline);
-    }
-    f(info)
 }
 
 /// # Safety
@@ -237,16 +213,30 @@ pub unsafe fn queue_submit2(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
-    let submit = |all: &[vk::SubmitInfo2<'_>]| {
-        // SAFETY: as in `queue_submit`.
-        unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) }
+    let signal = match wrap.completion {
+        Completion::Timeline { semaphore, value } => Some(
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+        ),
+        Completion::Fence(_) => None,
     };
-    let tail = wrap.tail();
-    let rearm_cb = wrap
-        .segments
-        .first()
-        .filter(|_| wrap.rearm)
-        .map(|s| vk::CommandBufferSubmitInfo::default().command_buffer(s.rearm));
+    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => {
+            // Signal only: the application's batches, then the timeline's signal.
+            let tail = vk::SubmitInfo2::default().signal_semaphore_infos(signal.as_slice());
+            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
+            let result = framed(None, app_submits, tail, |all| unsafe {
+                submit2(queue, all.len() as u32, all.as_ptr(), fence)
+            });
+            // SAFETY: as above.
+            return unsafe { completed_by_fence(d, queue, wrap, result) };
+        }
+    };
+    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
+    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(last.copy);
     let waits: Vec<vk::SemaphoreSubmitInfo<'_>> = wrap
         .waits
         .iter()
@@ -257,28 +247,32 @@ pub unsafe fn queue_submit2(
                 .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
         })
         .collect();
-    let head = rearm_cb.as_ref().map(|cb| {
-        vk::SubmitInfo2::default()
-            .command_buffer_infos(std::slice::from_ref(cb))
-            .wait_semaphore_infos(&waits)
-    });
-    let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]>;
-    let lists: Vec<Vec<vk::CommandBufferSubmitInfo<'_>>>;
-    let split: Vec<vk::SubmitInfo2<'_>>;
-    let app = if wrap.splits.is_empty() {
-        app_submits
+    let rearm = vk::SubmitInfo2::default()
+        .command_buffer_infos(std::slice::from_ref(&rearm_cb))
+        .wait_semaphore_infos(&waits);
+    let copy = vk::SubmitInfo2::default()
+        .command_buffer_infos(std::slice::from_ref(&copy_cb))
+        .signal_semaphore_infos(signal.as_slice());
+    let result = if wrap.splits.is_empty() {
+        // SAFETY: as in `queue_submit`.
+        framed(
+            wrap.rearm.then_some(rearm),
+            app_submits,
+            copy,
+            |all| unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) },
+        )
     } else {
         // SAFETY: each batch holds `command_buffer_info_count` infos.
-        app_lists = app_submits
+        let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
             .iter()
             .map(|s| unsafe {
                 crate::ffi::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
             })
             .collect();
-        lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| {
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| {
             vk::CommandBufferSubmitInfo::default().command_buffer(cb)
         });
-        split = app_submits
+        let split: Vec<vk::SubmitInfo2<'_>> = app_submits
             .iter()
             .zip(&lists)
             .map(|(info, list)| {
@@ -288,25 +282,10 @@ pub unsafe fn queue_submit2(
                 info
             })
             .collect();
-        &split
-    };
-    let own_tail = |f: &mut dyn FnMut(vk::SubmitInfo2<'_>) -> vk::Result| {
-        let copy = tail
-            .copy
-            .map(|cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb));
-        let signal = tail.signal.map(|(s, v)| signal_info(s, v));
-        f(vk::SubmitInfo2::default()
-            .command_buffer_infos(copy.as_slice())
-            .signal_semaphore_infos(signal.as_slice()))
-    };
-    let mut room = Appended2::new();
-    let appended = app
-        .split_last()
-        .zip(tail.signal_only())
-        .and_then(|((last, before), signal)| Some((room.with_signal(last, signal)?, before)));
-    let result = match appended {
-        Some((last, before)) => framed(head, before, last, submit),
-        None => own_tail(&mut |own| framed(head, app, own, submit)),
+        // SAFETY: as in `queue_submit`.
+        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
+            submit2(queue, all.len() as u32, all.as_ptr(), fence)
+        })
     };
     // SAFETY: as above.
     unsafe { completed_by_fence(d, queue, wrap, result) }
