@@ -23,7 +23,7 @@ use super::layer_commands::{Arming, CopyRange, QueryRange, Segment};
 use super::queue_context::BatchResources;
 
 /// What a submission's layer command buffers are recorded from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Recipe {
     segments: Vec<(Vec<QueryRange>, Vec<CopyRange>)>,
     total: u32,
