@@ -43,8 +43,6 @@ fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
     assert_eq!(trace.ends[0].dropped, 0);
 }
 
-/// What reached the driver per submit call (`utrace-fault: CALL batches=B
-/// command_buffers=C` lines from the fault layer beneath utrace): (B, C).
 /// Runs `workload` traced, with the fault layer beneath utrace saying what each submit call
 /// holds, under synchronization validation; asserts it ran clean.
 fn submits_shown(workload: Workload, dir: &TempDir) -> Run {
@@ -134,6 +132,69 @@ fn a_one_time_command_buffers_submission_gains_only_a_signal() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn submissions_without_a_fence_leave_their_signal_to_a_later_one() {
+    let dir = TempDir::new("unsignalled");
+    let run = submits_shown(workload!("unsignalled"), &dir);
+    // Every batch timed, in order, inside its submission's window (which ends at the wait
+    // that covered it).
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert_eq!(trace.batches.len(), 21 + 3 + 2);
+    assert_transfer_batches(&trace);
+    assert_eq!(trace.ends[0].dropped, 0);
+    // What reached the driver, in order: a submission with its batch alone (`.`) or with the
+    // layer's signalling batch (`S`), and the layer's host signals (`H<value>`).
+    let calls: String = run
+        .stderr
+        .lines()
+        .filter_map(|l| {
+            if let Some(v) = l.strip_prefix("utrace-fault: vkSignalSemaphore value=") {
+                Some(format!("H{v}"))
+            } else if l.starts_with("utrace-fault: vkQueueSubmit") {
+                Some(if l.contains("signals=1") { "S" } else { "." }.to_string())
+            } else {
+                None
+            }
+        })
+        .collect();
+    // The burst: 15 wait for a signal, the 16th gives it (value 1); four more wait, and the
+    // fenced one signals value 2. Three batches then wait until vkQueueWaitIdle, after
+    // which the host signals 3; two until vkDeviceWaitIdle (4).
+    let burst = format!("{}S....S", ".".repeat(15));
+    assert_eq!(calls, format!("{burst}...H3..H4"), "{}", run.stderr);
+}
+
+#[test]
+fn a_batch_left_waiting_for_a_signal_at_exit_is_counted_not_waited_for() {
+    let dir = TempDir::new("unsignalled-exit");
+    let file = dir.path().join("trace.txt");
+    let started = std::time::Instant::now();
+    let run = workload!("unsignalled-at-exit")
+        .arg("--exit-without-destroy", "")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
+        .run(&dir);
+    let took = started.elapsed();
+    assert_clean(&run);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let trace = utrace_tests::checks::parse(&text);
+    assert!(trace.batches.is_empty(), "{text}");
+    assert_eq!(trace.ends.len(), 1, "the trace is closed: {text}");
+    assert_eq!(
+        trace.ends[0].dropped, 6,
+        "the batch's events are counted lost"
+    );
+    assert!(
+        run.stderr
+            .contains("submitted without a fence or semaphore"),
+        "{}",
+        run.stderr
+    );
+    // Not the 2 s a batch that may still complete is given at exit.
+    assert!(took < std::time::Duration::from_millis(1900), "{took:?}");
 }
 
 #[test]

@@ -28,6 +28,7 @@ pub mod queue_context;
 pub mod readback;
 mod recorded_wraps;
 pub mod submit;
+mod timeline_signals;
 
 use ash::vk;
 

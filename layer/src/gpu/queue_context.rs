@@ -17,7 +17,6 @@
 //! soon as its copy has run.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 use parking_lot::Mutex;
@@ -28,6 +27,7 @@ use super::layer_commands::record_segment;
 pub use super::layer_commands::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use super::readback::Readback;
 use super::recorded_wraps::{fingerprint, Recipe, RecordedWraps};
+use super::timeline_signals::TimelineSignals;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// A submission's layer command buffers, recorded.
@@ -78,7 +78,7 @@ pub struct QueueContext {
     pub index: u32,
     /// Timeline semaphore signalled by each batch's copy; null in fence mode.
     timeline: vk::Semaphore,
-    last_value: AtomicU64,
+    signals: TimelineSignals,
     inner: Mutex<Inner>,
 }
 
@@ -135,7 +135,7 @@ impl QueueContext {
             family,
             index,
             timeline,
-            last_value: AtomicU64::new(0),
+            signals: TimelineSignals::default(),
             inner: Mutex::new(Inner {
                 pool,
                 free: Vec::new(),
@@ -208,7 +208,7 @@ impl QueueContext {
         let completion = if self.timeline != vk::Semaphore::null() {
             Completion::Timeline {
                 semaphore: self.timeline,
-                value: self.last_value.fetch_add(1, Ordering::Relaxed) + 1,
+                value: self.signals.signal(),
             }
         } else {
             Completion::Fence(res.fence)
@@ -220,13 +220,49 @@ impl QueueContext {
         }
     }
 
-    /// The completion of a batch that needs no command buffer of the layer's: the next value
-    /// of the queue's timeline (`None` in fence mode).
-    pub fn signal_only(&self) -> Option<Completion> {
-        (self.timeline != vk::Semaphore::null()).then(|| Completion::Timeline {
-            semaphore: self.timeline,
-            value: self.last_value.fetch_add(1, Ordering::Relaxed) + 1,
+    /// The completion of a batch that needs no command buffer of the layer's (a value of the
+    /// queue's timeline; `None` in fence mode), and whether the batch signals it or leaves
+    /// that to a later one ([`TimelineSignals`]). `app_syncs`: the application's submission
+    /// has a fence or signals a semaphore.
+    pub fn signal_only(&self, app_syncs: bool) -> Option<(Completion, bool)> {
+        (self.timeline != vk::Semaphore::null()).then(|| {
+            let (value, signals) = self.signals.signal_or_defer(app_syncs);
+            let completion = Completion::Timeline {
+                semaphore: self.timeline,
+                value,
+            };
+            (completion, signals)
         })
+    }
+
+    /// Whether something already submitted (or the host) will signal `completion`: false for
+    /// a batch still waiting for the application's next submission.
+    pub fn completion_submitted(&self, completion: &Completion) -> bool {
+        match *completion {
+            Completion::Timeline { value, .. } => self.signals.submitted(value),
+            Completion::Fence(_) => true,
+        }
+    }
+
+    /// After the application waited for this queue to go idle (or before the device goes):
+    /// signals, on the host, the value the batches waiting for a signal carry. The queue is
+    /// idle, so the value is above the semaphore's and no signal of it is pending.
+    pub fn signal_deferred(&self, d: &DeviceDispatch) {
+        let Some(signal) = d.signal_semaphore else {
+            return;
+        };
+        let Some(value) = self.signals.take_deferred() else {
+            return;
+        };
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(self.timeline)
+            .value(value);
+        // SAFETY: the queue's own timeline semaphore (batches wait for signals only in
+        // timeline mode), a value above its current one with no signal of it pending.
+        let r = unsafe { signal(d.handle, &info) };
+        if r != vk::Result::SUCCESS {
+            log::error!("could not signal the layer's timeline semaphore ({r}); the queue's last batches may be given up");
+        }
     }
 
     /// The layer fence of a batch (fence mode only; null otherwise).

@@ -25,6 +25,9 @@ pub struct Wrapping<'a> {
     /// queries are reset already).
     pub rearm: bool,
     pub completion: Completion,
+    /// Whether this submission signals `completion`'s timeline value; a batch that needs
+    /// nothing else of the layer's may leave that to a later one (`timeline_signals`).
+    pub signal: bool,
 }
 
 /// Whether the layer may insert command buffers into these batches: not into protected
@@ -136,6 +139,18 @@ pub unsafe fn queue_submit(
         .signal_semaphore_values(std::slice::from_ref(&value));
     let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
         (Some(first), Some(last)) => (*first, *last),
+        _ if !wrap.signal => {
+            // A later submission signals this batch's value: the application's call as it is.
+            // SAFETY: the application's arguments.
+            return unsafe {
+                (d.fp_v1_0.queue_submit)(
+                    queue,
+                    app_submits.len() as u32,
+                    app_submits.as_ptr(),
+                    fence,
+                )
+            };
+        }
         _ => {
             // Signal only: the application's batches, then the timeline's signal.
             let tail = vk::SubmitInfo::default()
@@ -224,6 +239,13 @@ pub unsafe fn queue_submit2(
     };
     let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
         (Some(first), Some(last)) => (*first, *last),
+        _ if !wrap.signal => {
+            // As in `queue_submit`: the application's call as it is.
+            // SAFETY: the application's arguments; `submit2` is the next layer's function.
+            return unsafe {
+                submit2(queue, app_submits.len() as u32, app_submits.as_ptr(), fence)
+            };
+        }
         _ => {
             // Signal only: the application's batches, then the timeline's signal.
             let tail = vk::SubmitInfo2::default().signal_semaphore_infos(signal.as_slice());

@@ -1,6 +1,7 @@
-//! Device-level hooks: destruction (draining the trace first) and queue retrieval (the layer
-//! needs each queue's family). `vkDeviceWaitIdle` is not intercepted: the application's
-//! wait is for the GPU, never for the layer's writing.
+//! Device-level hooks: destruction (draining the trace first), queue retrieval (the layer
+//! needs each queue's family) and `vkDeviceWaitIdle`, after which the layer completes the
+//! batches that waited for a later submission's signal (the application's wait itself is for
+//! the GPU, never for the layer's writing).
 
 use ash::vk;
 
@@ -21,9 +22,14 @@ pub unsafe extern "system" fn destroy_device(
     let Some(record) = guarded("vkDestroyDevice", || registry::remove_device(key)).flatten() else {
         return;
     };
-    // Every batch already submitted is written before the layer's objects go.
+    // Every batch already submitted is written before the layer's objects go. The
+    // application waited for its work (Vulkan requires it), so the batches still waiting
+    // for a signal are complete.
     if let Some(tracer) = record.tracer.as_ref() {
-        guarded("vkDestroyDevice", || tracer.shutdown(false));
+        guarded("vkDestroyDevice", || {
+            tracer.device_idle();
+            tracer.shutdown(false)
+        });
     }
     // SAFETY: forwarded with the application's arguments.
     unsafe { (record.dispatch.fp_v1_0.destroy_device)(device, p_allocator) };
@@ -79,4 +85,19 @@ pub unsafe extern "system" fn get_device_queue2(
             tracer.register_queue(queue, info.queue_family_index, info.queue_index)
         });
     }
+}
+
+/// # Safety
+/// Vulkan's rules for `vkDeviceWaitIdle`.
+pub unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
+    // SAFETY: a live device of this chain.
+    let Some(record) = (unsafe { device_of(device) }) else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { (record.dispatch.fp_v1_0.device_wait_idle)(device) };
+    if let (vk::Result::SUCCESS, Some(tracer)) = (result, record.tracer.as_ref()) {
+        tracer.guarded("vkDeviceWaitIdle", || tracer.device_idle());
+    }
+    result
 }

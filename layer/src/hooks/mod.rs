@@ -108,6 +108,8 @@ pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkQueueSubmit2" => hook!(queue::queue_submit2),
         b"vkQueueSubmit2KHR" => hook!(queue::queue_submit2_khr),
         b"vkQueuePresentKHR" => hook!(queue::queue_present),
+        b"vkQueueWaitIdle" => hook!(queue::queue_wait_idle),
+        b"vkDeviceWaitIdle" => hook!(device::device_wait_idle),
         b"vkCreateRenderPass" => hook!(objects::create_render_pass),
         b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => hook!(objects::create_render_pass2),
         b"vkDestroyRenderPass" => hook!(objects::destroy_render_pass),

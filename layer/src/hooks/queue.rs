@@ -1,7 +1,7 @@
 //! Queue hooks: submissions go to the trace core in one call (which makes them batches,
-//! u_trace_flush) and presents end frames.
-//! `vkQueueWaitIdle` is not intercepted: the application's wait is for the GPU, never for
-//! the layer's writing.
+//! u_trace_flush) and presents end frames. After `vkQueueWaitIdle` the layer completes the
+//! batches that waited for a later submission's signal; the application's wait itself is
+//! for the GPU, never for the layer's writing.
 
 use ash::vk;
 
@@ -80,6 +80,18 @@ pub unsafe extern "system" fn queue_present(
     if let Some(tracer) = dev.tracer.as_ref() {
         // The frame ends whatever the presentation engine said (u_trace counts the same).
         tracer.guarded("vkQueuePresentKHR", || tracer.end_frame());
+    }
+    result
+}
+
+/// # Safety
+/// Vulkan's rules for `vkQueueWaitIdle`.
+pub unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    // SAFETY: forwarded with the application's arguments.
+    let result = unsafe { (dev.dispatch.fp_v1_0.queue_wait_idle)(queue) };
+    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
+        tracer.guarded("vkQueueWaitIdle", || tracer.queue_idle(queue));
     }
     result
 }

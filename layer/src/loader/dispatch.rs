@@ -68,6 +68,9 @@ pub struct DeviceDispatch {
     pub queue_present_khr: Option<vk::PFN_vkQueuePresentKHR>,
     pub wait_semaphores: Option<vk::PFN_vkWaitSemaphores>,
     pub get_semaphore_counter_value: Option<vk::PFN_vkGetSemaphoreCounterValue>,
+    /// `vkSignalSemaphore`: completes batches left waiting for a signal once the application
+    /// waited for its queue to go idle.
+    pub signal_semaphore: Option<vk::PFN_vkSignalSemaphore>,
     /// `vkResetQueryPool` (host query reset), where the next layer has it.
     pub reset_query_pool: Option<vk::PFN_vkResetQueryPool>,
     /// Commands newer than 1.0 or from extensions that the layer intercepts.
@@ -142,6 +145,9 @@ impl DeviceDispatch {
         )
         // SAFETY: see above.
         .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkGetSemaphoreCounterValue>(p) });
+        let signal_semaphore = first_of(load, &[c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"])
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkSignalSemaphore>(p) });
         let reset_query_pool = first_of(load, &[c"vkResetQueryPool", c"vkResetQueryPoolEXT"])
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkResetQueryPool>(p) });
@@ -154,6 +160,7 @@ impl DeviceDispatch {
             queue_present_khr,
             wait_semaphores,
             get_semaphore_counter_value,
+            signal_semaphore,
             reset_query_pool,
             ext,
             missing,

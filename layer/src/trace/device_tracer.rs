@@ -48,7 +48,7 @@ pub struct DeviceTracer {
     known_queues: Mutex<HashMap<u64, (u32, u32)>>,
     pub(super) queues: Mutex<HashMap<u64, Arc<QueueContext>>>,
     /// Each context of `queues`, by handle, for the submissions (no lock, no hashing).
-    queue_index: HandleIndex<QueueContext>,
+    pub(super) queue_index: HandleIndex<QueueContext>,
     pub(super) frame: AtomicU32,
     pub(super) submissions: AtomicU64,
     pub(super) consumer: TraceqHandle,

@@ -36,6 +36,9 @@ pub struct Prepared {
     /// (its timestamps stay in the queries).
     resources: Option<BatchResources>,
     completion: Completion,
+    /// Whether the submission signals `completion` (a batch of one-time command buffers
+    /// may leave it to a later one).
+    signal: bool,
     frame: u32,
 }
 
@@ -47,6 +50,7 @@ impl Prepared {
             waits: &self.waits,
             rearm: self.rearm,
             completion: self.completion,
+            signal: self.signal,
         }
     }
 }
@@ -62,12 +66,15 @@ impl DeviceTracer {
     /// (one-time command buffers, see [`RecordedTrace::take_armed_run`]) is only signalled:
     /// no command buffer of the layer's is recorded, nothing is allocated. Any other is
     /// wrapped: a copy after each segment, and a re-arm before it where the queries are not
-    /// known to be reset (with host reset, each copy resets what it read).
+    /// known to be reset (with host reset, each copy resets what it read). `app_syncs`: the
+    /// application's submission has a fence or signals a semaphore (a signalled-only batch
+    /// then signals at once; otherwise it may leave its signal to a later submission).
     pub fn prepare(
         &self,
         queue: vk::Queue,
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         can_split: bool,
+        app_syncs: bool,
     ) -> Option<Prepared> {
         let (mut traces, mut submitted) = self.spare.take();
         // Where each segment's executions start in `traces`, after the first.
@@ -110,7 +117,7 @@ impl DeviceTracer {
             return give_back(traces, submitted);
         };
         if armed && splits.is_empty() {
-            if let Some(completion) = queue_ctx.signal_only() {
+            if let Some((completion, signal)) = queue_ctx.signal_only(app_syncs) {
                 for trace in &traces {
                     trace.ran_without_reset();
                 }
@@ -123,6 +130,7 @@ impl DeviceTracer {
                     rearm: false,
                     resources: None,
                     completion,
+                    signal,
                     frame: self.frame.load(Ordering::Relaxed),
                 });
             }
@@ -162,6 +170,7 @@ impl DeviceTracer {
                     rearm: arming.rearm,
                     resources: Some(recorded.resources),
                     completion: recorded.completion,
+                    signal: true,
                     frame: self.frame.load(Ordering::Relaxed),
                 })
             }

@@ -4,6 +4,7 @@
 //! layer's ([`crate::gpu::submit`]), and the result committed.
 
 use ash::vk;
+use ash::vk::Handle;
 
 use super::batch::SubmitTiming;
 use super::DeviceTracer;
@@ -32,10 +33,19 @@ impl DeviceTracer {
                 .copied()
         });
         let can_split = submit::splittable(submits);
-        self.submit_with("vkQueueSubmit", queue, cmdbufs, can_split, plain, |wrap| {
-            // SAFETY: the application's batches, untouched, between the layer's own.
-            unsafe { submit::queue_submit(d, queue, submits, fence, wrap) }
-        })
+        let syncs =
+            fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_count > 0);
+        self.submit_with(
+            "vkQueueSubmit",
+            queue,
+            cmdbufs,
+            (can_split, syncs),
+            plain,
+            |wrap| {
+                // SAFETY: the application's batches, untouched, between the layer's own.
+                unsafe { submit::queue_submit(d, queue, submits, fence, wrap) }
+            },
+        )
     }
 
     /// `vkQueueSubmit2`, traced; `next` is the next layer's function.
@@ -58,23 +68,34 @@ impl DeviceTracer {
                 .map(|info| info.command_buffer)
         });
         let can_split = submit::splittable2(submits);
+        let syncs =
+            fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_info_count > 0);
         let d = &self.dispatch;
-        self.submit_with("vkQueueSubmit2", queue, cmdbufs, can_split, plain, |wrap| {
-            // SAFETY: the application's batches, untouched, between the layer's own.
-            unsafe { submit::queue_submit2(d, next, queue, submits, fence, wrap) }
-        })
+        self.submit_with(
+            "vkQueueSubmit2",
+            queue,
+            cmdbufs,
+            (can_split, syncs),
+            plain,
+            |wrap| {
+                // SAFETY: the application's batches, untouched, between the layer's own.
+                unsafe { submit::queue_submit2(d, next, queue, submits, fence, wrap) }
+            },
+        )
     }
 
     /// The shared path of every submit: when nothing is traced the application's batches go
     /// as they are (`plain`); otherwise they go with the layer's (`wrapped`) and the batch
     /// is committed with the call's result. A panic in the layer's part leaves the call
-    /// untraced, never undone.
+    /// untraced, never undone. `(can_split, syncs)`: whether the layer may insert command
+    /// buffers between the application's, and whether the call has a fence or signals a
+    /// semaphore.
     fn submit_with(
         &self,
         what: &str,
         queue: vk::Queue,
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
-        can_split: bool,
+        (can_split, syncs): (bool, bool),
         plain: impl FnOnce() -> vk::Result,
         wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
     ) -> vk::Result {
@@ -83,7 +104,7 @@ impl DeviceTracer {
         }
         let submission = self.next_submission();
         let Some(prepared) = self
-            .guarded(what, || self.prepare(queue, cmdbufs, can_split))
+            .guarded(what, || self.prepare(queue, cmdbufs, can_split, syncs))
             .flatten()
         else {
             return plain();
@@ -104,5 +125,25 @@ impl DeviceTracer {
         };
         self.guarded(what, || self.commit(prepared, result, submission, timing));
         result
+    }
+}
+
+impl DeviceTracer {
+    /// The application's `vkQueueWaitIdle` returned successfully: batches of `queue` left
+    /// waiting for a later submission's signal are complete, and get it from the host.
+    pub fn queue_idle(&self, queue: vk::Queue) {
+        if let Some(ctx) = self.queue_index.get(queue.as_raw()) {
+            // SAFETY: a context that `queues` holds until the device's teardown, which no call
+            // on the device's queues can overlap.
+            unsafe { &*ctx }.signal_deferred(&self.dispatch);
+        }
+    }
+
+    /// The application's `vkDeviceWaitIdle` returned successfully, or the device is being
+    /// destroyed (after the application's last wait): as [`Self::queue_idle`] for every queue.
+    pub fn device_idle(&self) {
+        for ctx in self.queues.lock().values() {
+            ctx.signal_deferred(&self.dispatch);
+        }
     }
 }

@@ -28,6 +28,7 @@ pub const COMMANDS: &[&CStr] = &[
     c"vkAllocateMemory",
     c"vkCreateBuffer",
     c"vkBeginCommandBuffer",
+    c"vkSignalSemaphore",
 ];
 
 /// The hook for `name`, where the fault plan mentions it.
@@ -55,6 +56,9 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         "vkAllocateMemory" if planned(n) => hook!(allocate_memory),
         "vkCreateBuffer" if planned(n) => hook!(create_buffer),
         "vkBeginCommandBuffer" if faults::show_submits() => hook!(begin_command_buffer_shown),
+        "vkSignalSemaphore" | "vkSignalSemaphoreKHR" if faults::show_submits() => {
+            hook!(signal_semaphore_shown)
+        }
         _ => None,
     }
 }
@@ -98,6 +102,22 @@ faulty!(begin_command_buffer, "vkBeginCommandBuffer", vk::PFN_vkBeginCommandBuff
     (info: *const vk::CommandBufferBeginInfo<'_>));
 faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Device,
     (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
+
+faulty!(signal_semaphore, "vkSignalSemaphore", vk::PFN_vkSignalSemaphore, device: vk::Device,
+    (info: *const vk::SemaphoreSignalInfo<'_>));
+
+/// Says each host signal of a semaphore (with `UTRACE_FAULT_SHOW_SUBMITS=1`): utrace
+/// signals its timeline from the host for batches left waiting when a queue went idle.
+unsafe extern "system" fn signal_semaphore_shown(
+    device: vk::Device,
+    info: *const vk::SemaphoreSignalInfo<'_>,
+) -> vk::Result {
+    // SAFETY: the caller's valid signal info.
+    let value = unsafe { (*info).value };
+    eprintln!("utrace-fault: vkSignalSemaphore value={value}");
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { signal_semaphore(device, info) }
+}
 
 /// Says what the submission holds (with `UTRACE_FAULT_SHOW_SUBMITS=1`).
 fn show(call: &str, batches: u32, command_buffers: u32, signals: u32) {

@@ -3,7 +3,7 @@
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
 //! work queued behind a wait the host signals later, the application's idle waits, a fork
-//! with a live device, and a multiview render pass.
+//! with a live device, a multiview render pass, and bursts of submissions without a fence.
 
 use ash::vk;
 
@@ -20,6 +20,7 @@ mod passes;
 mod proc_addrs;
 mod resubmission;
 mod submits;
+mod unsignalled;
 
 pub const SCENARIOS: &[&str] = &[
     "resubmit",
@@ -38,6 +39,8 @@ pub const SCENARIOS: &[&str] = &[
     "many-commands",
     "allocations",
     "proc-addrs",
+    "unsignalled",
+    "unsignalled-at-exit",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -62,6 +65,8 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "many-commands" => many_commands::many_commands(dev, sub),
         "allocations" => allocations::allocations(dev),
         "proc-addrs" => proc_addrs::proc_addrs(dev),
+        "unsignalled" => unsignalled::unsignalled(dev, sub),
+        "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

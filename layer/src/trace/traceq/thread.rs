@@ -43,6 +43,8 @@ pub(super) struct Traceq {
     host_values: Vec<u64>,
     /// A read of queries failed (said once).
     read_failed: bool,
+    /// Batches left waiting for a signal were given up at exit (said once).
+    said_unsignalled: bool,
 }
 
 impl Traceq {
@@ -70,6 +72,7 @@ impl Traceq {
             busy_cpu_ns: 0,
             host_values: Vec::new(),
             read_failed: false,
+            said_unsignalled: false,
         }
     }
 
@@ -150,6 +153,20 @@ impl Traceq {
         }
         let mut stop_started: Option<Instant> = None;
         loop {
+            if self.stopping.load(Ordering::Relaxed)
+                && !batch.queue.completion_submitted(&batch.completion)
+            {
+                // Its signal was left to a later submission that will not come: the process
+                // is exiting with the device alive, without having waited for the queue.
+                if !self.said_unsignalled {
+                    self.said_unsignalled = true;
+                    log::warn!(
+                        "device {}: the process ended before the last batches submitted without a fence or semaphore were known to complete; they are dropped",
+                        self.device_index
+                    );
+                }
+                return false;
+            }
             match completion::wait(
                 &self.dispatch,
                 &batch.completion,
