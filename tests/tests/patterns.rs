@@ -141,7 +141,7 @@ fn submissions_without_a_fence_leave_their_signal_to_a_later_one() {
     // Every batch timed, in order, inside its submission's window (which ends at the wait
     // that covered it).
     let trace = assert_trace_matches(&run.stdout, &run);
-    assert_eq!(trace.batches.len(), 21 + 3 + 2);
+    assert_eq!(trace.batches.len(), 21 + 3 + 2 + 2);
     assert_transfer_batches(&trace);
     assert_eq!(trace.ends[0].dropped, 0);
     // What reached the driver, in order: a submission with its batch alone (`.`) or with the
@@ -161,9 +161,10 @@ fn submissions_without_a_fence_leave_their_signal_to_a_later_one() {
         .collect();
     // The burst: 15 wait for a signal, the 16th gives it (value 1); four more wait, and the
     // fenced one signals value 2. Three batches then wait until vkQueueWaitIdle, after
-    // which the host signals 3; two until vkDeviceWaitIdle (4).
+    // which the host signals 3; two until vkDeviceWaitIdle (4); two until a submission of
+    // nothing but a fence, which carries the layer's signal.
     let burst = format!("{}S....S", ".".repeat(15));
-    assert_eq!(calls, format!("{burst}...H3..H4"), "{}", run.stderr);
+    assert_eq!(calls, format!("{burst}...H3..H4..S"), "{}", run.stderr);
 }
 
 #[test]

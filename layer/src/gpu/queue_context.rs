@@ -235,6 +235,17 @@ impl QueueContext {
         })
     }
 
+    /// The completion for a submission of nothing traced that synchronises (a fence-only
+    /// submit after a burst, say) while batches wait for a signal: it signals for them.
+    pub fn signal_for_waiting(&self) -> Option<Completion> {
+        (self.timeline != vk::Semaphore::null() && self.signals.waiting()).then(|| {
+            Completion::Timeline {
+                semaphore: self.timeline,
+                value: self.signals.signal(),
+            }
+        })
+    }
+
     /// Whether something already submitted (or the host) will signal `completion`: false for
     /// a batch still waiting for the application's next submission.
     pub fn completion_submitted(&self, completion: &Completion) -> bool {

@@ -8,7 +8,8 @@
 //! (a signal's first synchronisation scope holds every command earlier in submission order).
 //!
 //! A batch signals when the application's own submission synchronises with something (a
-//! fence, a semaphore signal: the end of a frame, a wait the application will make), when
+//! fence, a semaphore signal: the end of a frame, a wait the application will make; such a
+//! submission signals even when it carries nothing traced, if batches wait), when
 //! [`MAX_DEFERRED`] batches already wait for a signal, or whenever the layer's command
 //! buffers go with it. After the application waited for the queue to go idle (and before
 //! the device goes) the host signals the value the waiting batches carry. What still waits
@@ -46,6 +47,11 @@ impl TimelineSignals {
         }
         self.deferred.fetch_add(1, Ordering::Relaxed);
         (self.signalled.load(Ordering::Relaxed) + 1, false)
+    }
+
+    /// Whether batches wait for a signal.
+    pub fn waiting(&self) -> bool {
+        self.deferred.load(Ordering::Relaxed) > 0
     }
 
     /// The value the host must signal now that the queue is idle, if batches wait for one.
@@ -95,7 +101,9 @@ mod tests {
         let t = TimelineSignals::default();
         t.signal_or_defer(false);
         t.signal_or_defer(false);
+        assert!(t.waiting());
         assert_eq!(t.take_deferred(), Some(1));
+        assert!(!t.waiting());
         assert!(t.submitted(1));
         assert_eq!(t.take_deferred(), None, "taken once");
         assert_eq!(t.signal_or_defer(false), (2, false));

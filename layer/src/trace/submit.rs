@@ -111,7 +111,30 @@ impl DeviceTracer {
             None
         };
         if traces.is_empty() {
-            return give_back(traces, submitted);
+            // Nothing traced. A submission that synchronises (a fence-only submit after a
+            // burst, say) still signals for the batches of its queue left waiting, so that
+            // they are written now rather than after a later submission.
+            if !app_syncs || self.queue_index.get(queue.as_raw()).is_none() {
+                return give_back(traces, submitted);
+            }
+            let Some(queue_ctx) = self.queue_context(queue) else {
+                return give_back(traces, submitted);
+            };
+            let Some(completion) = queue_ctx.signal_for_waiting() else {
+                return give_back(traces, submitted);
+            };
+            return Some(Prepared {
+                queue: queue_ctx,
+                traces,
+                command_buffers: submitted,
+                splits,
+                waits: Vec::new(),
+                rearm: false,
+                resources: None,
+                completion,
+                signal: true,
+                frame: self.frame.load(Ordering::Relaxed),
+            });
         }
         let Some(queue_ctx) = self.queue_context(queue) else {
             return give_back(traces, submitted);
@@ -207,6 +230,11 @@ impl DeviceTracer {
             if result == vk::Result::ERROR_DEVICE_LOST {
                 self.fault("vkQueueSubmit", result);
             }
+            return;
+        }
+        if traces.is_empty() {
+            // It only signalled for earlier batches: nothing of its own to write.
+            self.spare.give(traces, command_buffers);
             return;
         }
         let results = match resources {

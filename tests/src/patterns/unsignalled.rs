@@ -43,9 +43,19 @@ pub(super) fn unsignalled(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         // SAFETY: the device's queue, used by this thread only.
         check(unsafe { d.queue_wait_idle(dev.queue) }, "vkQueueWaitIdle")
     })?;
-    let last = phase("device-idle", 2, false, &|| {
+    phase("device-idle", 2, false, &|| {
         // SAFETY: a live device whose queue only this thread uses.
         check(unsafe { d.device_wait_idle() }, "vkDeviceWaitIdle")
+    })?;
+    // Batches followed by a submission of nothing but a fence, which the application waits
+    // for: the layer signals in it.
+    let last = phase("fence-only", 2, false, &|| {
+        // SAFETY: an empty submission with an unsignalled fence.
+        check(
+            unsafe { d.queue_submit(dev.queue, &[], fence) },
+            "vkQueueSubmit",
+        )?;
+        dev.wait_and_reset(fence)
     })?;
     let ok = first_word(&buffer) == last;
     // SAFETY: everything completed.
