@@ -50,8 +50,8 @@ pub(super) fn unsignalled(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     // Batches followed by a submission of nothing but a fence, which the application waits
     // for: the layer signals in it.
     let last = phase("fence-only", 2, false, &|| {
-        // SAFETY: an empty submission with an unsignalled fence.
         check(
+            // SAFETY: an empty submission with an unsignalled fence.
             unsafe { d.queue_submit(dev.queue, &[], fence) },
             "vkQueueSubmit",
         )?;
