@@ -219,6 +219,7 @@ impl DeviceTracer {
             command_buffers,
             resources,
             completion,
+            signal,
             frame,
             ..
         } = prepared;
@@ -257,7 +258,7 @@ impl DeviceTracer {
             None => Results::InQueries,
         };
         let captured = self.capture.active();
-        self.consumer.send(Message::Batch(Batch {
+        let batch = Message::Batch(Batch {
             queue,
             traces,
             command_buffers,
@@ -268,7 +269,13 @@ impl DeviceTracer {
             submission,
             captured,
             submit,
-        }));
+        });
+        if signal {
+            self.consumer.send(batch);
+        } else {
+            // Nothing completes it before a later signal: it goes with that one.
+            self.consumer.hold(batch);
+        }
     }
 }
 

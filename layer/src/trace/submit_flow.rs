@@ -136,6 +136,7 @@ impl DeviceTracer {
             // SAFETY: a context that `queues` holds until the device's teardown, which no call
             // on the device's queues can overlap.
             unsafe { &*ctx }.signal_deferred(&self.dispatch);
+            self.consumer.flush();
         }
     }
 
@@ -145,5 +146,6 @@ impl DeviceTracer {
         for ctx in self.queues.lock().values() {
             ctx.signal_deferred(&self.dispatch);
         }
+        self.consumer.flush();
     }
 }

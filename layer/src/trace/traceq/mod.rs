@@ -160,6 +160,12 @@ impl Consumer {
 pub struct TraceqHandle {
     consumer: OnceLock<Consumer>,
     start: Mutex<Option<Starter>>,
+    /// Batches that only a later signal on their queue completes ([`Self::hold`]), in
+    /// submission order: sent before the next message. The traceq thread could only wait
+    /// for them, and a burst of such submissions then shares nothing with it.
+    held: Mutex<Vec<Message>>,
+    /// `held` is not empty (read without its lock by every send).
+    holding: AtomicBool,
 }
 
 type Starter = Box<dyn FnOnce() -> std::io::Result<Consumer> + Send>;
@@ -169,6 +175,8 @@ impl TraceqHandle {
         TraceqHandle {
             consumer: OnceLock::from(consumer),
             start: Mutex::new(None),
+            held: Mutex::new(Vec::new()),
+            holding: AtomicBool::new(false),
         }
     }
 
@@ -179,6 +187,8 @@ impl TraceqHandle {
         TraceqHandle {
             consumer: OnceLock::new(),
             start: Mutex::new(Some(Box::new(start))),
+            held: Mutex::new(Vec::new()),
+            holding: AtomicBool::new(false),
         }
     }
 
@@ -199,21 +209,53 @@ impl TraceqHandle {
         }
     }
 
+    /// Sends `msg` after the held batches.
     pub fn send(&self, msg: Message) {
         if let Some(c) = self.get_or_start() {
+            self.send_held(c);
             c.send(msg);
         }
     }
 
-    /// Waits until what was sent is written; nothing to wait for if never started.
+    /// Keeps a batch whose completion only a later submission (or the host) signals until
+    /// the next message is sent. Allocates nothing once the list has held as many.
+    pub fn hold(&self, msg: Message) {
+        self.held.lock().push(msg);
+        self.holding.store(true, Ordering::Relaxed);
+    }
+
+    /// Sends the held batches now (their signal was just given).
+    pub fn flush(&self) {
+        if self.holding.load(Ordering::Relaxed) {
+            if let Some(c) = self.get_or_start() {
+                self.send_held(c);
+            }
+        }
+    }
+
+    fn send_held(&self, c: &Consumer) {
+        if !self.holding.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut held = self.held.lock();
+        self.holding.store(false, Ordering::Relaxed);
+        for msg in held.drain(..) {
+            c.send(msg);
+        }
+    }
+
+    /// Waits until what was sent (and held) is written; nothing to wait for if never started.
     pub fn sync(&self, timeout: Duration) {
+        self.flush();
         if let Some(c) = self.consumer.get() {
             c.sync(timeout);
         }
     }
 
-    /// Stops the thread (a thread never started never will). Returns whether it stopped.
+    /// Stops the thread (a thread never started never will) once it took the held batches.
+    /// Returns whether it stopped.
     pub fn stop(&self, exiting: bool) -> bool {
+        self.flush();
         self.start.lock().take();
         self.consumer.get().is_none_or(|c| c.stop(exiting))
     }
