@@ -110,19 +110,29 @@ impl DeviceTracer {
             self.spare.give(traces, submitted);
             None
         };
-        if traces.is_empty() {
-            // Nothing traced. A submission that synchronises (a fence-only submit after a
-            // burst, say) still signals for the batches of its queue left waiting, so that
-            // they are written now rather than after a later submission.
-            if !app_syncs || self.queue_index.get(queue.as_raw()).is_none() {
-                return give_back(traces, submitted);
+        // Nothing traced: only a submission that synchronises (a fence-only submit after a
+        // burst, say) goes on, to signal for the batches of its queue left waiting, so that
+        // they are written now rather than after a later submission.
+        if traces.is_empty() && (!app_syncs || self.queue_index.get(queue.as_raw()).is_none()) {
+            return give_back(traces, submitted);
+        }
+        let Some(queue_ctx) = self.queue_context(queue) else {
+            return give_back(traces, submitted);
+        };
+        let signal_only = if traces.is_empty() {
+            match queue_ctx.signal_for_waiting() {
+                Some(completion) => Some((completion, true)),
+                None => return give_back(traces, submitted),
             }
-            let Some(queue_ctx) = self.queue_context(queue) else {
-                return give_back(traces, submitted);
-            };
-            let Some(completion) = queue_ctx.signal_for_waiting() else {
-                return give_back(traces, submitted);
-            };
+        } else if armed && splits.is_empty() {
+            queue_ctx.signal_only(app_syncs)
+        } else {
+            None
+        };
+        if let Some((completion, signal)) = signal_only {
+            for trace in &traces {
+                trace.ran_without_reset();
+            }
             return Some(Prepared {
                 queue: queue_ctx,
                 traces,
@@ -132,31 +142,9 @@ impl DeviceTracer {
                 rearm: false,
                 resources: None,
                 completion,
-                signal: true,
+                signal,
                 frame: self.frame.load(Ordering::Relaxed),
             });
-        }
-        let Some(queue_ctx) = self.queue_context(queue) else {
-            return give_back(traces, submitted);
-        };
-        if armed && splits.is_empty() {
-            if let Some((completion, signal)) = queue_ctx.signal_only(app_syncs) {
-                for trace in &traces {
-                    trace.ran_without_reset();
-                }
-                return Some(Prepared {
-                    queue: queue_ctx,
-                    traces,
-                    command_buffers: submitted,
-                    splits,
-                    waits: Vec::new(),
-                    rearm: false,
-                    resources: None,
-                    completion,
-                    signal,
-                    frame: self.frame.load(Ordering::Relaxed),
-                });
-            }
         }
         let waits = cross_queue_waits(queue, &traces);
         // With host reset, queries are handed out reset and each copy resets what it read:
