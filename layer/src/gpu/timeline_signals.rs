@@ -57,7 +57,7 @@ impl TimelineSignals {
     /// The value the host must signal now that the queue is idle, if batches wait for one.
     /// Once taken, later batches count from it.
     pub fn take_deferred(&self) -> Option<u64> {
-        (self.deferred.load(Ordering::Relaxed) > 0).then(|| self.signal())
+        self.waiting().then(|| self.signal())
     }
 
     /// Whether a signal of `value` (or higher) was handed out: a batch waiting for a value

@@ -126,9 +126,7 @@ impl DeviceTracer {
         self.guarded(what, || self.commit(prepared, result, submission, timing));
         result
     }
-}
 
-impl DeviceTracer {
     /// The application's `vkQueueWaitIdle` returned successfully: batches of `queue` left
     /// waiting for a later submission's signal are complete, and get it from the host.
     pub fn queue_idle(&self, queue: vk::Queue) {

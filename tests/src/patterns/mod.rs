@@ -73,13 +73,27 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
 
 /// A small transfer: fill the first 4 KiB of `buffer` with `value`, then update a word.
 pub(super) fn record_transfer(dev: &Device, cb: vk::CommandBuffer, buffer: &Buffer, value: u32) {
-    let barrier = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
     // SAFETY: `cb` is recording; the buffer has TRANSFER_DST and is at least 4 KiB.
     unsafe {
         dev.device
             .cmd_fill_buffer(cb, buffer.buffer, 0, 4096, value);
+    }
+    transfer_barrier(dev, cb);
+    // SAFETY: as above.
+    unsafe {
+        dev.device
+            .cmd_update_buffer(cb, buffer.buffer, 0, &value.to_ne_bytes());
+    }
+}
+
+/// Orders the transfer writes recorded after it behind those before it (in this command
+/// buffer, or in earlier submissions).
+pub(super) fn transfer_barrier(dev: &Device, cb: vk::CommandBuffer) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    // SAFETY: `cb` is recording.
+    unsafe {
         dev.device.cmd_pipeline_barrier(
             cb,
             vk::PipelineStageFlags::TRANSFER,
@@ -89,8 +103,6 @@ pub(super) fn record_transfer(dev: &Device, cb: vk::CommandBuffer, buffer: &Buff
             &[],
             &[],
         );
-        dev.device
-            .cmd_update_buffer(cb, buffer.buffer, 0, &value.to_ne_bytes());
     }
 }
 

@@ -4,7 +4,7 @@
 
 use ash::vk;
 
-use super::{first_word, record_transfer};
+use super::{first_word, record_transfer, transfer_barrier};
 use crate::submitter::Submitter;
 use crate::vk::{check, monotonic_ns, Buffer, Device, Result};
 
@@ -92,21 +92,7 @@ fn submit_one(
 ) -> Result<u64> {
     dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
     // Submissions without a fence overlap: each one's writes follow the last one's.
-    let after_last = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-    // SAFETY: `cb` is recording.
-    unsafe {
-        dev.device.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::TRANSFER,
-            vk::DependencyFlags::empty(),
-            &[after_last],
-            &[],
-            &[],
-        )
-    };
+    transfer_barrier(dev, cb);
     record_transfer(dev, cb, buffer, value);
     dev.end(cb)?;
     let before = monotonic_ns();
