@@ -122,6 +122,54 @@ impl Payload {
             _ => None,
         }
     }
+
+    /// The most words any tracepoint's arguments take.
+    pub const MAX_WORDS: usize = 8;
+
+    /// The words each tracepoint's arguments take, by [`Payload::id`].
+    pub const WORDS: [usize; 5] = [8, 0, 4, 2, 0];
+
+    /// The arguments as words, and how many of them are used.
+    pub fn encode(&self) -> ([u32; Self::MAX_WORDS], usize) {
+        let mut out = [0u32; Self::MAX_WORDS];
+        let words: &[u32] = match self {
+            Payload::StartDraw(p) => &[p.vertex_count, p.first_vertex as u32, u32::from(p.indexed), p.pipeline as u32, (p.pipeline >> 32) as u32, p.format.as_raw() as u32, p.label.offset, p.label.len],
+            Payload::EndDraw(_) => &[],
+            Payload::StartCopy(p) => &[p.bytes as u32, (p.bytes >> 32) as u32, p.offset as u32, (p.offset >> 32) as u32],
+            Payload::EndCopy(p) => &[p.mask as u32, (p.mask >> 32) as u32],
+            Payload::Barrier(_) => &[],
+        };
+        out[..words.len()].copy_from_slice(words);
+        (out, words.len())
+    }
+
+    /// Tracepoint `id`'s arguments from their words (`None` for an unknown id or too few words).
+    #[allow(unused_variables)]
+    pub fn decode(id: usize, words: &[u32]) -> Option<Payload> {
+        Some(match id {
+            0 => {
+                let w: &[u32; 8] = words.get(..8)?.try_into().ok()?;
+                Payload::StartDraw(StartDraw { vertex_count: w[0], first_vertex: w[1] as i32, indexed: w[2] != 0, pipeline: (u64::from(w[3]) | u64::from(w[4]) << 32), format: vk::Format::from_raw(w[5] as i32), label: LabelRef { offset: w[6], len: w[7] } })
+            }
+            1 => {
+                let w: &[u32; 0] = words.get(..0)?.try_into().ok()?;
+                Payload::EndDraw(EndDraw {  })
+            }
+            2 => {
+                let w: &[u32; 4] = words.get(..4)?.try_into().ok()?;
+                Payload::StartCopy(StartCopy { bytes: (u64::from(w[0]) | u64::from(w[1]) << 32), offset: (u64::from(w[2]) | u64::from(w[3]) << 32) })
+            }
+            3 => {
+                let w: &[u32; 2] = words.get(..2)?.try_into().ok()?;
+                Payload::EndCopy(EndCopy { mask: (u64::from(w[0]) | u64::from(w[1]) << 32) })
+            }
+            4 => {
+                let w: &[u32; 0] = words.get(..0)?.try_into().ok()?;
+                Payload::Barrier(Barrier {  })
+            }
+            _ => return None,
+        })
+    }
 }
 
 /// Before a draw.
@@ -132,7 +180,7 @@ pub fn trace_start_draw(rec: &Recorder<'_>, trace: &mut CommandTrace, vertex_cou
         return;
     }
     let label = trace.store_label(label);
-    trace.append(rec, Payload::StartDraw(StartDraw { vertex_count, first_vertex, indexed, pipeline, format, label }));
+    trace.append(rec, 0, false, [vertex_count, first_vertex as u32, u32::from(indexed), pipeline as u32, (pipeline >> 32) as u32, format.as_raw() as u32, label.offset, label.len]);
 }
 
 /// After a draw.
@@ -142,7 +190,7 @@ pub fn trace_end_draw(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     if !TOGGLES[0].is_enabled() {
         return;
     }
-    trace.append(rec, Payload::EndDraw(EndDraw {  }));
+    trace.append(rec, 1, true, []);
 }
 
 /// Before a copy; off unless asked for.
@@ -152,7 +200,7 @@ pub fn trace_start_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, bytes: u64
     if !TOGGLES[1].is_enabled() {
         return;
     }
-    trace.append(rec, Payload::StartCopy(StartCopy { bytes, offset }));
+    trace.append(rec, 2, true, [bytes as u32, (bytes >> 32) as u32, offset as u32, (offset >> 32) as u32]);
 }
 
 /// After a copy, written at the top of the pipe.
@@ -162,7 +210,7 @@ pub fn trace_end_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, mask: u64) {
     if !TOGGLES[1].is_enabled() {
         return;
     }
-    trace.append(rec, Payload::EndCopy(EndCopy { mask }));
+    trace.append(rec, 3, false, [mask as u32, (mask >> 32) as u32]);
 }
 
 /// A pipeline barrier.
@@ -172,6 +220,6 @@ pub fn trace_barrier(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     if !TOGGLES[2].is_enabled() {
         return;
     }
-    trace.append(rec, Payload::Barrier(Barrier {  }));
+    trace.append(rec, 4, true, []);
 }
 

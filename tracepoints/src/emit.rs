@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::spec::{Category, Kind, Spec, Tracepoint};
-use crate::types::ValueKind;
+use crate::types::{Repr, ValueKind};
 
 fn camel(name: &str) -> String {
     name.split('_')
@@ -97,7 +97,7 @@ pub fn emit(spec: &Spec, file: &str) -> String {
             camel(&tp.name)
         );
         for (i, a) in tp.args.iter().enumerate() {
-            if a.ty.is_label {
+            if a.ty.out_of_line {
                 let _ = writeln!(
                     o,
                     "                {i} => args::{}(out, &p.{}, strings),",
@@ -126,12 +126,116 @@ pub fn emit(spec: &Spec, file: &str) -> String {
             );
         }
     }
-    o.push_str("            _ => None,\n        }\n    }\n}\n\n");
+    o.push_str("            _ => None,\n        }\n    }\n\n");
+    emit_words(&mut o, spec);
+    o.push_str("}\n\n");
 
-    for tp in &spec.tracepoints {
-        emit_trace_fn(&mut o, tp);
+    for (id, tp) in spec.tracepoints.iter().enumerate() {
+        emit_trace_fn(&mut o, id, tp);
     }
     o
+}
+
+fn words(tp: &Tracepoint) -> usize {
+    tp.args.iter().map(|a| a.ty.repr.words()).sum()
+}
+
+/// The words one argument's value `v` takes.
+fn encode(repr: Repr, v: &str) -> Vec<String> {
+    match repr {
+        Repr::U32 => vec![v.to_string()],
+        Repr::I32 => vec![format!("{v} as u32")],
+        Repr::Bool => vec![format!("u32::from({v})")],
+        Repr::U64 => vec![format!("{v} as u32"), format!("({v} >> 32) as u32")],
+        Repr::VkEnum => vec![format!("{v}.as_raw() as u32")],
+        Repr::VkFlags => vec![format!("{v}.as_raw()")],
+        Repr::VkFlags64 => vec![
+            format!("{v}.as_raw() as u32"),
+            format!("({v}.as_raw() >> 32) as u32"),
+        ],
+        Repr::Text => vec![format!("{v}.offset"), format!("{v}.len")],
+    }
+}
+
+/// The value of an argument of type `stored` from the words `w[at..]`.
+fn decode(repr: Repr, stored: &str, at: usize) -> String {
+    let wide = format!("(u64::from(w[{at}]) | u64::from(w[{}]) << 32)", at + 1);
+    match repr {
+        Repr::U32 => format!("w[{at}]"),
+        Repr::I32 => format!("w[{at}] as i32"),
+        Repr::Bool => format!("w[{at}] != 0"),
+        Repr::U64 => wide,
+        Repr::VkEnum => format!("{stored}::from_raw(w[{at}] as i32)"),
+        Repr::VkFlags => format!("{stored}::from_raw(w[{at}])"),
+        Repr::VkFlags64 => format!("{stored}::from_raw{wide}"),
+        Repr::Text => format!("LabelRef {{ offset: w[{at}], len: w[{}] }}", at + 1),
+    }
+}
+
+/// How payloads are kept in a trace: as words (`u32`s), only as many as each tracepoint's
+/// arguments take, instead of the whole enum (the largest variant's size) per event.
+fn emit_words(o: &mut String, spec: &Spec) {
+    let max = spec.tracepoints.iter().map(words).max().unwrap_or(0);
+    let _ = writeln!(
+        o,
+        "    /// The most words any tracepoint's arguments take.\n    pub const MAX_WORDS: usize = {max};\n"
+    );
+    o.push_str("    /// The words each tracepoint's arguments take, by [`Payload::id`].\n");
+    let counts: Vec<String> = spec
+        .tracepoints
+        .iter()
+        .map(|t| words(t).to_string())
+        .collect();
+    let _ = writeln!(
+        o,
+        "    pub const WORDS: [usize; {}] = [{}];\n",
+        spec.tracepoints.len(),
+        counts.join(", ")
+    );
+    o.push_str("    /// The arguments as words, and how many of them are used.\n");
+    o.push_str("    pub fn encode(&self) -> ([u32; Self::MAX_WORDS], usize) {\n");
+    o.push_str("        let mut out = [0u32; Self::MAX_WORDS];\n");
+    o.push_str("        let words: &[u32] = match self {\n");
+    for tp in &spec.tracepoints {
+        let ws: Vec<String> = tp
+            .args
+            .iter()
+            .flat_map(|a| encode(a.ty.repr, &format!("p.{}", a.name)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "            Payload::{}({}) => &[{}],",
+            camel(&tp.name),
+            if tp.args.is_empty() { "_" } else { "p" },
+            ws.join(", ")
+        );
+    }
+    o.push_str("        };\n        out[..words.len()].copy_from_slice(words);\n");
+    o.push_str("        (out, words.len())\n    }\n\n");
+    o.push_str("    /// Tracepoint `id`'s arguments from their words (`None` for an unknown id or too few words).\n");
+    o.push_str("    #[allow(unused_variables)]\n");
+    o.push_str("    pub fn decode(id: usize, words: &[u32]) -> Option<Payload> {\n");
+    o.push_str("        Some(match id {\n");
+    for (i, tp) in spec.tracepoints.iter().enumerate() {
+        let n = words(tp);
+        let mut at = 0;
+        let fields: Vec<String> = tp
+            .args
+            .iter()
+            .map(|a| {
+                let f = format!("{}: {}", a.name, decode(a.ty.repr, a.ty.stored, at));
+                at += a.ty.repr.words();
+                f
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "            {i} => {{\n                let w: &[u32; {n}] = words.get(..{n})?.try_into().ok()?;\n                Payload::{0}({0} {{ {1} }})\n            }}",
+            camel(&tp.name),
+            fields.join(", ")
+        );
+    }
+    o.push_str("            _ => return None,\n        })\n    }\n");
 }
 
 fn emit_info(o: &mut String, tp: &Tracepoint) {
@@ -187,7 +291,7 @@ fn emit_struct(o: &mut String, tp: &Tracepoint) {
     o.push_str("}\n\n");
 }
 
-fn emit_trace_fn(o: &mut String, tp: &Tracepoint) {
+fn emit_trace_fn(o: &mut String, id: usize, tp: &Tracepoint) {
     doc_lines(o, "", &tp.doc);
     o.push_str("#[inline]\n#[allow(clippy::too_many_arguments)]\n");
     let params: Vec<String> = tp
@@ -207,14 +311,18 @@ fn emit_trace_fn(o: &mut String, tp: &Tracepoint) {
         "    if !TOGGLES[{}].is_enabled() {{\n        return;\n    }}",
         tp.toggle
     );
-    for a in tp.args.iter().filter(|a| a.ty.is_label) {
+    for a in tp.args.iter().filter(|a| a.ty.out_of_line) {
         let _ = writeln!(o, "    let {0} = trace.store_label({0});", a.name);
     }
-    let fields: Vec<&str> = tp.args.iter().map(|a| a.name.as_str()).collect();
+    let ws: Vec<String> = tp
+        .args
+        .iter()
+        .flat_map(|a| encode(a.ty.repr, &a.name))
+        .collect();
     let _ = writeln!(
         o,
-        "    trace.append(rec, Payload::{0}({0} {{ {1} }}));\n}}\n",
-        camel(&tp.name),
-        fields.join(", ")
+        "    trace.append(rec, {id}, {}, [{}]);\n}}\n",
+        tp.end_of_pipe,
+        ws.join(", ")
     );
 }

@@ -132,7 +132,7 @@ mod tests {
         });
         let events = [Event {
             ns: 7,
-            payload: &label,
+            payload: label,
             strings,
             cmd: 0,
         }];

@@ -163,13 +163,13 @@ mod tests {
         let events = [
             Event {
                 ns: 10,
-                payload: &label,
+                payload: label,
                 strings,
                 cmd: 0,
             },
             Event {
                 ns: 25,
-                payload: &end,
+                payload: end,
                 strings,
                 cmd: 0,
             },

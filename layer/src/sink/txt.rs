@@ -156,13 +156,13 @@ mod tests {
         let events = [
             Event {
                 ns: 1_000_000,
-                payload: &payloads[0],
+                payload: payloads[0],
                 strings: &[],
                 cmd: 0,
             },
             Event {
                 ns: 1_003_344,
-                payload: &payloads[1],
+                payload: payloads[1],
                 strings: &[],
                 cmd: 0,
             },
@@ -197,7 +197,7 @@ mod tests {
         format_batch(
             &mut buf,
             &info(),
-            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+            &[ev(10, s), ev(20, s), ev(15, e), ev(40, e)],
             &mut |_| {},
         );
         // Taken by the output after every event, the parts make the same text.
@@ -206,7 +206,7 @@ mod tests {
         format_batch(
             &mut last,
             &info(),
-            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+            &[ev(10, s), ev(20, s), ev(15, e), ev(40, e)],
             &mut |b| parts.push_str(&std::mem::take(b)),
         );
         assert_eq!(parts + &last, buf);

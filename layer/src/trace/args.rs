@@ -26,8 +26,8 @@ pub fn boolean(out: &mut String, v: &bool) {
 }
 
 /// A fixed name chosen by the layer (an operation's kind), written as it is.
-pub fn name(out: &mut String, v: &&'static str) {
-    out.push_str(v);
+pub fn name(out: &mut String, v: &LabelRef, strings: &[u8]) {
+    out.push_str(&String::from_utf8_lossy(v.bytes(strings)));
 }
 
 /// A byte count, or `whole` for `VK_WHOLE_SIZE`.

@@ -10,7 +10,6 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::health::Health;
-use super::tracepoints::Payload;
 use crate::gpu::query_pool;
 use crate::gpu::queue_context::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
@@ -49,6 +48,7 @@ pub struct ChunkPool {
     free: Mutex<Vec<vk::QueryPool>>,
     all: Mutex<Vec<vk::QueryPool>>,
     pub spare_events: Spares<RecordedEvent>,
+    pub spare_args: Spares<u32>,
     pub spare_chunks: Spares<QueryRange>,
     pub spare_copies: Spares<CopyRange>,
     /// Recorded traces alive (held by a command buffer or a pending batch): while there are
@@ -59,11 +59,14 @@ pub struct ChunkPool {
     host_reset: bool,
 }
 
-/// One tracepoint as recorded: its payload and where its timestamp lands in the trace's
-/// readback (queries are numbered across the trace's chunks in copy order).
-#[derive(Clone, Copy, Debug)]
+/// One tracepoint as recorded: which one it is, and where its timestamp lands in the
+/// trace's readback (queries are numbered across the trace's chunks in copy order). Its
+/// arguments follow the previous events' in the trace's argument words
+/// ([`Payload::WORDS`](crate::trace::tracepoints::Payload::WORDS) of them): eight bytes per event, plus its own arguments' room,
+/// rather than the size of the largest payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordedEvent {
-    pub payload: Payload,
+    pub id: u16,
     pub slot: u32,
 }
 
@@ -76,6 +79,7 @@ impl ChunkPool {
             free: Mutex::new(Vec::new()),
             all: Mutex::new(Vec::new()),
             spare_events: Spares::new(),
+            spare_args: Spares::new(),
             spare_chunks: Spares::new(),
             spare_copies: Spares::new(),
             recorded_traces: AtomicUsize::new(0),

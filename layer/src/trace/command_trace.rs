@@ -24,6 +24,28 @@ use super::objects::Objects;
 use super::query_slots::{Place, QuerySlots};
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
+
+/// An event held back (`start_cmd_buffer`, until the first command that does work).
+#[derive(Clone, Copy, Debug)]
+struct HeldEvent {
+    id: usize,
+    end_of_pipe: bool,
+    words: [u32; Payload::MAX_WORDS],
+    len: usize,
+}
+
+impl HeldEvent {
+    fn new(id: usize, end_of_pipe: bool, words: &[u32]) -> HeldEvent {
+        let mut held = HeldEvent {
+            id,
+            end_of_pipe,
+            words: [0; Payload::MAX_WORDS],
+            len: words.len().min(Payload::MAX_WORDS),
+        };
+        held.words[..held.len].copy_from_slice(&words[..held.len]);
+        held
+    }
+}
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest label kept, in bytes.
@@ -56,11 +78,12 @@ pub struct CommandTrace {
     pub level: vk::CommandBufferLevel,
     /// Whether the current recording gets tracepoints (decided at begin).
     instrumented: bool,
-    /// A tracepoint may take the short path of [`Self::append`]: the recording is
-    /// instrumented and complete, a timestamp of one view may be written here, no event is
-    /// held back or pending, and queries are read chunk by chunk. Kept by
-    /// [`Self::refresh_fast`] wherever one of those changes.
-    fast: bool,
+    /// How many tracepoints may still take the short path of [`Self::append`] (one
+    /// counter tested, instead of each condition): 0 unless the recording is instrumented
+    /// and complete, a timestamp of one view may be written here, no event is held back or
+    /// pending, and queries are read chunk by chunk; else the room left in `events` and
+    /// `args`. Kept by [`Self::refresh_fast`] wherever one of those changes.
+    fast_left: u32,
     /// Begun with `ONE_TIME_SUBMIT`: the recording runs at most once.
     one_time: bool,
     /// An instrumented recording is in progress (begun, not yet ended or reset): counted in
@@ -70,7 +93,7 @@ pub struct CommandTrace {
     defer_next: bool,
     /// `start_cmd_buffer`, written before the first command that does work (so that a
     /// command buffer that resumes a render pass writes nothing before the resumption).
-    pending_start: Option<Payload>,
+    pending_start: Option<HeldEvent>,
     pub write_state: WriteState,
     /// Queries per timestamp: the number of views of the current multiview subpass, else 1.
     pub views: u32,
@@ -84,6 +107,8 @@ pub struct CommandTrace {
     /// The queries the recording writes and reads.
     queries: QuerySlots,
     events: Vec<RecordedEvent>,
+    /// The events' arguments, one after the other (see [`RecordedEvent`]).
+    args: Vec<u32>,
     /// Labels of this recording, referenced by `LabelRef`s in payloads.
     strings: Vec<u8>,
     /// Secondary command buffers executed by this one, with their position among `events`.
@@ -104,7 +129,7 @@ impl CommandTrace {
             family,
             level,
             instrumented: false,
-            fast: false,
+            fast_left: 0,
             one_time: false,
             recording: false,
             defer_next: false,
@@ -117,6 +142,7 @@ impl CommandTrace {
             labels: Vec::new(),
             queries: QuerySlots::default(),
             events: Vec::new(),
+            args: Vec::new(),
             strings: Vec::new(),
             children: Vec::new(),
             last_slot: None,
@@ -138,58 +164,73 @@ impl CommandTrace {
     }
 
     fn refresh_fast(&mut self) {
-        self.fast = self.instrumented
+        let fast = self.instrumented
             && self.complete
             && self.write_state == WriteState::Free
             && self.views == 1
             && !self.defer_next
             && self.pending_start.is_none()
             && !self.queries.noting();
+        self.fast_left = if fast {
+            let events = self.events.capacity() - self.events.len();
+            let args = (self.args.capacity() - self.args.len()) / Payload::MAX_WORDS.max(1);
+            events.min(args).min(u32::MAX as usize) as u32
+        } else {
+            0
+        };
     }
 
     pub fn is_instrumented(&self) -> bool {
         self.instrumented && self.complete
     }
 
-    /// Appends one tracepoint: a timestamp write into the command buffer (where one may be
-    /// written) and its event.
+    /// Appends tracepoint `id` (its arguments as `words`, see [`Payload::encode`]): a
+    /// timestamp write into the command buffer (where one may be written) and its event.
     ///
-    /// The common case (see `fast`) stays inline in the tracepoint: its payload is built
-    /// where its event is stored, not passed through the stack, and the next query is taken
-    /// from the current chunk. Anything else goes through [`Self::append_slow`].
+    /// The common case (see `fast_left`) stays inline in the tracepoint: its words are
+    /// stored from registers, and the next query is taken from the current chunk. Anything
+    /// else goes through [`Self::append_slow`].
     #[inline(always)]
-    pub fn append(&mut self, rec: &Recorder<'_>, payload: Payload) {
-        if self.fast && self.events.len() < self.events.capacity() {
+    pub fn append<const N: usize>(
+        &mut self,
+        rec: &Recorder<'_>,
+        id: usize,
+        end_of_pipe: bool,
+        words: [u32; N],
+    ) {
+        if self.fast_left > 0 {
             if let Some(place) = self.queries.take_one() {
-                write_timestamp(rec, &payload, place);
+                self.fast_left -= 1;
+                write_timestamp(rec, end_of_pipe, place);
                 self.last_slot = Some(place.slot);
                 self.events.push(RecordedEvent {
-                    payload,
+                    id: id as u16,
                     slot: place.slot,
                 });
+                self.args.extend_from_slice(&words);
                 return;
             }
         }
-        self.append_slow(rec, payload);
+        self.append_slow(rec, id, end_of_pipe, &words);
     }
 
     #[inline(never)]
-    fn append_slow(&mut self, rec: &Recorder<'_>, payload: Payload) {
+    fn append_slow(&mut self, rec: &Recorder<'_>, id: usize, end_of_pipe: bool, words: &[u32]) {
         if !self.is_instrumented() {
             return;
         }
         if std::mem::take(&mut self.defer_next) {
-            self.pending_start = Some(payload);
+            self.pending_start = Some(HeldEvent::new(id, end_of_pipe, words));
             return;
         }
         if let Some(start) = self.pending_start.take() {
-            self.push(rec, start);
+            self.push(rec, start.id, start.end_of_pipe, &start.words[..start.len]);
         }
-        self.push(rec, payload);
+        self.push(rec, id, end_of_pipe, words);
         self.refresh_fast();
     }
 
-    fn push(&mut self, rec: &Recorder<'_>, payload: Payload) {
+    fn push(&mut self, rec: &Recorder<'_>, id: usize, end_of_pipe: bool, words: &[u32]) {
         let slot = match self.write_state {
             WriteState::SecondaryContents => return,
             WriteState::Suspended => match self.last_slot {
@@ -202,7 +243,7 @@ impl CommandTrace {
                     self.complete = false;
                     return;
                 };
-                write_timestamp(rec, &payload, place);
+                write_timestamp(rec, end_of_pipe, place);
                 self.queries.written(place);
                 self.last_slot = Some(place.slot);
                 place.slot
@@ -211,7 +252,14 @@ impl CommandTrace {
         if self.events.capacity() == 0 {
             self.events = rec.chunks.spare_events.take();
         }
-        self.events.push(RecordedEvent { payload, slot });
+        if self.args.capacity() == 0 {
+            self.args = rec.chunks.spare_args.take();
+        }
+        self.events.push(RecordedEvent {
+            id: id as u16,
+            slot,
+        });
+        self.args.extend_from_slice(words);
     }
 
     /// Copies a label into the trace's storage, cut at [`MAX_LABEL`] bytes (labels are
@@ -258,6 +306,7 @@ impl CommandTrace {
         // Never submitted: their queries are as they were handed out.
         self.queries.reset(pool);
         pool.spare_events.give(std::mem::take(&mut self.events));
+        pool.spare_args.give(std::mem::take(&mut self.args));
         self.strings.clear();
         self.children.clear();
         self.labels.clear();
@@ -272,7 +321,7 @@ impl CommandTrace {
         self.render_pass = vk::RenderPass::null();
         self.subpass = 0;
         self.suspending = false;
-        self.fast = false;
+        self.fast_left = 0;
         was_recording
     }
 
@@ -310,7 +359,7 @@ impl CommandTrace {
     #[must_use]
     pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
         let was_recording = std::mem::take(&mut self.recording);
-        self.fast = false;
+        self.fast_left = 0;
         if !self.is_instrumented() {
             return was_recording;
         }
@@ -320,6 +369,7 @@ impl CommandTrace {
             chunks,
             copies,
             events: std::mem::take(&mut self.events),
+            args: std::mem::take(&mut self.args),
             strings: std::mem::take(&mut self.strings),
             children: std::mem::take(&mut self.children),
             slots,
@@ -350,8 +400,8 @@ impl CommandTrace {
 /// Writes the tracepoint's timestamp at `place`: after the work before it (an end) or as
 /// the work after it starts.
 #[inline(always)]
-fn write_timestamp(rec: &Recorder<'_>, payload: &Payload, place: Place) {
-    let stage = if payload.info().end_of_pipe {
+fn write_timestamp(rec: &Recorder<'_>, end_of_pipe: bool, place: Place) {
+    let stage = if end_of_pipe {
         vk::PipelineStageFlags::BOTTOM_OF_PIPE
     } else {
         vk::PipelineStageFlags::TOP_OF_PIPE

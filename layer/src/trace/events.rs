@@ -8,6 +8,7 @@ use ash::vk;
 
 use super::output::Event;
 use super::recorded_trace::RecordedTrace;
+use super::tracepoints::Payload;
 use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;
 
@@ -65,20 +66,27 @@ fn trace_events<'a>(
     *next_base += trace.slots as usize;
     let mut dropped = 0;
     let mut children = trace.children.iter().peekable();
+    let mut args = trace.args.as_slice();
     for (i, e) in trace.events.iter().enumerate() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
             dropped += trace_events(&child.trace, values, to_ns, next_base, out);
         }
-        if trace.complete {
-            let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
-            out.push(Event {
-                ns: to_ns(raw),
-                payload: &e.payload,
-                strings: &trace.strings,
-                cmd: ash::vk::Handle::as_raw(trace.cmd),
-            });
-        } else {
-            dropped += 1;
+        let id = usize::from(e.id);
+        let words = Payload::WORDS.get(id).copied().unwrap_or(0);
+        let payload = Payload::decode(id, args);
+        args = args.get(words..).unwrap_or(&[]);
+        match payload {
+            Some(payload) if trace.complete => {
+                let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
+                out.push(Event {
+                    ns: to_ns(raw),
+                    payload,
+                    strings: &trace.strings,
+                    cmd: ash::vk::Handle::as_raw(trace.cmd),
+                });
+            }
+            // Incomplete, or (never expected) words that do not decode.
+            _ => dropped += 1,
         }
     }
     for child in children {

@@ -15,7 +15,7 @@ pub use super::batch::SubmitTiming;
 pub struct Event<'a> {
     /// Absolute GPU time in nanoseconds.
     pub ns: u64,
-    pub payload: &'a Payload,
+    pub payload: Payload,
     /// The labels of the command trace the event belongs to (see `LabelRef`).
     pub strings: &'a [u8],
     /// The command buffer it was recorded in (a secondary's own handle).

@@ -17,11 +17,16 @@ pub struct Place {
     pub slot: u32,
 }
 
-#[derive(Default)]
 pub struct QuerySlots {
-    /// Chunks being filled, with the number of queries used in each (in readback order:
-    /// their queries are read one chunk after the other).
+    /// Chunks taken, in readback order (their queries are read one chunk after the other),
+    /// with the number of queries used in each; the last one's number is kept in `used`
+    /// while it fills (see [`Self::settle`]).
     chunks: Vec<QueryRange>,
+    /// The chunk being filled (the last of `chunks`), and the queries used in it: the short
+    /// path of [`Self::take_one`] reads two fields, not the list. `used` is
+    /// [`CHUNK_QUERIES`] while there is no chunk, so that the first timestamp takes one.
+    current: vk::QueryPool,
+    used: u32,
     /// The queries read, noted one timestamp at a time once a multiview timestamp was
     /// written (only its first view's query holds a time, and a driver need not make the
     /// others available); until then the chunks are read whole.
@@ -31,20 +36,48 @@ pub struct QuerySlots {
     slots: u32,
 }
 
+impl Default for QuerySlots {
+    fn default() -> Self {
+        QuerySlots {
+            chunks: Vec::new(),
+            current: vk::QueryPool::null(),
+            used: CHUNK_QUERIES,
+            copies: Vec::new(),
+            noting: false,
+            slots: 0,
+        }
+    }
+}
+
 impl QuerySlots {
     /// The next query of the current chunk for a one-view timestamp, if the chunk has one
     /// left (the short path; see [`Self::take`] for the others).
     #[inline(always)]
     pub fn take_one(&mut self) -> Option<Place> {
-        let chunk = self.chunks.last_mut().filter(|c| c.count < CHUNK_QUERIES)?;
+        if self.used >= CHUNK_QUERIES {
+            return None;
+        }
         let place = Place {
-            pool: chunk.pool,
-            query: chunk.count,
+            pool: self.current,
+            query: self.used,
             slot: self.slots,
         };
-        chunk.count += 1;
+        self.used += 1;
         self.slots += 1;
         Some(place)
+    }
+
+    /// Writes the current chunk's count into the list.
+    fn settle(&mut self) {
+        if let Some(last) = self.chunks.last_mut() {
+            last.count = self.used;
+        }
+    }
+
+    /// No chunk is being filled any more (the list was taken or given back).
+    fn no_current(&mut self) {
+        self.current = vk::QueryPool::null();
+        self.used = CHUNK_QUERIES;
     }
 
     /// `views` consecutive queries in one chunk (a new one from `pool` when the current one
@@ -54,25 +87,23 @@ impl QuerySlots {
         if views > 1 && !self.noting {
             self.start_noting(pool);
         }
-        if self
-            .chunks
-            .last()
-            .is_none_or(|c| c.count + views > CHUNK_QUERIES)
-        {
+        if self.used + views > CHUNK_QUERIES {
+            self.settle();
             if self.chunks.capacity() == 0 {
                 self.chunks = pool.spare_chunks.take();
             }
             // On failure the pool reported the fault (once for the device).
             let qp = pool.acquire().ok()?;
             self.chunks.push(QueryRange { pool: qp, count: 0 });
+            self.current = qp;
+            self.used = 0;
         }
-        let chunk = self.chunks.last_mut()?;
         let place = Place {
-            pool: chunk.pool,
-            query: chunk.count,
+            pool: self.current,
+            query: self.used,
             slot: self.slots,
         };
-        chunk.count += views;
+        self.used += views;
         self.slots += views;
         Some(place)
     }
@@ -106,7 +137,8 @@ impl QuerySlots {
 
     /// Every query reserved so far in a chunk was written by a timestamp of one view: the
     /// chunks are read whole, one after the other.
-    fn whole_chunks(&self, out: &mut Vec<CopyRange>) {
+    fn whole_chunks(&mut self, out: &mut Vec<CopyRange>) {
+        self.settle();
         let mut slot = 0;
         out.extend(self.chunks.iter().map(|c| {
             let copy = CopyRange {
@@ -130,6 +162,7 @@ impl QuerySlots {
 
     /// The recording ended: its chunks, the queries read from them, and the slots used.
     pub fn finish(&mut self, pool: &ChunkPool) -> (Vec<QueryRange>, Vec<CopyRange>, u32) {
+        self.settle();
         let copies = if std::mem::take(&mut self.noting) {
             std::mem::take(&mut self.copies)
         } else {
@@ -137,6 +170,7 @@ impl QuerySlots {
             self.whole_chunks(&mut copies);
             copies
         };
+        self.no_current();
         (
             std::mem::take(&mut self.chunks),
             copies,
@@ -148,6 +182,7 @@ impl QuerySlots {
     /// handed out.
     pub fn reset(&mut self, pool: &ChunkPool) {
         pool.release(self.chunks.drain(..).map(|c| c.pool), false);
+        self.no_current();
         pool.spare_copies.give(std::mem::take(&mut self.copies));
         self.noting = false;
         self.slots = 0;

@@ -25,6 +25,8 @@ pub struct RecordedTrace {
     /// The queries read, with their slots relative to this trace's readback region.
     pub copies: Vec<CopyRange>,
     pub events: Vec<RecordedEvent>,
+    /// The events' arguments, one after the other (see [`RecordedEvent`]).
+    pub args: Vec<u32>,
     pub strings: Vec<u8>,
     pub children: Vec<Child>,
     /// Queries written by one execution of this command buffer alone, in readback order.
@@ -59,6 +61,7 @@ pub struct TraceParts {
     pub chunks: Vec<QueryRange>,
     pub copies: Vec<CopyRange>,
     pub events: Vec<RecordedEvent>,
+    pub args: Vec<u32>,
     pub strings: Vec<u8>,
     pub children: Vec<Child>,
     pub slots: u32,
@@ -73,6 +76,7 @@ impl RecordedTrace {
             chunks: Vec::new(),
             copies: Vec::new(),
             events: Vec::new(),
+            args: Vec::new(),
             strings: Vec::new(),
             children: Vec::new(),
             slots: 0,
@@ -97,6 +101,7 @@ impl RecordedTrace {
         self.chunks = parts.chunks;
         self.copies = parts.copies;
         self.events = parts.events;
+        self.args = parts.args;
         self.strings = parts.strings;
         self.children = parts.children;
         self.slots = parts.slots;
@@ -122,6 +127,7 @@ impl RecordedTrace {
         self.pool
             .spare_events
             .give(std::mem::take(&mut self.events));
+        self.pool.spare_args.give(std::mem::take(&mut self.args));
         self.pool
             .spare_chunks
             .give(std::mem::take(&mut self.chunks));

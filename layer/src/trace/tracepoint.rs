@@ -129,6 +129,12 @@ impl LabelInput for &[u8] {
     }
 }
 
+impl LabelInput for &str {
+    fn store(self, strings: &mut Vec<u8>, max: usize) -> LabelRef {
+        self.as_bytes().store(strings, max)
+    }
+}
+
 impl LabelInput for LabelRef {
     fn store(self, _: &mut Vec<u8>, _: usize) -> LabelRef {
         self

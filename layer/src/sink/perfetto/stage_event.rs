@@ -273,7 +273,7 @@ mod tests {
         });
         let e = Event {
             ns: 1,
-            payload: &payload,
+            payload,
             strings: b"",
             cmd: 0xc0ffee,
         };
@@ -324,7 +324,7 @@ mod tests {
         });
         let e = Event {
             ns: 1,
-            payload: &payload,
+            payload,
             strings: b"say \"x\"",
             cmd: 1,
         };

@@ -112,7 +112,7 @@ mod tests {
             .enumerate()
             .map(|(i, payload)| Event {
                 ns: 100 + 10 * i as u64,
-                payload,
+                payload: *payload,
                 strings: b"a",
                 cmd: 0xc,
             })
