@@ -60,12 +60,12 @@ pub fn format_batch(
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
-        let tp = e.payload.info();
+        let tp = e.info();
         let depth = ranges.depth(tp);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
         args.clear();
-        e.payload.write_args(args, e.strings);
+        e.payload().write_args(args, e.strings);
         for column in [
             u64::from(info.device),
             info.number,
@@ -119,6 +119,7 @@ impl Sink for CsvSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::output::Words;
     use crate::trace::tracepoints::{BeginLabel, LabelRef, Payload};
 
     #[test]
@@ -130,12 +131,8 @@ mod tests {
                 len: strings.len() as u32,
             },
         });
-        let events = [Event {
-            ns: 7,
-            payload: label,
-            strings,
-            cmd: 0,
-        }];
+        let label = Words::of(label);
+        let events = [label.event(7, strings, 0)];
         let info = BatchInfo {
             number: 3,
             device: 1,

@@ -81,7 +81,8 @@ pub fn format_batch(
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for (i, e) in events.iter().enumerate() {
-        let tp = e.payload.info();
+        let tp = e.info();
+        let payload = e.payload();
         let depth = ranges.depth(tp);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
@@ -105,7 +106,7 @@ pub fn format_batch(
             buf.push_str(field.name);
             buf.push_str("\":");
             arg.clear();
-            e.payload.write_arg(k, arg, e.strings);
+            payload.write_arg(k, arg, e.strings);
             match field.kind {
                 ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
                 ValueKind::Text => push_json_string(buf, arg),
@@ -148,6 +149,7 @@ impl Sink for JsonSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::output::Words;
     use crate::trace::tracepoints::{BeginLabel, EndCmdBuffer, LabelRef, Payload};
 
     #[test]
@@ -160,20 +162,8 @@ mod tests {
             },
         });
         let end = Payload::EndCmdBuffer(EndCmdBuffer { cmd: 0xabc });
-        let events = [
-            Event {
-                ns: 10,
-                payload: label,
-                strings,
-                cmd: 0,
-            },
-            Event {
-                ns: 25,
-                payload: end,
-                strings,
-                cmd: 0,
-            },
-        ];
+        let (label, end) = (Words::of(label), Words::of(end));
+        let events = [label.event(10, strings, 0), end.event(25, strings, 0)];
         let info = BatchInfo {
             number: 1,
             device: 0,

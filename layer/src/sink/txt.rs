@@ -61,7 +61,7 @@ pub fn format_batch(
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
-        let info = e.payload.info();
+        let info = e.info();
         let depth = ranges.depth(info);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
@@ -74,7 +74,7 @@ pub fn format_batch(
         let before = buf.len();
         buf.push_str(": ");
         let args_start = buf.len();
-        e.payload.write_args(buf, e.strings);
+        e.payload().write_args(buf, e.strings);
         if buf.len() == args_start {
             buf.truncate(before);
         }
@@ -115,6 +115,7 @@ impl Sink for TxtSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::output::Words;
     use crate::trace::tracepoints::{EndCmdBuffer, Payload, StartCmdBuffer};
     use ash::vk;
 
@@ -153,19 +154,10 @@ mod tests {
             ),
             end(0xabc),
         ];
+        let words = payloads.map(Words::of);
         let events = [
-            Event {
-                ns: 1_000_000,
-                payload: payloads[0],
-                strings: &[],
-                cmd: 0,
-            },
-            Event {
-                ns: 1_003_344,
-                payload: payloads[1],
-                strings: &[],
-                cmd: 0,
-            },
+            words[0].event(1_000_000, &[], 0),
+            words[1].event(1_003_344, &[], 0),
         ];
         let mut buf = String::new();
         format_batch(&mut buf, &info(), &events, &mut |_| {});
@@ -186,18 +178,15 @@ mod tests {
             vk::CommandBufferLevel::SECONDARY,
             vk::CommandBufferUsageFlags::empty(),
         );
-        let e = end(1);
-        let ev = |ns, payload| Event {
-            ns,
-            payload,
-            strings: &[],
-            cmd: 0,
-        };
+        let (s, e) = (Words::of(s), Words::of(end(1)));
+        fn ev(ns: u64, w: &Words) -> Event<'_> {
+            w.event(ns, &[], 0)
+        }
         let mut buf = String::new();
         format_batch(
             &mut buf,
             &info(),
-            &[ev(10, s), ev(20, s), ev(15, e), ev(40, e)],
+            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
             &mut |_| {},
         );
         // Taken by the output after every event, the parts make the same text.
@@ -206,7 +195,7 @@ mod tests {
         format_batch(
             &mut last,
             &info(),
-            &[ev(10, s), ev(20, s), ev(15, e), ev(40, e)],
+            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
             &mut |b| parts.push_str(&std::mem::take(b)),
         );
         assert_eq!(parts + &last, buf);

@@ -72,19 +72,13 @@ fn trace_events<'a>(
             dropped += trace_events(&child.trace, values, to_ns, next_base, out);
         }
         let id = usize::from(e.id);
-        let words = Payload::WORDS.get(id).copied().unwrap_or(0);
-        let payload = Payload::decode(id, args);
-        args = args.get(words..).unwrap_or(&[]);
-        match payload {
-            Some(payload) if trace.complete => {
-                let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
-                out.push(Event {
-                    ns: to_ns(raw),
-                    payload,
-                    strings: &trace.strings,
-                    cmd: ash::vk::Handle::as_raw(trace.cmd),
-                });
-            }
+        let n = Payload::WORDS.get(id).copied().unwrap_or(0);
+        let (words, rest) = args.split_at(n.min(args.len()));
+        args = rest;
+        let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
+        let cmd = ash::vk::Handle::as_raw(trace.cmd);
+        match Event::new(to_ns(raw), id, words, &trace.strings, cmd) {
+            Some(event) if trace.complete => out.push(event),
             // Incomplete, or (never expected) words that do not decode.
             _ => dropped += 1,
         }

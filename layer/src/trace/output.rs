@@ -6,20 +6,75 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::trace::tracepoints::Payload;
+use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
 pub use super::batch::SubmitTiming;
 
-/// One timestamped tracepoint.
+/// One timestamped tracepoint. Its arguments stay in the words its trace recorded them in
+/// (see [`Payload::encode`]) until an output asks for them: a batch's list of events then
+/// takes 56 bytes per event, not a whole payload's room.
 #[derive(Clone, Copy, Debug)]
 pub struct Event<'a> {
     /// Absolute GPU time in nanoseconds.
     pub ns: u64,
-    pub payload: Payload,
+    /// The tracepoint: its index in [`TRACEPOINTS`].
+    id: u16,
+    /// Its arguments' words.
+    words: &'a [u32],
     /// The labels of the command trace the event belongs to (see `LabelRef`).
     pub strings: &'a [u8],
     /// The command buffer it was recorded in (a secondary's own handle).
     pub cmd: u64,
+}
+
+impl<'a> Event<'a> {
+    /// The event of tracepoint `id` with the arguments `words`; `None` when they are not a
+    /// payload of that tracepoint (so that [`Self::payload`] always has one to give).
+    pub fn new(ns: u64, id: usize, words: &'a [u32], strings: &'a [u8], cmd: u64) -> Option<Self> {
+        Payload::decode(id, words)?;
+        Some(Event {
+            ns,
+            id: id as u16,
+            words,
+            strings,
+            cmd,
+        })
+    }
+
+    pub fn info(&self) -> &'static TracepointInfo {
+        &TRACEPOINTS[usize::from(self.id)]
+    }
+
+    /// The arguments, decoded from their words.
+    pub fn payload(&self) -> Payload {
+        // Checked in `new`: the words decode.
+        Payload::decode(usize::from(self.id), self.words)
+            .unwrap_or_else(|| unreachable!("an event's words were checked when it was made"))
+    }
+}
+
+/// A payload's words, owned: for events made by hand (the formats' tests).
+#[cfg(test)]
+pub struct Words {
+    id: usize,
+    words: [u32; Payload::MAX_WORDS],
+    len: usize,
+}
+
+#[cfg(test)]
+impl Words {
+    pub fn of(payload: Payload) -> Words {
+        let (words, len) = payload.encode();
+        Words {
+            id: payload.id(),
+            words,
+            len,
+        }
+    }
+
+    pub fn event<'a>(&'a self, ns: u64, strings: &'a [u8], cmd: u64) -> Event<'a> {
+        Event::new(ns, self.id, &self.words[..self.len], strings, cmd).expect("encoded words")
+    }
 }
 
 /// What the header of a batch shows.

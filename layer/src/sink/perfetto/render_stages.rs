@@ -154,9 +154,9 @@ impl RenderStageSink {
         self.stage_iids.clear();
         for range in &self.pairs.ranges[slice] {
             let e = &events[range.begin];
-            let tp = e.payload.info();
+            let tp = e.info();
             // A label's stage is named by the label; other stages by the spec.
-            let key = match e.payload.label() {
+            let key = match e.payload().label() {
                 Some(label) => StageKey::Label(String::from_utf8_lossy(label.bytes(e.strings))),
                 None => StageKey::Spec(tp.stage.unwrap_or(tp.name)),
             };

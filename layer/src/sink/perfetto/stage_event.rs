@@ -15,7 +15,7 @@ use std::fmt::Write;
 use perfetto_sdk::pb_utils::{pb_make_tag, PbWireType};
 
 use crate::sink::Event;
-use crate::trace::tracepoints::ValueKind;
+use crate::trace::tracepoints::{Payload, ValueKind};
 
 /// `TracePacket` fields.
 mod packet {
@@ -106,9 +106,10 @@ impl StageEncoder {
         if stage.render_target != 0 {
             varint_field(b, field::RENDER_TARGET_HANDLE, stage.render_target);
         }
-        for (k, f) in e.payload.info().fields.iter().enumerate() {
+        let payload = e.payload();
+        for (k, f) in e.info().fields.iter().enumerate() {
             self.value.clear();
-            write_value(&mut self.value, e, k, f.kind);
+            write_value(&mut self.value, e, &payload, k, f.kind);
             let (name, value) = (f.name.as_bytes(), self.value.as_bytes());
             // The nested ExtraData's size is known before it is written: no copy.
             let inner = delimited_len(field::EXTRA_NAME, name.len())
@@ -122,12 +123,12 @@ impl StageEncoder {
 }
 
 /// An argument's text; a label as the application wrote it (not quoted).
-fn write_value(out: &mut String, e: &Event<'_>, index: usize, kind: ValueKind) {
-    match (kind, e.payload.label()) {
+fn write_value(out: &mut String, e: &Event<'_>, payload: &Payload, index: usize, kind: ValueKind) {
+    match (kind, payload.label()) {
         (ValueKind::Quoted, Some(label)) => {
             let _ = write!(out, "{}", String::from_utf8_lossy(label.bytes(e.strings)));
         }
-        _ => e.payload.write_arg(index, out, e.strings),
+        _ => payload.write_arg(index, out, e.strings),
     }
 }
 
@@ -171,6 +172,7 @@ fn bytes_field(out: &mut Vec<u8>, id: u32, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::output::Words;
     use crate::trace::tracepoints::{BeginLabel, LabelRef, Payload, StartDraw};
     use perfetto_sdk::pb_decoder::{PbDecoder, PbDecoderField};
 
@@ -271,12 +273,8 @@ mod tests {
             instance_count: 2,
             ..Default::default()
         });
-        let e = Event {
-            ns: 1,
-            payload,
-            strings: b"",
-            cmd: 0xc0ffee,
-        };
+        let words = Words::of(payload);
+        let e = words.event(1, b"", 0xc0ffee);
         let mut encoder = StageEncoder::default();
         let bytes = body(encoder.encode_packet(1234, 64, 2, &stage(), &e));
         let varints: Vec<(u32, u64)> = decode(&bytes)
@@ -322,12 +320,8 @@ mod tests {
         let payload = Payload::BeginLabel(BeginLabel {
             label: LabelRef { offset: 0, len: 6 },
         });
-        let e = Event {
-            ns: 1,
-            payload,
-            strings: b"say \"x\"",
-            cmd: 1,
-        };
+        let words = Words::of(payload);
+        let e = words.event(1, b"say \"x\"", 1);
         let mut encoder = StageEncoder::default();
         let bytes = body(encoder.encode_packet(1, 64, 2, &stage(), &e));
         assert_eq!(strings(&bytes), [("label".into(), "say \"x".into())]);

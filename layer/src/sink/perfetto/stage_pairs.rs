@@ -40,14 +40,14 @@ impl StagePairs {
         self.open.clear();
         self.ranges.clear();
         for (i, e) in events.iter().enumerate() {
-            let info = e.payload.info();
+            let info = e.info();
             let (render_pass, framebuffer) = self
                 .open
                 .last()
                 .map_or((0, 0), |o| (o.render_pass, o.framebuffer));
             match info.kind {
                 RangeKind::Begin => {
-                    let (render_pass, framebuffer) = match e.payload {
+                    let (render_pass, framebuffer) = match e.payload() {
                         Payload::StartRenderPass(p) => (p.render_pass, p.framebuffer),
                         _ => (render_pass, framebuffer),
                     };
@@ -84,6 +84,7 @@ impl StagePairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::output::Words;
     use crate::trace::tracepoints::{
         BeginLabel, EndCmdBuffer, EndDraw, EndRenderPass, LabelRef, StartCmdBuffer, StartDraw,
         StartRenderPass,
@@ -107,15 +108,11 @@ mod tests {
             }),
             Payload::EndCmdBuffer(EndCmdBuffer::default()),
         ];
-        let events: Vec<Event<'_>> = payloads
+        let words: Vec<Words> = payloads.iter().map(|p| Words::of(*p)).collect();
+        let events: Vec<Event<'_>> = words
             .iter()
             .enumerate()
-            .map(|(i, payload)| Event {
-                ns: 100 + 10 * i as u64,
-                payload: *payload,
-                strings: b"a",
-                cmd: 0xc,
-            })
+            .map(|(i, w)| w.event(100 + 10 * i as u64, b"a", 0xc))
             .collect();
         let mut pairs = StagePairs::default();
         pairs.pair(&events);
