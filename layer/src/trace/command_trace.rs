@@ -24,6 +24,7 @@ use super::objects::Objects;
 use super::query_slots::{Place, QuerySlots};
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::tracepoints::{LabelInput, LabelRef, Payload};
+use crate::loader::dispatch::DeviceDispatch;
 
 /// An event held back (`start_cmd_buffer`, until the first command that does work).
 #[derive(Clone, Copy, Debug)]
@@ -46,7 +47,6 @@ impl HeldEvent {
         held
     }
 }
-use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest label kept, in bytes.
 pub const MAX_LABEL: usize = 256;
