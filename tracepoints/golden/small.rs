@@ -115,6 +115,42 @@ impl Payload {
         }
     }
 
+    /// Writes `arg=value, ...` (nothing for a tracepoint without arguments); labels are
+    /// read from `strings`, the storage of the command trace the event was recorded in.
+    #[allow(unused_variables)]
+    pub fn write_args(&self, out: &mut String, strings: &[u8]) {
+        match self {
+            Payload::StartDraw(p) => {
+                out.push_str("vertex_count=");
+                args::dec_u32(out, &p.vertex_count);
+                out.push_str(", first_vertex=");
+                args::dec_i32(out, &p.first_vertex);
+                out.push_str(", indexed=");
+                args::boolean(out, &p.indexed);
+                out.push_str(", pipeline=");
+                args::hex(out, &p.pipeline);
+                out.push_str(", format=");
+                args::format(out, &p.format);
+                out.push_str(", label=");
+                args::label(out, &p.label, strings);
+            }
+            Payload::EndDraw(p) => {
+            }
+            Payload::StartCopy(p) => {
+                out.push_str("bytes=");
+                args::size(out, &p.bytes);
+                out.push_str(", offset=");
+                args::dec_u64(out, &p.offset);
+            }
+            Payload::EndCopy(p) => {
+                out.push_str("mask=");
+                args::hex(out, &p.mask);
+            }
+            Payload::Barrier(p) => {
+            }
+        }
+    }
+
     /// The label argument, for tracepoints that carry one (named stages).
     pub fn label(&self) -> Option<LabelRef> {
         match self {

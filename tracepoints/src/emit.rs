@@ -114,6 +114,7 @@ pub fn emit(spec: &Spec, file: &str) -> String {
         o.push_str("                _ => {}\n            },\n");
     }
     o.push_str("        }\n    }\n\n");
+    emit_write_args(&mut o, spec);
     o.push_str("    /// The label argument, for tracepoints that carry one (named stages).\n");
     o.push_str("    pub fn label(&self) -> Option<LabelRef> {\n        match self {\n");
     for tp in &spec.tracepoints {
@@ -134,6 +135,32 @@ pub fn emit(spec: &Spec, file: &str) -> String {
         emit_trace_fn(&mut o, id, tp);
     }
     o
+}
+
+/// `Payload::write_args`: `arg=value, ...` (nothing for a tracepoint without arguments),
+/// each variant's names and separators as one literal before each value: the txt and csv
+/// formats write it for every event.
+fn emit_write_args(o: &mut String, spec: &Spec) {
+    o.push_str("    /// Writes `arg=value, ...` (nothing for a tracepoint without arguments); labels are\n");
+    o.push_str("    /// read from `strings`, the storage of the command trace the event was recorded in.\n");
+    o.push_str("    #[allow(unused_variables)]\n");
+    o.push_str("    pub fn write_args(&self, out: &mut String, strings: &[u8]) {\n");
+    o.push_str("        match self {\n");
+    for tp in &spec.tracepoints {
+        let _ = writeln!(o, "            Payload::{}(p) => {{", camel(&tp.name));
+        for (i, a) in tp.args.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = writeln!(o, "                out.push_str(\"{sep}{}=\");", a.name);
+            let strings = if a.ty.out_of_line { ", strings" } else { "" };
+            let _ = writeln!(
+                o,
+                "                args::{}(out, &p.{}{strings});",
+                a.ty.printer, a.name
+            );
+        }
+        o.push_str("            }\n");
+    }
+    o.push_str("        }\n    }\n\n");
 }
 
 fn words(tp: &Tracepoint) -> usize {

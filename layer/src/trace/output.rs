@@ -31,7 +31,11 @@ impl<'a> Event<'a> {
     /// The event of tracepoint `id` with the arguments `words`; `None` when they are not a
     /// payload of that tracepoint (so that [`Self::payload`] always has one to give).
     pub fn new(ns: u64, id: usize, words: &'a [u32], strings: &'a [u8], cmd: u64) -> Option<Self> {
-        Payload::decode(id, words)?;
+        // What `Payload::decode` needs: a tracepoint of that id, and its words (any value
+        // of them decodes). Checked by length, so that an event is decoded once, when read.
+        if Payload::WORDS.get(id) != Some(&words.len()) {
+            return None;
+        }
         Some(Event {
             ns,
             id: id as u16,
@@ -166,4 +170,26 @@ pub trait Lifecycle: Send + Sync {
     fn window_closed(&self);
     /// The device is going and its traceq thread wrote everything it had.
     fn device_gone(&self);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An event is made only of its tracepoint's words: too few, too many or an unknown
+    /// tracepoint give none (so that `payload` always decodes).
+    #[test]
+    fn events_are_made_of_whole_payloads() {
+        for (id, tp) in TRACEPOINTS.iter().enumerate() {
+            let n = Payload::WORDS[id];
+            let words = vec![1u32; n + 1];
+            let event = Event::new(5, id, &words[..n], &[], 0).expect(tp.name);
+            assert_eq!(event.payload().id(), id, "{}", tp.name);
+            assert!(Event::new(5, id, &words, &[], 0).is_none(), "{}", tp.name);
+            if n > 0 {
+                assert!(Event::new(5, id, &words[..n - 1], &[], 0).is_none());
+            }
+        }
+        assert!(Event::new(5, TRACEPOINTS.len(), &[], &[], 0).is_none());
+    }
 }

@@ -17,19 +17,6 @@ impl Payload {
     pub fn info(&self) -> &'static TracepointInfo {
         &TRACEPOINTS[self.id()]
     }
-
-    /// Writes `arg=value, ...` (nothing for a tracepoint without arguments); labels are read
-    /// from `strings`, the storage of the command trace the event was recorded in.
-    pub fn write_args(&self, out: &mut String, strings: &[u8]) {
-        for (i, field) in self.info().fields.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(field.name);
-            out.push('=');
-            self.write_arg(i, out, strings);
-        }
-    }
 }
 
 /// Applies a `GPU_TRACEPOINTS` list (`-draw,+barrier,...`; a bare name means `+`) over the
@@ -104,6 +91,28 @@ mod tests {
         s.clear();
         Payload::EndCmdBuffer(EndCmdBuffer { cmd: 0xff }).write_args(&mut s, &[]);
         assert_eq!(s, "cmd=0xff");
+    }
+
+    /// The generated `write_args` names every field of the tracepoint's table, in order,
+    /// with the value its own printer writes.
+    #[test]
+    fn write_args_follows_the_field_table() {
+        for (id, tp) in TRACEPOINTS.iter().enumerate() {
+            let words: Vec<u32> = (0..Payload::WORDS[id]).map(|i| i as u32 % 3).collect();
+            let payload = Payload::decode(id, &words).expect(tp.name);
+            let mut want = String::new();
+            for (i, field) in tp.fields.iter().enumerate() {
+                if i > 0 {
+                    want.push_str(", ");
+                }
+                want.push_str(field.name);
+                want.push('=');
+                payload.write_arg(i, &mut want, b"label");
+            }
+            let mut got = String::new();
+            payload.write_args(&mut got, b"label");
+            assert_eq!(got, want, "{}", tp.name);
+        }
     }
 
     /// Every tracepoint's words come back as they went: a payload decoded from words of
