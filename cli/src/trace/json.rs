@@ -1,0 +1,89 @@
+//! The json format (the layer's `sink/json.rs`): JSON Lines, `batch` lines holding their
+//! events, `end_of_frame` and `end_of_trace` lines between them.
+
+use serde_json::Value;
+
+use super::{number, Batch, Event, Trace};
+
+pub fn parse(text: &str) -> Result<Trace, String> {
+    let mut trace = Trace::default();
+    for (i, line) in text.lines().enumerate() {
+        let at = i + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            trace
+                .notes
+                .push(format!("line {at}: not JSON (cut short?); skipped"));
+            continue;
+        };
+        if v["type"] != "batch" {
+            continue;
+        }
+        match batch(&v) {
+            Some(b) => trace.batches.push(b),
+            None => trace
+                .notes
+                .push(format!("line {at}: a malformed batch; skipped")),
+        }
+    }
+    Ok(trace)
+}
+
+fn batch(v: &Value) -> Option<Batch> {
+    let events = v["events"]
+        .as_array()?
+        .iter()
+        .map(|e| {
+            Some(Event {
+                ns: e["ns"].as_u64()?,
+                name: e["name"].as_str()?.to_string(),
+                args: args(e["args"].as_object()?),
+            })
+        })
+        .collect::<Option<Vec<Event>>>()?;
+    Some(Batch {
+        device: u32::try_from(v["device"].as_u64()?).ok()?,
+        number: v["batch"].as_u64()?,
+        queue: v["queue"].as_str().and_then(number),
+        frame: v["frame"].as_u64()?,
+        submission: v["submission"].as_u64()?,
+        events,
+    })
+}
+
+/// The arguments as the txt format writes them: `name=value, ...`, strings as they are.
+fn args(map: &serde_json::Map<String, Value>) -> String {
+    let mut out = String::new();
+    for (k, v) in map {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(k);
+        out.push('=');
+        match v {
+            Value::String(s) => out.push_str(s),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_lines_make_batches() {
+        let text = "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":2,\"submission\":5,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":5,\"events\":[{\"ns\":10,\"delta\":0,\"depth\":0,\"name\":\"begin_label\",\"args\":{\"label\":\"x\"}},{\"ns\":15,\"delta\":5,\"depth\":0,\"name\":\"end_label\",\"args\":{}}]}\n\
+                    {\"type\":\"end_of_frame\",\"device\":0,\"frame\":2}\n\
+                    {\"type\":\"batch\",\"dev";
+        let t = parse(text).unwrap();
+        assert_eq!(t.batches.len(), 1);
+        let b = &t.batches[0];
+        assert_eq!((b.queue, b.frame, b.events.len()), (Some(16), 2, 2));
+        assert_eq!(b.events[0].args, "label=x");
+        assert_eq!(t.notes.len(), 1, "the cut line is noted");
+    }
+}

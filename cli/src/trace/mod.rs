@@ -1,0 +1,125 @@
+//! A trace as the layer wrote it, in any of its text formats, read into one model: batches
+//! of events, each event its GPU time, tracepoint name and arguments. The format is told
+//! from the content, not the file's name.
+
+mod csv;
+mod json;
+mod txt;
+
+use std::path::Path;
+
+/// One event of a batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub ns: u64,
+    pub name: String,
+    /// `name=value, ...`, as the txt and csv formats write them (json's object, rewritten).
+    pub args: String,
+}
+
+/// One submitted batch (the txt format's `BATCH` block).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    pub device: u32,
+    pub number: u64,
+    /// The queue's handle; csv does not say it.
+    pub queue: Option<u64>,
+    pub frame: u64,
+    pub submission: u64,
+    pub events: Vec<Event>,
+}
+
+/// The formats the layer writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Txt,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub batches: Vec<Batch>,
+    /// What the reader noticed and could not use (a trace cut short, lines it skipped).
+    pub notes: Vec<String>,
+}
+
+/// Reads the trace at `path`, its format told from its first bytes.
+pub fn read(path: &Path) -> Result<Trace, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path.display();
+    if bytes.is_empty() {
+        return Err(format!("{name}: the file is empty"));
+    }
+    let format = detect(&bytes).ok_or_else(|| {
+        format!("{name}: not a trace of utrace's (txt, json or csv) by its first line")
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let trace = match format {
+        Format::Txt => txt::parse(&text),
+        Format::Json => json::parse(&text),
+        Format::Csv => csv::parse(&text),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
+    Ok(trace)
+}
+
+/// The format of a trace by its first line; `None` when it is none of the layer's.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = String::from_utf8_lossy(first);
+    if first.starts_with("BATCH ")
+        || first.starts_with("END OF TRACE")
+        || first.starts_with("END OF FRAME")
+    {
+        Some(Format::Txt)
+    } else if first.starts_with("{\"type\":") {
+        Some(Format::Json)
+    } else if first.starts_with(csv::HEADER) {
+        Some(Format::Csv)
+    } else {
+        None
+    }
+}
+
+/// The number after `key=` among the space-separated `key=value` of a header line.
+fn header_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split([' ', ':'])
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+}
+
+fn number(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_by_their_first_line() {
+        assert_eq!(detect(b"BATCH 1: device=0 queue=0x1\n"), Some(Format::Txt));
+        assert_eq!(
+            detect(b"END OF TRACE: device=0 batches=0\n"),
+            Some(Format::Txt)
+        );
+        assert_eq!(detect(b"{\"type\":\"batch\"}\n"), Some(Format::Json));
+        assert_eq!(
+            detect(b"device,batch,frame,submission,ns,delta,depth,event,args\n"),
+            Some(Format::Csv)
+        );
+        assert_eq!(detect(b"\x0a\x0b perfetto"), None);
+        assert_eq!(detect(b"hello\n"), None);
+    }
+
+    #[test]
+    fn header_fields() {
+        let line = "BATCH 3: device=1 queue=0x10 frame=2 submission=5";
+        assert_eq!(header_field(line, "queue").and_then(number), Some(16));
+        assert_eq!(header_field(line, "frame").and_then(number), Some(2));
+        assert_eq!(header_field(line, "missing"), None);
+    }
+}

@@ -1,0 +1,173 @@
+//! `utrace report` on traces the layer wrote on Lavapipe: every range counted once, in every
+//! text format, and the command's errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use utrace_tests::checks::{assert_clean, kind, parse, Kind};
+use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::workload;
+
+/// The `utrace` command of this build (scripts/test.sh builds it with the layer).
+fn utrace() -> Command {
+    let exe = target_dir().join("debug").join("utrace");
+    assert!(
+        exe.exists(),
+        "{} is missing: build it first (cargo build -p utrace-cli)",
+        exe.display()
+    );
+    Command::new(exe)
+}
+
+fn report(args: &[&str], trace: &Path) -> Output {
+    utrace()
+        .arg("report")
+        .args(args)
+        .arg(trace)
+        .output()
+        .expect("utrace runs")
+}
+
+/// Runs the demo scenario with the trace written to a file of `dir` in `format`.
+fn trace(dir: &TempDir, format: &str) -> PathBuf {
+    let path = dir.path().join(format!("trace.{format}"));
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", path.to_str().expect("a UTF-8 path"))
+        .env("GPU_TRACE_FORMAT", format)
+        .run(dir);
+    assert_clean(&run);
+    path
+}
+
+/// (key, count) of each row of `report --json`.
+fn counts(out: &Output) -> Vec<(String, u64)> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let mut rows: Vec<(String, u64)> = v["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            let (p50, p90) = (r["p50_ns"].as_u64().unwrap(), r["p90_ns"].as_u64().unwrap());
+            let (p99, max) = (r["p99_ns"].as_u64().unwrap(), r["max_ns"].as_u64().unwrap());
+            assert!(p50 <= p90 && p90 <= p99 && p99 <= max, "{r}");
+            let (count, total) = (
+                r["count"].as_u64().unwrap(),
+                r["total_ns"].as_u64().unwrap(),
+            );
+            assert_eq!(r["mean_ns"].as_u64().unwrap(), total / count, "{r}");
+            (r["key"].as_str().unwrap().to_string(), count)
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn every_range_is_counted_once_in_every_format() {
+    let dir = TempDir::new("cli-report");
+    let txt = trace(&dir, "txt");
+    // The ranges as the tests' own strict reader of the txt format sees them: one per begin.
+    let parsed = parse(&std::fs::read_to_string(&txt).unwrap());
+    let mut want: Vec<(String, u64)> = Vec::new();
+    for e in parsed.batches.iter().flat_map(|b| &b.events) {
+        if let Kind::Begin(range) = kind(&e.name) {
+            match want.iter_mut().find(|(k, _)| k == range) {
+                Some((_, n)) => *n += 1,
+                None => want.push((range.to_string(), 1)),
+            }
+        }
+    }
+    want.sort();
+    assert!(want.iter().any(|(k, _)| k == "label") && want.iter().any(|(k, _)| k == "draw"));
+    assert_eq!(counts(&report(&["--json"], &txt)), want, "txt");
+    // The same workload in the other formats: the same ranges (their times differ).
+    for format in ["json", "csv"] {
+        let path = trace(&dir, format);
+        assert_eq!(counts(&report(&["--json"], &path)), want, "{format}");
+    }
+
+    let table = report(&["--top", "2"], &txt);
+    assert!(table.status.success());
+    let text = String::from_utf8_lossy(&table.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("range") && lines[1].starts_with("cmd_buffer"),
+        "{text}"
+    );
+    assert!(lines[3].is_empty(), "two rows: {text}");
+    let mut frames: Vec<u32> = parsed.batches.iter().map(|b| b.frame).collect();
+    frames.dedup();
+    assert!(
+        text.contains(&format!("frames: {},", frames.len())),
+        "{text}"
+    );
+
+    let labels = counts(&report(&["--json", "--by", "label"], &txt));
+    let label_ranges = want.iter().find(|(k, _)| k == "label").unwrap().1;
+    assert_eq!(
+        labels.iter().map(|(_, n)| n).sum::<u64>(),
+        label_ranges,
+        "{labels:?}"
+    );
+}
+
+#[test]
+fn bad_input_gets_one_line_and_a_failure() {
+    let dir = TempDir::new("cli-bad");
+    let missing = dir.path().join("missing.txt");
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let garbage = dir.path().join("garbage.bin");
+    std::fs::write(&garbage, b"\x0a\x0bnot a trace\n").unwrap();
+    let no_batch = dir.path().join("end.txt");
+    std::fs::write(
+        &no_batch,
+        "END OF TRACE: device=0 batches=0 events=0 dropped=0\n",
+    )
+    .unwrap();
+    for (path, says) in [
+        (&missing, "No such file"),
+        (&empty, "empty"),
+        (&garbage, "not a trace"),
+        (&no_batch, "no batch"),
+    ] {
+        let out = report(&[], path);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(says) && err.contains(path.to_str().unwrap()),
+            "{err}"
+        );
+    }
+    let out = report(&["--by", "nonsense"], &missing);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn a_trace_cut_short_is_reported_as_far_as_it_goes() {
+    let dir = TempDir::new("cli-cut");
+    let txt = trace(&dir, "txt");
+    let text = std::fs::read_to_string(&txt).unwrap();
+    // Cut inside the last batch, after an event line.
+    let last_batch = text.rfind("BATCH ").unwrap();
+    let cut_at = last_batch + text[last_batch..].find('\n').unwrap() + 1;
+    let cut_at = cut_at + text[cut_at..].find('\n').unwrap() + 1;
+    let cut_at = cut_at + text[cut_at..].find('\n').unwrap() + 1;
+    let cut = dir.path().join("cut.txt");
+    std::fs::write(&cut, &text[..cut_at]).unwrap();
+    let out = report(&["--json"], &cut);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cut short"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["unpaired_events"].as_u64().unwrap() >= 1,
+        "the open begin is counted: {v}"
+    );
+}
