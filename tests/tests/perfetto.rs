@@ -275,8 +275,17 @@ fn render_stages_match_the_txt_trace_one_to_one() {
             .collect();
         assert_eq!(got, cmds);
     }
+    // The file session clears incremental state every second: a run that takes longer
+    // (a loaded machine) re-sends every name on the cleared sequence, whole.
     let named: Vec<&str> = trace.names.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(named, ["copy and update", "scene pass", "demo queue"]);
+    assert!(!named.is_empty());
+    for sent in named.chunks(3) {
+        assert_eq!(
+            sent,
+            ["copy and update", "scene pass", "demo queue"],
+            "{named:?}"
+        );
+    }
     let pass = &trace.names[1];
     assert_eq!(pass.object_type, 18, "VK_OBJECT_TYPE_RENDER_PASS");
     let pass_stages: Vec<&Stage> = trace
