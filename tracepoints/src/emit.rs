@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::spec::{Category, Kind, Spec, Tracepoint};
+use crate::spec::{Arg, Category, Kind, Spec, Tracepoint};
 use crate::types::{Repr, ValueKind};
 
 fn camel(name: &str) -> String {
@@ -97,19 +97,7 @@ pub fn emit(spec: &Spec, file: &str) -> String {
             camel(&tp.name)
         );
         for (i, a) in tp.args.iter().enumerate() {
-            if a.ty.out_of_line {
-                let _ = writeln!(
-                    o,
-                    "                {i} => args::{}(out, &p.{}, strings),",
-                    a.ty.printer, a.name
-                );
-            } else {
-                let _ = writeln!(
-                    o,
-                    "                {i} => args::{}(out, &p.{}),",
-                    a.ty.printer, a.name
-                );
-            }
+            let _ = writeln!(o, "                {i} => {},", print_call(a));
         }
         o.push_str("                _ => {}\n            },\n");
     }
@@ -151,16 +139,18 @@ fn emit_write_args(o: &mut String, spec: &Spec) {
         for (i, a) in tp.args.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             let _ = writeln!(o, "                out.push_str(\"{sep}{}=\");", a.name);
-            let strings = if a.ty.out_of_line { ", strings" } else { "" };
-            let _ = writeln!(
-                o,
-                "                args::{}(out, &p.{}{strings});",
-                a.ty.printer, a.name
-            );
+            let _ = writeln!(o, "                {};", print_call(a));
         }
         o.push_str("            }\n");
     }
     o.push_str("        }\n    }\n\n");
+}
+
+/// The call that prints argument `a` of payload `p` to `out` (out-of-line arguments read
+/// the trace's `strings`).
+fn print_call(a: &Arg) -> String {
+    let strings = if a.ty.out_of_line { ", strings" } else { "" };
+    format!("args::{}(out, &p.{}{strings})", a.ty.printer, a.name)
 }
 
 fn words(tp: &Tracepoint) -> usize {

@@ -55,13 +55,12 @@ pub fn read(path: &Path) -> Result<Trace, String> {
         format!("{name}: not a trace of utrace's (txt, json or csv) by its first line")
     })?;
     let text = String::from_utf8_lossy(&bytes);
-    let trace = match format {
+    match format {
         Format::Txt => txt::parse(&text),
         Format::Json => json::parse(&text),
         Format::Csv => csv::parse(&text),
     }
-    .map_err(|e| format!("{name}: {e}"))?;
-    Ok(trace)
+    .map_err(|e| format!("{name}: {e}"))
 }
 
 /// The format of a trace by its first line; `None` when it is none of the layer's.
