@@ -1,6 +1,7 @@
 //! `utrace`: reads the traces the layer writes (txt, json, csv; the format told from the
 //! content) and answers where the GPU time went.
 
+mod groups;
 mod ranges;
 mod report;
 mod stats;
@@ -27,7 +28,7 @@ enum Command {
         trace: PathBuf,
         /// What ranges are grouped by.
         #[arg(long, value_enum, default_value = "tracepoint")]
-        by: report::By,
+        by: groups::By,
         /// Only the N groups with the most GPU time.
         #[arg(long, value_name = "N")]
         top: Option<usize>,

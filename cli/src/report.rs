@@ -5,18 +5,9 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use crate::ranges::{Paired, Range};
+use crate::groups::{key, By};
+use crate::ranges::Paired;
 use crate::stats::{covered, Summary};
-
-/// What ranges are grouped by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum By {
-    /// The range's kind: `cmd_buffer`, `render_pass`, `draw`, `label`, ...; every range of
-    /// the trace is counted once.
-    Tracepoint,
-    /// The application's debug label (label ranges only).
-    Label,
-}
 
 /// (begin, end) nanoseconds.
 type Spans = Vec<(u64, u64)>;
@@ -35,25 +26,10 @@ pub struct Report {
     pub unpaired: u64,
 }
 
-/// The label of a label range: its `label` argument, unquoted.
-fn label(r: &Range<'_>) -> Option<String> {
-    let value = r.args.strip_prefix("label=")?;
-    let value = value
-        .strip_prefix('"')
-        .and_then(|v| v.strip_suffix('"'))
-        .unwrap_or(value);
-    Some(value.to_string())
-}
-
 pub fn build(paired: &Paired<'_>, by: By) -> Report {
     let mut groups: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for r in &paired.ranges {
-        let key = match by {
-            By::Tracepoint => Some(r.range.to_string()),
-            By::Label if r.range == "label" => label(r),
-            By::Label => None,
-        };
-        if let Some(key) = key {
+        if let Some(key) = key(r, by) {
             groups.entry(key).or_default().push(r.duration());
         }
     }
@@ -102,10 +78,7 @@ fn us(ns: u64) -> String {
 /// The report as a table.
 pub fn text(report: &Report, top: Option<usize>, by: By) -> String {
     let mut out = String::new();
-    let heading = match by {
-        By::Tracepoint => "range",
-        By::Label => "label",
-    };
+    let heading = by.heading();
     let _ = writeln!(
         out,
         "{heading:<28} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}",
