@@ -14,6 +14,9 @@ pub struct Report {
     /// For each probed command name, whether `vkGetDeviceProcAddr` returned a function
     /// (first device only).
     pub proc_addrs: std::collections::BTreeMap<String, bool>,
+    /// The thread (Linux thread id) that recorded and submitted the work.
+    #[serde(default)]
+    pub main_thread: u32,
 }
 
 #[derive(Serialize, Deserialize, Debug, Default, Clone)]

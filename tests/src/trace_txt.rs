@@ -31,6 +31,8 @@ pub struct Batch {
     pub cmdbufs: u32,
     /// Timestamp queries the batch wrote.
     pub queries: u32,
+    /// The thread that submitted it.
+    pub thread: u32,
     pub events: Vec<Event>,
     pub elapsed_ns: u64,
 }
@@ -221,6 +223,7 @@ pub fn parse_trace(text: &str) -> Result<Trace, String> {
                 submission: field(&fields, "submission").map_err(err)?,
                 cmdbufs: field(&fields, "cmdbufs").map_err(err)?,
                 queries: field(&fields, "queries").map_err(err)?,
+                thread: field(&fields, "thread").map_err(err)?,
                 ..Batch::default()
             });
             expect_columns = true;
@@ -251,7 +254,7 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = "\
-BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4
+BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4 thread=4242
 +----- NS -----+ +-- Δ --+  +----- MSG -----
 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit
 0000123456790000      +988:    begin_label: label=\"say \\\"hi\\\", twice\", depth=1
@@ -300,7 +303,7 @@ END OF TRACE: device=0 batches=1 events=4 dropped=0
     fn wide_deltas_and_values_with_equals_signs() {
         // `{:+9}` grows past nine characters for deltas of a second or more.
         let text = "\
-BATCH 2: device=1 queue=0x1 frame=7 submission=9 cmdbufs=1 queries=2
+BATCH 2: device=1 queue=0x1 frame=7 submission=9 cmdbufs=1 queries=2 thread=4242
 +----- NS -----+ +-- Δ --+  +----- MSG -----
 0000000000000000        +0: start_cmd_buffer: cmd=0x2, level=secondary, usage=one_time_submit|simultaneous_use
 0000012345678901 +12345678901: end_cmd_buffer: cmd=0x2, note=a=b

@@ -247,6 +247,15 @@ fn demo(
                     .object_name(c"demo queue"),
             )
             .map_err(|e| format!("vkSetDebugUtilsObjectNameEXT: {e}"))?;
+        // The compute pipeline is named, the scene's graphics pipeline is not: a trace shows
+        // both a pipeline with its name and one with its handle alone.
+        labels
+            .set_debug_utils_object_name(
+                &vk::DebugUtilsObjectNameInfoEXT::default()
+                    .object_handle(pipeline.pipeline)
+                    .object_name(c"fill compute"),
+            )
+            .map_err(|e| format!("vkSetDebugUtilsObjectNameEXT: {e}"))?;
     }
     let label = |cb, name: &std::ffi::CStr| {
         // SAFETY: `cb` is recording; VK_EXT_debug_utils is enabled on the instance.
@@ -411,6 +420,8 @@ pub fn run(opts: &Options) -> Result<Report> {
 
     let mut report = Report {
         proc_addrs: probe_proc_addrs(&inst, &devices[0]),
+        // SAFETY: gettid has no preconditions.
+        main_thread: unsafe { libc::gettid() } as u32,
         ..Report::default()
     };
     for (index, dev) in devices.iter().enumerate() {

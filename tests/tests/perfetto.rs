@@ -279,10 +279,15 @@ fn render_stages_match_the_txt_trace_one_to_one() {
     // (a loaded machine) re-sends every name on the cleared sequence, whole.
     let named: Vec<&str> = trace.names.iter().map(|n| n.name.as_str()).collect();
     assert!(!named.is_empty());
-    for sent in named.chunks(3) {
+    for sent in named.chunks(4) {
         assert_eq!(
             sent,
-            ["copy and update", "scene pass", "demo queue"],
+            [
+                "copy and update",
+                "scene pass",
+                "demo queue",
+                "fill compute"
+            ],
             "{named:?}"
         );
     }

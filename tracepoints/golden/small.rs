@@ -159,6 +159,13 @@ impl Payload {
         }
     }
 
+    /// The bound pipeline's handle, for tracepoints that carry one (draws, dispatches).
+    pub fn pipeline(&self) -> Option<u64> {
+        match self {
+            _ => None,
+        }
+    }
+
     /// The most words any tracepoint's arguments take.
     pub const MAX_WORDS: usize = 8;
 

@@ -103,10 +103,38 @@ pub fn emit(spec: &Spec, file: &str) -> String {
     }
     o.push_str("        }\n    }\n\n");
     emit_write_args(&mut o, spec);
-    o.push_str("    /// The label argument, for tracepoints that carry one (named stages).\n");
-    o.push_str("    pub fn label(&self) -> Option<LabelRef> {\n        match self {\n");
+    emit_accessor(
+        &mut o,
+        spec,
+        "The label argument, for tracepoints that carry one (named stages).",
+        "label(&self) -> Option<LabelRef>",
+        |a| a.ty.is_label,
+    );
+    emit_accessor(
+        &mut o,
+        spec,
+        "The bound pipeline's handle, for tracepoints that carry one (draws, dispatches).",
+        "pipeline(&self) -> Option<u64>",
+        |a| a.ty.name == "pipeline",
+    );
+    emit_words(&mut o, spec);
+    o.push_str("}\n\n");
+
+    for (id, tp) in spec.tracepoints.iter().enumerate() {
+        emit_trace_fn(&mut o, id, tp);
+    }
+    o
+}
+
+/// A `Payload` method that gives the first argument `pick` chooses, for the tracepoints that
+/// have one.
+fn emit_accessor(o: &mut String, spec: &Spec, doc: &str, signature: &str, pick: fn(&Arg) -> bool) {
+    let _ = writeln!(
+        o,
+        "    /// {doc}\n    pub fn {signature} {{\n        match self {{"
+    );
     for tp in &spec.tracepoints {
-        if let Some(a) = tp.args.iter().find(|a| a.ty.is_label) {
+        if let Some(a) = tp.args.iter().find(|a| pick(a)) {
             let _ = writeln!(
                 o,
                 "            Payload::{}(p) => Some(p.{}),",
@@ -116,13 +144,6 @@ pub fn emit(spec: &Spec, file: &str) -> String {
         }
     }
     o.push_str("            _ => None,\n        }\n    }\n\n");
-    emit_words(&mut o, spec);
-    o.push_str("}\n\n");
-
-    for (id, tp) in spec.tracepoints.iter().enumerate() {
-        emit_trace_fn(&mut o, id, tp);
-    }
-    o
 }
 
 /// `Payload::write_args`: `arg=value, ...` (nothing for a tracepoint without arguments),

@@ -93,6 +93,9 @@ pub const TYPES: &[ArgType] = &[
     t("hex", "u64", "hex", ValueKind::Text, Repr::U64),
     t("size", "u64", "size", ValueKind::Text, Repr::U64),
     t("handle", "u64", "hex", ValueKind::Text, Repr::U64),
+    // The pipeline bound when the command was recorded: a handle, which the outputs follow
+    // with the name the application gave it (`Payload::pipeline`).
+    t("pipeline", "u64", "hex", ValueKind::Text, Repr::U64),
     t(
         "format",
         "vk::Format",

@@ -3,10 +3,46 @@
 
 use super::{number, Batch, Event, Trace};
 
-pub const HEADER: &str = "device,batch,frame,submission,ns,delta,depth,event,args";
+/// How every header of the layer's csv begins; which columns follow is read from it (a
+/// `thread` column came with the submitting thread; older traces lack it).
+pub const HEADER_START: &str = "device,batch,frame,submission,";
+
+/// The columns the reader uses, by their place in the header.
+struct Columns {
+    device: usize,
+    batch: usize,
+    frame: usize,
+    submission: usize,
+    thread: Option<usize>,
+    ns: usize,
+    event: usize,
+    args: usize,
+    count: usize,
+}
+
+impl Columns {
+    fn of(header: &str) -> Result<Columns, String> {
+        let names: Vec<&str> = header.split(',').collect();
+        let at = |name: &str| names.iter().position(|n| *n == name);
+        let need =
+            |name: &str| at(name).ok_or_else(|| format!("the csv header has no {name:?} column"));
+        Ok(Columns {
+            device: need("device")?,
+            batch: need("batch")?,
+            frame: need("frame")?,
+            submission: need("submission")?,
+            thread: at("thread"),
+            ns: need("ns")?,
+            event: need("event")?,
+            args: need("args")?,
+            count: names.len(),
+        })
+    }
+}
 
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
+    let c = Columns::of(text.lines().next().unwrap_or_default())?;
     for (i, line) in text.lines().enumerate().skip(1) {
         let at = i + 1;
         if line.is_empty() {
@@ -18,41 +54,46 @@ pub fn parse(text: &str) -> Result<Trace, String> {
             ));
             continue;
         };
-        if f.len() != 9 {
-            trace
-                .notes
-                .push(format!("line {at}: {} columns, not 9; skipped", f.len()));
+        if f.len() != c.count {
+            trace.notes.push(format!(
+                "line {at}: {} columns, not {}; skipped",
+                f.len(),
+                c.count
+            ));
             continue;
         }
-        if f[1].is_empty() {
+        if f[c.batch].is_empty() {
             // A device's end_of_trace row.
             continue;
         }
         let parsed = (|| {
-            let device = u32::try_from(number(&f[0])?).ok()?;
-            let batch = number(&f[1])?;
-            let event = Event {
-                ns: number(&f[4])?,
-                name: f[7].clone(),
-                args: f[8].clone(),
+            let batch = Batch {
+                device: u32::try_from(number(&f[c.device])?).ok()?,
+                number: number(&f[c.batch])?,
+                queue: None,
+                frame: number(&f[c.frame])?,
+                submission: number(&f[c.submission])?,
+                thread: c.thread.and_then(|t| number(&f[t])),
+                events: Vec::new(),
             };
-            Some((device, batch, number(&f[2])?, number(&f[3])?, event))
+            let event = Event {
+                ns: number(&f[c.ns])?,
+                name: f[c.event].clone(),
+                args: f[c.args].clone(),
+            };
+            Some((batch, event))
         })();
-        let Some((device, batch, frame, submission, event)) = parsed else {
+        let Some((batch, event)) = parsed else {
             trace
                 .notes
                 .push(format!("line {at}: a malformed row; skipped"));
             continue;
         };
         match trace.batches.last_mut() {
-            Some(b) if b.device == device && b.number == batch => b.events.push(event),
+            Some(b) if b.device == batch.device && b.number == batch.number => b.events.push(event),
             _ => trace.batches.push(Batch {
-                device,
-                number: batch,
-                queue: None,
-                frame,
-                submission,
                 events: vec![event],
+                ..batch
             }),
         }
     }
@@ -91,26 +132,36 @@ mod tests {
 
     #[test]
     fn rows_make_batches() {
-        let text = format!(
-            "{HEADER}\n\
-             0,1,0,1,1000,0,0,start_cmd_buffer,\"cmd=0xabc, level=primary\"\n\
-             0,1,0,1,1500,500,1,begin_label,\"label=\"\"x, y\"\"\"\n\
-             0,1,0,1,1600,100,1,end_label,\n\
-             0,2,1,2,2000,0,0,start_cmd_buffer,\"cmd=0xabc\"\n\
-             0,,,,,,,end_of_trace,\"batches=2, events=4, dropped=0\"\n"
-        );
-        let t = parse(&text).unwrap();
+        let text = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n\
+             0,1,0,1,77,1000,0,0,start_cmd_buffer,\"cmd=0xabc, level=primary\"\n\
+             0,1,0,1,77,1500,500,1,begin_label,\"label=\"\"x, y\"\"\"\n\
+             0,1,0,1,77,1600,100,1,end_label,\n\
+             0,2,1,2,78,2000,0,0,start_cmd_buffer,\"cmd=0xabc\"\n\
+             0,,,,,,,,end_of_trace,\"batches=2, events=4, dropped=0\"\n";
+        let t = parse(text).unwrap();
         assert!(t.notes.is_empty(), "{:?}", t.notes);
         assert_eq!(t.batches.len(), 2);
         assert_eq!(t.batches[0].events.len(), 3);
         assert_eq!(t.batches[0].events[1].args, "label=\"x, y\"");
-        assert_eq!(t.batches[1].frame, 1);
+        assert_eq!((t.batches[1].frame, t.batches[1].thread), (1, Some(78)));
+    }
+
+    /// Traces of layers before the `thread` column.
+    #[test]
+    fn the_older_header_is_read_too() {
+        let text = "device,batch,frame,submission,ns,delta,depth,event,args\n\
+             0,1,0,1,1000,0,0,start_cmd_buffer,\"cmd=0xabc\"\n";
+        let t = parse(text).unwrap();
+        assert_eq!(t.batches[0].events[0].ns, 1000);
+        assert_eq!(t.batches[0].thread, None);
+        assert!(parse("device,batch,frame,submission,when\n").is_err());
     }
 
     #[test]
     fn a_row_cut_short_is_noted() {
-        let text = format!("{HEADER}\n0,1,0,1,1000,0,0,start_cmd_buffer,\"cmd=0x");
-        let t = parse(&text).unwrap();
+        let text = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n\
+                    0,1,0,1,7,1000,0,0,start_cmd_buffer,\"cmd=0x";
+        let t = parse(text).unwrap();
         assert!(t.batches.is_empty());
         assert!(t.notes[0].contains("line 2"), "{:?}", t.notes);
     }

@@ -49,6 +49,7 @@ fn batch(v: &Value) -> Option<Batch> {
         queue: v["queue"].as_str().and_then(number),
         frame: v["frame"].as_u64()?,
         submission: v["submission"].as_u64()?,
+        thread: v["thread"].as_u64(),
         events,
     })
 }

@@ -26,6 +26,8 @@ pub struct Batch {
     pub queue: Option<u64>,
     pub frame: u64,
     pub submission: u64,
+    /// The thread that submitted it; traces of older layers do not say.
+    pub thread: Option<u64>,
     pub events: Vec<Event>,
 }
 
@@ -74,7 +76,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         Some(Format::Txt)
     } else if first.starts_with("{\"type\":") {
         Some(Format::Json)
-    } else if first.starts_with(csv::HEADER) {
+    } else if first.starts_with(csv::HEADER_START) {
         Some(Format::Csv)
     } else {
         None

@@ -61,6 +61,7 @@ fn batch_header(rest: &str, line: &str) -> Option<Batch> {
         queue: header_field(line, "queue").and_then(number),
         frame: header_field(line, "frame").and_then(number)?,
         submission: header_field(line, "submission").and_then(number)?,
+        thread: header_field(line, "thread").and_then(number),
         events: Vec::new(),
     })
 }

@@ -37,7 +37,8 @@ use std::ffi::CStr;
 use ash::vk;
 
 use commands::{
-    dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy, transfer as tr,
+    bind as bd, dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy,
+    transfer as tr,
 };
 
 macro_rules! hook {
@@ -178,6 +179,7 @@ bracketed_table! {
     b"vkCmdDrawMeshTasksEXT" => dr::cmd_draw_mesh_tasks,
     b"vkCmdDrawMeshTasksIndirectEXT" => dr::cmd_draw_mesh_tasks_indirect,
     b"vkCmdDrawMeshTasksIndirectCountEXT" => dr::cmd_draw_mesh_tasks_indirect_count,
+    b"vkCmdBindPipeline" => bd::cmd_bind_pipeline,
     b"vkCmdDispatch" => cd::cmd_dispatch,
     b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => cd::cmd_dispatch_base,
     b"vkCmdDispatchIndirect" => cd::cmd_dispatch_indirect,

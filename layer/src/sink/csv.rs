@@ -2,26 +2,30 @@
 //! quotes (the arguments) are quoted, with quotes doubled.
 //!
 //! ```text
-//! device,batch,frame,submission,ns,delta,depth,event,args
-//! 0,1,0,1,1000000,0,0,start_cmd_buffer,"cmd=0xabc, level=primary, usage=one_time_submit"
+//! device,batch,frame,submission,thread,ns,delta,depth,event,args
+//! 0,1,0,1,4242,1000000,0,0,start_cmd_buffer,"cmd=0xabc, level=primary, usage=one_time_submit, thread=4242"
 //! ```
+//!
+//! `thread` is the batch's submitting thread (a command buffer's recording thread is its
+//! `start_cmd_buffer`'s `thread` argument).
 //!
 //! Frame ends are not rows (every row says its frame). The end of a device's trace is one
 //! row of the same columns, its counts in `args` (what was written, and `dropped`: events
 //! lost, those of batches the output could not write included):
 //!
 //! ```text
-//! 0,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
+//! 0,,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
 //! ```
 
 use std::fmt::Write;
 
 use super::output::Output;
 use super::ranges::Ranges;
+use super::text_args;
 use super::{BatchInfo, Event, Sink, TraceSummary};
 use crate::digits;
 
-pub const HEADER: &str = "device,batch,frame,submission,ns,delta,depth,event,args\n";
+pub const HEADER: &str = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n";
 
 pub struct CsvSink {
     out: Output,
@@ -43,7 +47,7 @@ impl CsvSink {
 pub fn format_end(s: &TraceSummary, buf: &mut String) {
     let _ = writeln!(
         buf,
-        "{},,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
+        "{},,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
         s.device, s.batches, s.events, s.dropped
     );
 }
@@ -65,12 +69,13 @@ pub fn format_batch(
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
         args.clear();
-        e.payload().write_args(args, e.strings);
+        text_args::write(args, info, e);
         for column in [
             u64::from(info.device),
             info.number,
             u64::from(info.frame),
             info.submission,
+            u64::from(info.submit.tid),
         ] {
             digits::push_u64(buf, column);
             buf.push(',');
@@ -141,13 +146,17 @@ mod tests {
             submission: 4,
             cmdbufs: 1,
             queries: 1,
+            submit: crate::sink::SubmitTiming {
+                tid: 31,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let (mut buf, mut args) = (String::new(), String::new());
         format_batch(&mut buf, &mut args, &info, &events, &mut |_| {});
         assert_eq!(
             buf,
-            "1,3,2,4,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
+            "1,3,2,4,31,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
         );
     }
 }

@@ -3,13 +3,16 @@
 //! flushed). Three kinds of lines, in the order of the txt format's blocks:
 //!
 //! ```text
-//! {"type":"batch","device":0,"batch":1,"queue":"0x1","frame":0,"submission":1,"cmdbufs":1,"queries":2,"elapsed_ns":3344,
-//!  "events":[{"ns":1000000,"delta":0,"depth":0,"name":"start_cmd_buffer","args":{"cmd":"0xabc","level":"primary"}},...]}
+//! {"type":"batch","device":0,"batch":1,"queue":"0x1","frame":0,"submission":1,"thread":4242,"cmdbufs":1,"queries":2,"elapsed_ns":3344,
+//!  "events":[{"ns":1000000,"delta":0,"depth":0,"name":"start_cmd_buffer","args":{"cmd":"0xabc","level":"primary",...,"thread":4242}},
+//!            {"ns":1002000,...,"name":"start_dispatch","args":{...,"pipeline":"0x5c00","pipeline_name":"blur"}},...]}
 //! {"type":"end_of_frame","device":0,"frame":0}
 //! {"type":"end_of_trace","device":0,"batches":1,"events":2,"dropped":0}
 //! ```
 //!
-//! Arguments keep their kind: numbers and booleans bare, everything else a string.
+//! Arguments keep their kind: numbers and booleans bare, everything else a string. A batch's
+//! `thread` is its submitting thread; a draw's or dispatch's `pipeline` is followed by the
+//! name the application gave it, if any.
 
 use std::fmt::Write;
 
@@ -75,8 +78,8 @@ pub fn format_batch(
     };
     let _ = write!(
         buf,
-        "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},\"events\":[",
-        info.device, info.number, info.queue, info.frame, info.submission, info.cmdbufs, info.queries
+        "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"thread\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},\"events\":[",
+        info.device, info.number, info.queue, info.frame, info.submission, info.submit.tid, info.cmdbufs, info.queries
     );
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
@@ -111,6 +114,10 @@ pub fn format_batch(
                 ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
                 ValueKind::Text => push_json_string(buf, arg),
             }
+        }
+        if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
+            buf.push_str(",\"pipeline_name\":");
+            push_json_string(buf, name);
         }
         buf.push_str("}}");
         spill(buf);
@@ -172,6 +179,10 @@ mod tests {
             submission: 5,
             cmdbufs: 1,
             queries: 2,
+            submit: crate::sink::SubmitTiming {
+                tid: 31,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let (mut buf, mut arg) = (String::new(), String::new());
@@ -184,9 +195,40 @@ mod tests {
         assert_eq!(parts + &last, buf);
         assert_eq!(
             buf,
-            "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":2,\"submission\":5,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":15,\"events\":[\
+            "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":2,\"submission\":5,\"thread\":31,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":15,\"events\":[\
              {\"ns\":10,\"delta\":0,\"depth\":0,\"name\":\"begin_label\",\"args\":{\"label\":\"a \\\"quoted\\\", label\\u0001\"}},\
              {\"ns\":25,\"delta\":15,\"depth\":1,\"name\":\"end_cmd_buffer\",\"args\":{\"cmd\":\"0xabc\"}}]}\n"
+        );
+    }
+
+    /// A dispatch's pipeline is followed by the name the application gave it.
+    #[test]
+    fn pipelines_are_named() {
+        use crate::trace::pipeline_names::PipelineNames;
+        use crate::trace::tracepoints::StartDispatchIndirect;
+        let dispatch = Words::of(Payload::StartDispatchIndirect(StartDispatchIndirect {
+            buffer: 0xb0,
+            offset: 16,
+            pipeline: 0x5c00,
+        }));
+        let names = PipelineNames::of(&[(0x5c00, "blur")]);
+        let info = BatchInfo {
+            pipeline_names: Some(&names),
+            ..Default::default()
+        };
+        let (mut buf, mut arg) = (String::new(), String::new());
+        format_batch(
+            &mut buf,
+            &mut arg,
+            &info,
+            &[dispatch.event(1, &[], 0)],
+            &mut |_| {},
+        );
+        assert!(
+            buf.contains(
+                r#""args":{"buffer":"0xb0","offset":16,"pipeline":"0x5c00","pipeline_name":"blur"}"#
+            ),
+            "{buf}"
         );
     }
 }

@@ -10,6 +10,7 @@ pub mod output;
 pub mod perfetto;
 mod ranges;
 mod tee;
+mod text_args;
 pub mod txt;
 mod writer;
 

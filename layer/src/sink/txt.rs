@@ -1,21 +1,26 @@
 //! The `txt` format, after Mesa's u_trace printer:
 //!
 //! ```text
-//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=2
+//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4 thread=4242
 //! +----- NS -----+ +-- Δ --+  +----- MSG -----
-//! 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit
-//! 0000123456792356     +3344: end_cmd_buffer: cmd=0x55d0c8f0b000
+//! 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit, thread=4242
+//! 0000123456790012     +2000:    start_dispatch: group_count_x=64, ..., pipeline=0x55d0c8f0c000, pipeline_name="blur"
+//! 0000123456791356     +1344:    end_dispatch
+//! 0000123456792356     +1000: end_cmd_buffer: cmd=0x55d0c8f0b000
 //! ELAPSED: 3344 ns
 //! END OF FRAME 0
 //! END OF TRACE: device=0 batches=1 events=2 dropped=0
 //! ```
 //!
-//! Events are indented three spaces per open range; deltas are signed 64-bit.
+//! Events are indented three spaces per open range; deltas are signed 64-bit. `thread` is
+//! the submitting thread on a batch, the recording thread on a command buffer; a draw's or
+//! dispatch's `pipeline` is followed by the name the application gave it, if any.
 
 use std::fmt::Write;
 
 use super::output::Output;
 use super::ranges::Ranges;
+use super::text_args;
 use super::{BatchInfo, Event, Sink, TraceSummary};
 use crate::digits;
 
@@ -48,21 +53,22 @@ pub fn format_batch(
 ) {
     let _ = writeln!(
         buf,
-        "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={} queries={}",
+        "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={} queries={} thread={}",
         info.number,
         info.device,
         info.queue,
         info.frame,
         info.submission,
         info.cmdbufs,
-        info.queries
+        info.queries,
+        info.submit.tid
     );
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for e in events {
-        let info = e.info();
-        let depth = ranges.depth(info);
+        let tp = e.info();
+        let depth = ranges.depth(tp);
         let delta = e.ns.wrapping_sub(prev) as i64;
         prev = e.ns;
         digits::push_u64_zero_padded(buf, e.ns, 16);
@@ -70,11 +76,11 @@ pub fn format_batch(
         digits::push_signed_right_aligned(buf, delta, 9);
         buf.push_str(": ");
         digits::push_repeated(buf, b' ', 3 * depth);
-        buf.push_str(info.name);
+        buf.push_str(tp.name);
         let before = buf.len();
         buf.push_str(": ");
         let args_start = buf.len();
-        e.payload().write_args(buf, e.strings);
+        text_args::write(buf, info, e);
         if buf.len() == args_start {
             buf.truncate(before);
         }
@@ -115,8 +121,12 @@ impl Sink for TxtSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sink::SubmitTiming;
     use crate::trace::output::Words;
-    use crate::trace::tracepoints::{EndCmdBuffer, Payload, StartCmdBuffer};
+    use crate::trace::pipeline_names::PipelineNames;
+    use crate::trace::tracepoints::{
+        EndCmdBuffer, EndDispatch, Payload, StartCmdBuffer, StartDispatch,
+    };
     use ash::vk;
 
     fn start(
@@ -124,7 +134,12 @@ mod tests {
         level: vk::CommandBufferLevel,
         usage: vk::CommandBufferUsageFlags,
     ) -> Payload {
-        Payload::StartCmdBuffer(StartCmdBuffer { cmd, level, usage })
+        Payload::StartCmdBuffer(StartCmdBuffer {
+            cmd,
+            level,
+            usage,
+            thread: 4242,
+        })
     }
 
     fn end(cmd: u64) -> Payload {
@@ -140,6 +155,10 @@ mod tests {
             submission: 5,
             cmdbufs: 1,
             queries: 2,
+            submit: SubmitTiming {
+                tid: 4243,
+                ..SubmitTiming::default()
+            },
             ..Default::default()
         }
     }
@@ -163,9 +182,9 @@ mod tests {
         format_batch(&mut buf, &info(), &events, &mut |_| {});
         assert_eq!(
             buf,
-            "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1 queries=2\n\
+            "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1 queries=2 thread=4243\n\
              +----- NS -----+ +-- Δ --+  +----- MSG -----\n\
-             0000000001000000        +0: start_cmd_buffer: cmd=0xabc, level=primary, usage=one_time_submit\n\
+             0000000001000000        +0: start_cmd_buffer: cmd=0xabc, level=primary, usage=one_time_submit, thread=4242\n\
              0000000001003344     +3344: end_cmd_buffer: cmd=0xabc\n\
              ELAPSED: 3344 ns\n"
         );
@@ -200,10 +219,53 @@ mod tests {
         );
         assert_eq!(parts + &last, buf);
         let lines: Vec<&str> = buf.lines().collect();
-        assert!(lines[3]
-            .ends_with("       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none"));
+        assert!(lines[3].ends_with(
+            "       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none, thread=4242"
+        ));
         assert!(lines[4].contains("       -5:    end_cmd_buffer"));
         assert!(lines[5].contains("      +25: end_cmd_buffer"));
         assert_eq!(lines[6], "ELAPSED: 30 ns");
+    }
+
+    /// A dispatch's pipeline is followed by its name once the application gave it one.
+    #[test]
+    fn pipelines_are_named() {
+        let dispatch = |pipeline| {
+            Words::of(Payload::StartDispatch(StartDispatch {
+                group_count_x: 1,
+                group_count_y: 1,
+                group_count_z: 1,
+                base_x: 0,
+                base_y: 0,
+                base_z: 0,
+                pipeline,
+            }))
+        };
+        let (named, unnamed) = (dispatch(0x5c00), dispatch(0x5d00));
+        let end = Words::of(Payload::EndDispatch(EndDispatch {}));
+        let names = PipelineNames::of(&[(0x5c00, "blur \"x\"")]);
+        let info = BatchInfo {
+            pipeline_names: Some(&names),
+            ..info()
+        };
+        let events = [
+            named.event(10, &[], 0),
+            end.event(20, &[], 0),
+            unnamed.event(30, &[], 0),
+            end.event(40, &[], 0),
+        ];
+        let mut buf = String::new();
+        format_batch(&mut buf, &info, &events, &mut |_| {});
+        let lines: Vec<&str> = buf.lines().collect();
+        assert!(
+            lines[2].ends_with("pipeline=0x5c00, pipeline_name=\"blur \\\"x\\\"\""),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[4].ends_with("base_z=0, pipeline=0x5d00"),
+            "{}",
+            lines[4]
+        );
     }
 }

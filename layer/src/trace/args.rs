@@ -101,8 +101,13 @@ pub fn query_type(out: &mut String, v: &vk::QueryType) {
 /// (so that the printed label is also a valid JSON string); bytes that are not UTF-8
 /// become U+FFFD.
 pub fn label(out: &mut String, v: &LabelRef, strings: &[u8]) {
+    quoted(out, v.bytes(strings));
+}
+
+/// `text` quoted and escaped as [`label`] writes labels (object names are shown so too).
+pub fn quoted(out: &mut String, text: &[u8]) {
     out.push('"');
-    for chunk in v.bytes(strings).utf8_chunks() {
+    for chunk in text.utf8_chunks() {
         for c in chunk.valid().chars() {
             match c {
                 '"' => out.push_str("\\\""),

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::bound_pipelines::BoundPipelines;
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::objects::Objects;
 use super::query_slots::{Place, QuerySlots};
@@ -102,6 +103,8 @@ pub struct CommandTrace {
     pub subpass: u32,
     /// The current dynamic render pass instance will be suspended at its end.
     pub suspending: bool,
+    /// What its draws and dispatches name as their pipeline.
+    pub pipelines: BoundPipelines,
     /// Labels opened in this recording and not yet closed, innermost last.
     labels: Vec<LabelRef>,
     /// The queries the recording writes and reads.
@@ -139,6 +142,7 @@ impl CommandTrace {
             render_pass: vk::RenderPass::null(),
             subpass: 0,
             suspending: false,
+            pipelines: BoundPipelines::default(),
             labels: Vec::new(),
             queries: QuerySlots::default(),
             events: Vec::new(),
@@ -160,6 +164,7 @@ impl CommandTrace {
         self.recording = true;
         self.defer_next = true;
         self.views = views.max(1);
+        self.pipelines = BoundPipelines::default();
         self.refresh_fast();
     }
 

@@ -59,7 +59,7 @@ pub struct DeviceTracer {
     lifecycle: Option<Box<dyn Lifecycle>>,
     /// The lifecycle has not yet been told that the device is gone.
     not_yet_gone: AtomicBool,
-    /// Its outputs show object names (Perfetto).
+    /// Its outputs show the names of every kind of object (Perfetto), not only pipelines'.
     names_shown: bool,
     /// Its outputs show each submission's CPU time (Perfetto's `vk_queue_submit`): only then
     /// does a submission read the clock, twice.
@@ -145,7 +145,8 @@ impl DeviceTracer {
         let start = {
             let (dispatch, caps, stats) =
                 (Arc::clone(&dispatch), Arc::clone(&caps), Arc::clone(&stats));
-            move || traceq::spawn(index, dispatch, caps, sink, stats)
+            let names = Arc::clone(&names);
+            move || traceq::spawn(index, dispatch, caps, sink, stats, names)
         };
         // On demand, the thread waits for the first batch a session captures.
         let consumer = if config.on_demand {
@@ -333,7 +334,9 @@ impl DeviceTracer {
     /// The application named an object: formats that show names get it in order with the
     /// batches (Perfetto shows stages under the names of their command buffers and passes).
     pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
-        if !self.names_shown {
+        // Every format shows pipelines' names (after a draw's or dispatch's handle); the
+        // others only Perfetto.
+        if !self.names_shown && object_type != ash::vk::ObjectType::PIPELINE.as_raw() {
             return;
         }
         let mut names = self.names.lock();

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod bound_pipelines;
 pub mod capture;
 pub mod chunk;
 pub mod cmdbufs;
@@ -17,6 +18,7 @@ pub mod handle_index;
 mod health;
 pub mod objects;
 pub mod output;
+pub mod pipeline_names;
 mod query_slots;
 pub mod recorded_trace;
 mod recording;

@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
 pub use super::batch::SubmitTiming;
+use super::pipeline_names::PipelineNames;
 
 /// One timestamped tracepoint. Its arguments stay in the words its trace recorded them in
 /// (see [`Payload::encode`]) until an output asks for them: a batch's list of events then
@@ -98,8 +99,17 @@ pub struct BatchInfo<'a> {
     pub queries: u32,
     /// Every command buffer the call submitted, in submission order.
     pub command_buffers: &'a [u64],
-    /// The `vkQueueSubmit*` call on the CPU.
+    /// The `vkQueueSubmit*` call on the CPU (its thread: the batch's submitting thread).
     pub submit: SubmitTiming,
+    /// The names of the pipelines its draws and dispatches name.
+    pub pipeline_names: Option<&'a PipelineNames>,
+}
+
+impl BatchInfo<'_> {
+    /// The name the application gave pipeline `handle`, if any.
+    pub fn pipeline_name(&self, handle: u64) -> Option<&str> {
+        self.pipeline_names?.get(handle)
+    }
 }
 
 /// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).

@@ -225,7 +225,9 @@ impl DeviceTracer {
                 usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             );
             self.cmdbufs.recording_started();
-            trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage);
+            // The recording thread: which thread fed the GPU, next to the submitting one.
+            let thread = crate::gpu::cpu_clock::tid();
+            trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage, thread);
         };
         // SAFETY: `vkBeginCommandBuffer` is externally synchronised for `cb`.
         unsafe { self.with_trace(cb, begin) };

@@ -82,11 +82,12 @@ mod tests {
             level: vk::CommandBufferLevel::PRIMARY,
             usage: vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT
                 | vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
+            thread: 77,
         })
         .write_args(&mut s, &[]);
         assert_eq!(
             s,
-            "cmd=0x1234, level=primary, usage=one_time_submit|simultaneous_use"
+            "cmd=0x1234, level=primary, usage=one_time_submit|simultaneous_use, thread=77"
         );
         s.clear();
         Payload::EndCmdBuffer(EndCmdBuffer { cmd: 0xff }).write_args(&mut s, &[]);
@@ -169,6 +170,7 @@ mod tests {
             first_index: 9,
             vertex_offset: -123_456,
             first_instance: 1,
+            pipeline: 0xdead_beef_0000_0001,
         });
         for payload in [pass, indexed] {
             let (words, len) = payload.encode();

@@ -10,7 +10,7 @@ bracketed! {
     /// `vkCmdDispatch`.
     cmd_dispatch(cb, x: u32, y: u32, z: u32) = core cmd_dispatch;
     switch toggle::DISPATCH;
-    before |r, t| trace_start_dispatch(r, t, x, y, z, 0, 0, 0);
+    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch(r, t, x, y, z, 0, 0, 0, p) };
     after |r, t| trace_end_dispatch(r, t);
 }
 
@@ -18,7 +18,7 @@ bracketed! {
     /// `vkCmdDispatchBase` (and `vkCmdDispatchBaseKHR`).
     cmd_dispatch_base(cb, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) = ext cmd_dispatch_base;
     switch toggle::DISPATCH;
-    before |r, t| trace_start_dispatch(r, t, x, y, z, base_x, base_y, base_z);
+    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch(r, t, x, y, z, base_x, base_y, base_z, p) };
     after |r, t| trace_end_dispatch(r, t);
 }
 
@@ -26,6 +26,6 @@ bracketed! {
     /// `vkCmdDispatchIndirect`.
     cmd_dispatch_indirect(cb, buffer: vk::Buffer, offset: u64) = core cmd_dispatch_indirect;
     switch toggle::DISPATCH_INDIRECT;
-    before |r, t| trace_start_dispatch_indirect(r, t, buffer.as_raw(), offset);
+    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch_indirect(r, t, buffer.as_raw(), offset, p) };
     after |r, t| trace_end_dispatch_indirect(r, t);
 }

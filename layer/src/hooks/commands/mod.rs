@@ -2,6 +2,7 @@
 //! around the call down through [`crate::trace::DeviceTracer::around`]; without a tracer the
 //! call goes straight down.
 
+pub mod bind;
 pub mod dispatch;
 pub mod draw;
 pub mod labels;

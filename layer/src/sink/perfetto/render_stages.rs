@@ -261,6 +261,7 @@ impl RenderStageSink {
                 command_buffer: e.cmd,
                 render_pass: range.render_pass,
                 render_target: range.framebuffer,
+                pipeline_name: e.payload().pipeline().and_then(|p| info.pipeline_name(p)),
             };
             let fields = self.encoder.encode_packet(
                 e.ns,

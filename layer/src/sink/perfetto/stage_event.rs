@@ -44,7 +44,7 @@ mod field {
 }
 
 /// What one stage says besides its arguments.
-pub struct Stage {
+pub struct Stage<'a> {
     pub event_id: u64,
     pub duration: u64,
     pub queue_iid: u64,
@@ -57,6 +57,9 @@ pub struct Stage {
     pub render_pass: u64,
     /// 0 when unknown.
     pub render_target: u64,
+    /// The name the application gave the draw's or dispatch's pipeline: one more
+    /// `extra_data` after its `pipeline` handle.
+    pub pipeline_name: Option<&'a str>,
 }
 
 /// Encodes stages, reusing its buffers: allocation-free once warm.
@@ -76,7 +79,7 @@ impl StageEncoder {
         ns: u64,
         clock_id: u32,
         sequence_flags: u32,
-        stage: &Stage,
+        stage: &Stage<'_>,
         e: &Event<'_>,
     ) -> &[u8] {
         self.encode_body(stage, e);
@@ -89,7 +92,7 @@ impl StageEncoder {
         &self.packet
     }
 
-    fn encode_body(&mut self, stage: &Stage, e: &Event<'_>) {
+    fn encode_body(&mut self, stage: &Stage<'_>, e: &Event<'_>) {
         let b = &mut self.body;
         b.clear();
         varint_field(b, field::EVENT_ID, stage.event_id);
@@ -110,16 +113,24 @@ impl StageEncoder {
         for (k, f) in e.info().fields.iter().enumerate() {
             self.value.clear();
             write_value(&mut self.value, e, &payload, k, f.kind);
-            let (name, value) = (f.name.as_bytes(), self.value.as_bytes());
-            // The nested ExtraData's size is known before it is written: no copy.
-            let inner = delimited_len(field::EXTRA_NAME, name.len())
-                + delimited_len(field::EXTRA_VALUE, value.len());
-            varint(b, tag(field::EXTRA_DATA, PbWireType::Delimited));
-            varint(b, inner as u64);
-            bytes_field(b, field::EXTRA_NAME, name);
-            bytes_field(b, field::EXTRA_VALUE, value);
+            extra_data(b, f.name, &self.value);
+        }
+        if let Some(name) = stage.pipeline_name {
+            extra_data(b, "pipeline_name", name);
         }
     }
+}
+
+/// One `extra_data` (name, value) of the stage.
+fn extra_data(b: &mut Vec<u8>, name: &str, value: &str) {
+    let (name, value) = (name.as_bytes(), value.as_bytes());
+    // The nested ExtraData's size is known before it is written: no copy.
+    let inner = delimited_len(field::EXTRA_NAME, name.len())
+        + delimited_len(field::EXTRA_VALUE, value.len());
+    varint(b, tag(field::EXTRA_DATA, PbWireType::Delimited));
+    varint(b, inner as u64);
+    bytes_field(b, field::EXTRA_NAME, name);
+    bytes_field(b, field::EXTRA_VALUE, value);
 }
 
 /// An argument's text; a label as the application wrote it (not quoted).
@@ -251,7 +262,7 @@ mod tests {
             .collect()
     }
 
-    fn stage() -> Stage {
+    fn stage() -> Stage<'static> {
         Stage {
             event_id: 7,
             duration: 300,
@@ -263,6 +274,7 @@ mod tests {
             command_buffer: 0xc0ffee,
             render_pass: 0,
             render_target: 0xf00,
+            pipeline_name: None,
         }
     }
 

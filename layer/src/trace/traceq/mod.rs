@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use crate::gpu::caps::DeviceCaps;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::trace::batch::Batch;
-use crate::trace::output::Sink;
+use crate::trace::output::{ObjectNames, Sink};
 
 mod mailbox;
 mod thread;
@@ -267,6 +267,7 @@ pub fn spawn(
     caps: Arc<DeviceCaps>,
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
+    names: ObjectNames,
 ) -> std::io::Result<Consumer> {
     let (tx, rx) = mailbox();
     let (done_tx, done) = bounded(1);
@@ -280,7 +281,8 @@ pub fn spawn(
         Arc::clone(&stats),
         Arc::clone(&pending),
         Arc::clone(&stopping),
-    );
+    )
+    .with_names(names);
     let thread = std::thread::Builder::new()
         .name("utrace-traceq".into())
         .spawn(move || {

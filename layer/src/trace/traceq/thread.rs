@@ -16,7 +16,8 @@ use crate::gpu::cpu_clock;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::trace::batch::{Batch, Results};
 use crate::trace::events::{batch_events, read_queries};
-use crate::trace::output::{BatchInfo, Event, Sink, TraceSummary};
+use crate::trace::output::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
+use crate::trace::pipeline_names::PipelineNames;
 
 pub(super) struct Traceq {
     device_index: u32,
@@ -45,6 +46,8 @@ pub(super) struct Traceq {
     read_failed: bool,
     /// Batches left waiting for a signal were given up at exit (said once).
     said_unsignalled: bool,
+    /// What the batches' draws and dispatches name as their pipeline.
+    pipeline_names: PipelineNames,
 }
 
 impl Traceq {
@@ -73,7 +76,14 @@ impl Traceq {
             host_values: Vec::new(),
             read_failed: false,
             said_unsignalled: false,
+            pipeline_names: PipelineNames::new(ObjectNames::default()),
         }
+    }
+
+    /// Pipeline names read from `names`, the device's list of object names.
+    pub(super) fn with_names(mut self, names: ObjectNames) -> Traceq {
+        self.pipeline_names = PipelineNames::new(names);
+        self
     }
 
     pub(super) fn run(&mut self, rx: Inbox<Message>) {
@@ -280,6 +290,7 @@ impl Traceq {
             return;
         }
         self.batches_written += 1;
+        self.pipeline_names.refresh();
         let info = BatchInfo {
             number: self.batches_written,
             device: self.device_index,
@@ -292,6 +303,7 @@ impl Traceq {
             queries: total,
             command_buffers: &batch.command_buffers,
             submit: batch.submit,
+            pipeline_names: Some(&self.pipeline_names),
         };
         self.sink.batch(&info, &events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
