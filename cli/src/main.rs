@@ -1,10 +1,23 @@
-//! `utrace`: reads the traces the layer writes (txt, json, csv; the format told from the
-//! content) and answers where the GPU time went.
+//! `utrace`: reads the traces the layer writes (txt, json, csv, Perfetto; the format told
+//! from the content) and answers where the GPU time went.
 
+mod args;
+mod diff;
 mod groups;
+mod histogram;
+mod install;
+mod layer_files;
+mod perfetto_proto;
+mod perfetto_write;
+mod queues;
 mod ranges;
 mod report;
+mod report_out;
+mod run;
+mod significance;
+mod stages;
 mod stats;
+mod stdout;
 mod trace;
 
 use std::path::PathBuf;
@@ -21,10 +34,47 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Installs the layer built beside this program for the current user
+    /// ($XDG_DATA_HOME/vulkan/explicit_layer.d, or implicit_layer.d).
+    Install {
+        /// As an implicit layer: loaded whenever GPU_TRACE=1 is set, no VK_INSTANCE_LAYERS
+        /// needed (never when UTRACE_DISABLE=1).
+        #[arg(long)]
+        implicit: bool,
+    },
+    /// Removes what `install` installed.
+    Uninstall,
+    /// Runs an application with the layer tracing it, then prints the report of its trace.
+    /// The layer is the one built beside this program (or one installed where the Vulkan
+    /// loader looks); the application's exit status is this command's.
+    Run {
+        /// Where the trace goes [default: $TMPDIR/utrace-APP-PID.EXT].
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// The trace's format.
+        #[arg(long, value_enum, default_value = "txt")]
+        format: run::TraceFormat,
+        /// Trace only frames FIRST to LAST (from 0).
+        #[arg(long, value_name = "FIRST-LAST", value_parser = run::parse_frames)]
+        frames: Option<String>,
+        /// Tracepoints switched on (+name) or off (-name), as GPU_TRACEPOINTS.
+        #[arg(long, value_name = "LIST")]
+        tracepoints: Option<String>,
+        /// What the report groups ranges by.
+        #[arg(long, value_enum, default_value = "tracepoint")]
+        by: groups::By,
+        /// Only the N groups with the most GPU time.
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+        /// The application and its arguments.
+        #[arg(last = true, required = true, value_name = "APP")]
+        app: Vec<std::ffi::OsString>,
+    },
     /// Per group of ranges: count, total, mean, p50, p90, p99, max and share of GPU busy
-    /// time; each frame's GPU time.
+    /// time; per queue, busy time and overlap; each frame's GPU time, with a histogram; the
+    /// longest ranges with their arguments.
     Report {
-        /// A trace the layer wrote (txt, json or csv).
+        /// A trace the layer wrote (txt, json, csv or Perfetto).
         trace: PathBuf,
         /// What ranges are grouped by.
         #[arg(long, value_enum, default_value = "tracepoint")]
@@ -32,16 +82,23 @@ enum Command {
         /// Only the N groups with the most GPU time.
         #[arg(long, value_name = "N")]
         top: Option<usize>,
+        /// How many of the longest ranges (of the grouping) to list.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        longest: usize,
         /// One JSON object instead of the table.
         #[arg(long)]
         json: bool,
     },
+    /// Which groups of ranges got slower (HURT) or faster (HELPED) from trace A to trace B:
+    /// the change of each group's median, its 95% bootstrap interval and a Mann–Whitney
+    /// p-value. Exit status 1 when something got slower, 0 when not, 2 on errors.
+    Diff(diff::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => ExitCode::from(status),
         Err(e) => {
             eprintln!("utrace: {e}");
             ExitCode::from(2)
@@ -49,30 +106,61 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<(), String> {
+/// The command's exit status: 0, or what the command says (1: `diff` found something
+/// slower; `run`: the application's); errors are 2.
+fn run(command: Command) -> Result<u8, String> {
     match command {
+        Command::Install { implicit } => install::install(implicit).map(|()| 0),
+        Command::Uninstall => install::uninstall().map(|()| 0),
+        Command::Run {
+            out,
+            format,
+            frames,
+            tracepoints,
+            by,
+            top,
+            app,
+        } => run::run(run::Options {
+            out,
+            format,
+            frames,
+            tracepoints,
+            by,
+            top,
+            app,
+        }),
         Command::Report {
             trace,
             by,
             top,
+            longest,
             json,
         } => {
-            let t = trace::read(&trace)?;
-            for note in &t.notes {
-                eprintln!("utrace: {}: {note}", trace.display());
-            }
-            if t.batches.is_empty() {
-                return Err(format!("{}: the trace holds no batch", trace.display()));
-            }
+            let t = load(&trace)?;
             let spec = ranges::Spec::built_in();
             let paired = ranges::pair(&t, &spec);
-            let r = report::build(&paired, by);
+            let r = report::build(&paired, by, longest);
             if json {
-                println!("{}", report::json(&r, top));
+                stdout::print(&format!("{}\n", report_out::json(&r, top)))?;
             } else {
-                print!("{}", report::text(&r, top, by));
+                stdout::print(&report_out::text(&r, top))?;
             }
-            Ok(())
+            Ok(0)
         }
+        // Something got slower: status 1.
+        Command::Diff(args) => Ok(u8::from(diff::run(&args)?)),
     }
+}
+
+/// Reads a trace for a command: what the reader noticed goes to stderr, a trace without a
+/// batch is an error.
+fn load(path: &std::path::Path) -> Result<trace::Trace, String> {
+    let t = trace::read(path)?;
+    for note in &t.notes {
+        eprintln!("utrace: {}: {note}", path.display());
+    }
+    if t.batches.is_empty() {
+        return Err(format!("{}: the trace holds no batch", path.display()));
+    }
+    Ok(t)
 }

@@ -189,6 +189,20 @@ pub fn install_implicit_manifest(dir: &Path) -> PathBuf {
     data
 }
 
+/// `program` with a clean environment on Lavapipe (see [`clean_env`]), its runtime folder
+/// in `dir`, no layer enabled: for commands that enable the layer themselves (`utrace run`).
+pub fn lavapipe_command(dir: &TempDir, program: &Path) -> Command {
+    let runtime = dir.path().join("xdg");
+    std::fs::create_dir_all(&runtime).expect("a runtime dir");
+    let mut cmd = Command::new(program);
+    clean_env(&mut cmd);
+    cmd.current_dir(dir.path())
+        .env("VK_DRIVER_FILES", LAVAPIPE_ICD)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env_remove("VK_INSTANCE_LAYERS");
+    cmd
+}
+
 /// Runs a real application (`program args`) under the built layer, enabled the way users
 /// enable it (`VK_INSTANCE_LAYERS`, `layers` colon-separated), with `envs`; its output.
 pub fn run_application(

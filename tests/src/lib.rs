@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod chatter;
 pub mod checks;
+pub mod frame_passes;
 pub mod gpu_work;
 pub mod harness;
 pub mod patterns;

@@ -19,6 +19,8 @@ pub struct Options {
     pub frames: u32,
     /// Leave without destroying the devices and instances (exit right after the work).
     pub exit_without_destroy: bool,
+    /// The pass the `passes` scenario makes heavier.
+    pub heavy: Option<crate::frame_passes::Heavy>,
 }
 
 /// Commands whose `vkGetDeviceProcAddr` answer the tests compare with and without the
@@ -369,6 +371,7 @@ pub fn scenarios() -> String {
     names.push("all-gpu-work");
     names.extend_from_slice(crate::patterns::SCENARIOS);
     names.push(crate::validation_control::SCENARIO);
+    names.push(crate::frame_passes::SCENARIO);
     names.join(", ")
 }
 
@@ -380,6 +383,7 @@ pub fn run(opts: &Options) -> Result<Report> {
         name if crate::gpu_work::is_scenario(name) => false,
         name if crate::patterns::is_scenario(name) => false,
         crate::validation_control::SCENARIO => false,
+        crate::frame_passes::SCENARIO => false,
         other => return Err(format!("unknown scenario {other:?} ({})", scenarios())),
     };
     let window = if wants_window {
@@ -399,7 +403,8 @@ pub fn run(opts: &Options) -> Result<Report> {
     }
     let gpu_work = crate::gpu_work::is_scenario(&opts.scenario);
     // Labels need VK_EXT_debug_utils: the GPU-work scenarios and the demo use them.
-    let labels = gpu_work || opts.scenario == "demo";
+    let labels =
+        gpu_work || opts.scenario == "demo" || opts.scenario == crate::frame_passes::SCENARIO;
     let mut instance_exts = instance_exts;
     if labels {
         instance_exts.extend_from_slice(crate::gpu_work::INSTANCE_EXTENSIONS);
@@ -453,6 +458,9 @@ pub fn run(opts: &Options) -> Result<Report> {
             }
             (crate::validation_control::SCENARIO, _) => {
                 crate::validation_control::run(dev, &mut sub)?
+            }
+            (crate::frame_passes::SCENARIO, _) => {
+                crate::frame_passes::run(&inst, dev, &mut sub, opts.frames, opts.heavy.as_ref())?
             }
             _ => basic(dev, &mut sub)?,
         };

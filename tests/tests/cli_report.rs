@@ -171,3 +171,91 @@ fn a_trace_cut_short_is_reported_as_far_as_it_goes() {
         "the open begin is counted: {v}"
     );
 }
+
+/// The begins named `name` in a parsed txt trace, those whose arguments pass `keep`.
+fn begins(trace: &utrace_tests::trace_txt::Trace, name: &str, keep: impl Fn(&str) -> bool) -> u64 {
+    trace
+        .batches
+        .iter()
+        .flat_map(|b| &b.events)
+        .filter(|e| e.name == name && keep(&format!("{:?}", e.args)))
+        .count() as u64
+}
+
+#[test]
+fn groupings_by_pipeline_thread_frame_and_render_pass_follow_the_trace() {
+    let dir = TempDir::new("cli-groupings");
+    let path = dir.path().join("trace.txt");
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", path.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", "txt")
+        .run(&dir);
+    assert_clean(&run);
+    let parsed = parse(&std::fs::read_to_string(&path).unwrap());
+    let dispatches = begins(&parsed, "start_dispatch", |_| true);
+    let draws = begins(&parsed, "start_draw", |_| true);
+    let primaries = begins(&parsed, "start_cmd_buffer", |a| a.contains("\"primary\""));
+    let passes = begins(&parsed, "start_render_pass", |_| true);
+    assert!(dispatches > 0 && draws > 0 && primaries > 0 && passes > 0);
+
+    // The demo names its compute pipeline and not its graphics one.
+    let pipelines = counts(&report(&["--json", "--by", "pipeline"], &path));
+    assert_eq!(pipelines.len(), 2, "{pipelines:?}");
+    assert!(pipelines.contains(&("fill compute".to_string(), dispatches)));
+    let unnamed = pipelines.iter().find(|(k, _)| k != "fill compute").unwrap();
+    assert!(
+        unnamed.0.starts_with("0x") && unnamed.1 == draws,
+        "{pipelines:?}"
+    );
+
+    let threads = counts(&report(&["--json", "--by", "thread"], &path));
+    let tid = run.report().main_thread;
+    assert_eq!(threads, [(format!("thread {tid}"), primaries)]);
+    let frames = counts(&report(&["--json", "--by", "frame"], &path));
+    assert_eq!(
+        frames,
+        [("frame 0".to_string(), primaries)],
+        "headless: one frame"
+    );
+    let render_passes = counts(&report(&["--json", "--by", "render_pass"], &path));
+    assert_eq!(render_passes.iter().map(|(_, n)| n).sum::<u64>(), passes);
+    assert!(render_passes
+        .iter()
+        .all(|(k, _)| k.starts_with("render pass 0x")));
+
+    // Queues, frames and the longest ranges.
+    let out = report(&["--json", "--longest", "3"], &path);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let queues = v["queues"].as_array().unwrap();
+    assert_eq!(queues.len(), 1, "{v}");
+    assert_eq!(queues[0]["busy_ns"], v["busy_ns"]);
+    let histogram = v["frames"]["histogram"].as_array().unwrap();
+    let in_buckets: u64 = histogram.iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(in_buckets, v["frames"]["count"].as_u64().unwrap());
+    let longest: Vec<u64> = v["longest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["duration_ns"].as_u64().unwrap())
+        .collect();
+    let max = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["max_ns"].as_u64().unwrap())
+        .max();
+    assert_eq!(longest.len(), 3);
+    assert!(longest.windows(2).all(|w| w[0] >= w[1]), "{longest:?}");
+    assert_eq!(
+        longest.first().copied(),
+        max,
+        "the longest range is the longest of all"
+    );
+    let text = report(&[], &path);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("longest ranges:") && text.contains("busy"),
+        "{text}"
+    );
+}

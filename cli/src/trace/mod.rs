@@ -1,9 +1,11 @@
-//! A trace as the layer wrote it, in any of its text formats, read into one model: batches
-//! of events, each event its GPU time, tracepoint name and arguments. The format is told
-//! from the content, not the file's name.
+//! A trace as the layer wrote it, in any of its formats (txt, json, csv, Perfetto), read
+//! into one model: batches of events, each event its GPU time, tracepoint name and
+//! arguments. The format is told from the content, not the file's name.
 
 mod csv;
 mod json;
+mod perfetto;
+mod perfetto_batches;
 mod txt;
 
 use std::path::Path;
@@ -37,6 +39,7 @@ pub enum Format {
     Txt,
     Json,
     Csv,
+    Perfetto,
 }
 
 #[derive(Debug, Default)]
@@ -54,19 +57,24 @@ pub fn read(path: &Path) -> Result<Trace, String> {
         return Err(format!("{name}: the file is empty"));
     }
     let format = detect(&bytes).ok_or_else(|| {
-        format!("{name}: not a trace of utrace's (txt, json or csv) by its first line")
+        format!("{name}: not a trace of utrace's (txt, json, csv or Perfetto) by its start")
     })?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = || String::from_utf8_lossy(&bytes);
     match format {
-        Format::Txt => txt::parse(&text),
-        Format::Json => json::parse(&text),
-        Format::Csv => csv::parse(&text),
+        Format::Txt => txt::parse(&text()),
+        Format::Json => json::parse(&text()),
+        Format::Csv => csv::parse(&text()),
+        Format::Perfetto => perfetto::parse(&bytes),
     }
     .map_err(|e| format!("{name}: {e}"))
 }
 
-/// The format of a trace by its first line; `None` when it is none of the layer's.
+/// The format of a trace by its first line (a Perfetto trace: its first packet); `None`
+/// when it is none of the layer's.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
+    if perfetto::detect(bytes) {
+        return Some(Format::Perfetto);
+    }
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = String::from_utf8_lossy(first);
     if first.starts_with("BATCH ")

@@ -6,12 +6,15 @@
 //! ```text
 //! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
+//!                 [--heavy-pass NAME] [--heavy-factor N]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
 //! render-pass, dynamic-rendering, secondaries, compute, transfers, labels, and all-gpu-work
 //! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`);
-//! validation-error (one deliberate validation error: the tests' positive control).
+//! validation-error (one deliberate validation error: the tests' positive control);
+//! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` times
+//! heavier: what `utrace diff` compares; 20 frames unless `--frames` says).
 //! Without arguments (or with a bad one) the usage names them all.
 
 use std::process::ExitCode;
@@ -24,8 +27,11 @@ fn parse() -> Result<(Options, Option<String>), String> {
         layers: Vec::new(),
         frames: 3,
         exit_without_destroy: false,
+        heavy: None,
     };
     let mut report = None;
+    let mut frames = None;
+    let mut heavy_factor = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -41,9 +47,23 @@ fn parse() -> Result<(Options, Option<String>), String> {
             }
             "--frames" => {
                 let v = value()?;
-                opts.frames = v
-                    .parse()
-                    .map_err(|_| format!("--frames {v:?} is not a number"))?
+                frames = Some(
+                    v.parse()
+                        .map_err(|_| format!("--frames {v:?} is not a number"))?,
+                )
+            }
+            "--heavy-pass" => {
+                opts.heavy = Some(utrace_tests::frame_passes::Heavy {
+                    pass: value()?,
+                    factor: utrace_tests::frame_passes::DEFAULT_HEAVY_FACTOR,
+                })
+            }
+            "--heavy-factor" => {
+                let v = value()?;
+                heavy_factor = Some(
+                    v.parse()
+                        .map_err(|_| format!("--heavy-factor {v:?} is not a number"))?,
+                )
             }
             "--exit-without-destroy" => opts.exit_without_destroy = true,
             "--chatter" => utrace_tests::chatter::enable(),
@@ -64,12 +84,23 @@ fn parse() -> Result<(Options, Option<String>), String> {
     if opts.scenario.is_empty() {
         return Err(format!("--scenario is required\n{}", usage()));
     }
+    let passes = opts.scenario == utrace_tests::frame_passes::SCENARIO;
+    opts.frames = frames.unwrap_or(if passes {
+        utrace_tests::frame_passes::DEFAULT_FRAMES
+    } else {
+        opts.frames
+    });
+    match (&mut opts.heavy, heavy_factor) {
+        (Some(heavy), Some(factor)) => heavy.factor = factor,
+        (None, Some(_)) => return Err("--heavy-factor needs --heavy-pass".into()),
+        _ => {}
+    }
     Ok((opts, report))
 }
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N]\nscenarios: {}",
         workload::scenarios()
     )
 }

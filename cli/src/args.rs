@@ -1,0 +1,144 @@
+//! Arguments in the txt form (`name=value, ...`, as the layer's txt and csv formats write
+//! them; a label quoted, with `"`, `\` and control characters escaped) to and from the
+//! name/value pairs of Perfetto's `extra_data`, which hold a label as it is.
+
+use std::fmt::Write;
+
+use utrace_tracepoints::types::ValueKind;
+
+/// `pairs` in the txt form; the arguments of kind `Quoted` in `kinds` (labels) quoted and
+/// escaped as the layer's txt printer does.
+pub fn format(pairs: &[(String, String)], kinds: &[(String, ValueKind)]) -> String {
+    let mut out = String::new();
+    for (name, value) in pairs {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        out.push('=');
+        let quoted = kinds
+            .iter()
+            .any(|(n, kind)| n == name && *kind == ValueKind::Quoted);
+        if quoted {
+            quote(&mut out, value);
+        } else {
+            out.push_str(value);
+        }
+    }
+    out
+}
+
+/// The pairs of a txt argument list, quoted values unquoted. A value runs to the next
+/// `, name=` (a text value may hold commas).
+pub fn parse(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some((name, after)) = rest.split_once('=') {
+        let (value, next) = match after.strip_prefix('"').and_then(unquote) {
+            Some((value, next)) => (value, next),
+            None => {
+                let end = next_arg(after).unwrap_or(after.len());
+                (after[..end].to_string(), &after[end..])
+            }
+        };
+        out.push((name.trim().to_string(), value));
+        rest = next.strip_prefix(", ").unwrap_or(next);
+    }
+    out
+}
+
+/// A handle or number argument's value (`0x...` or decimal).
+pub fn handle(value: &str) -> Option<u64> {
+    match value.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => value.parse().ok(),
+    }
+}
+
+/// Where the next `, name=` of `text` starts.
+fn next_arg(text: &str) -> Option<usize> {
+    text.match_indices(", ").map(|(at, _)| at).find(|&at| {
+        let after = &text[at + 2..];
+        after.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        })
+    })
+}
+
+/// The layer's label printer (`layer/src/trace/args.rs`).
+fn quote(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The text of a quoted value (after its opening quote) up to its closing quote, and what
+/// follows; `None` when it is not closed.
+fn unquote(text: &str) -> Option<(String, &str)> {
+    let mut out = String::new();
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, &text[at + 1..])),
+            '\\' => match chars.next()?.1 {
+                'n' => out.push('\n'),
+                'u' => {
+                    let hex: String = (0..4).filter_map(|_| chars.next().map(|c| c.1)).collect();
+                    let c = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32);
+                    out.push(c.unwrap_or(char::REPLACEMENT_CHARACTER));
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn labels_are_quoted_and_escaped_both_ways() {
+        let kinds = vec![
+            ("label".to_string(), ValueKind::Quoted),
+            ("n".to_string(), ValueKind::Number),
+        ];
+        let p = pairs(&[("label", "say \"a, b=c\"\\\n\u{1}"), ("n", "3")]);
+        let text = format(&p, &kinds);
+        assert_eq!(text, r#"label="say \"a, b=c\"\\\n\u0001", n=3"#);
+        assert_eq!(parse(&text), p);
+    }
+
+    #[test]
+    fn text_values_may_hold_commas() {
+        let text = "op=reset, pool, x=1, name=a, b";
+        assert_eq!(
+            parse(text),
+            pairs(&[("op", "reset, pool"), ("x", "1"), ("name", "a, b")])
+        );
+        assert!(parse("").is_empty());
+        // An unclosed quote is kept as it is.
+        assert_eq!(parse("label=\"ab"), pairs(&[("label", "\"ab")]));
+    }
+}

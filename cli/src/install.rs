@@ -1,0 +1,88 @@
+//! `utrace install [--implicit]` / `utrace uninstall`: the layer built beside this binary,
+//! copied with its manifest into the user's loader folders
+//! (`$XDG_DATA_HOME/vulkan/explicit_layer.d` or `implicit_layer.d`, `~/.local/share` when
+//! `XDG_DATA_HOME` is unset), where the Vulkan loader finds it with nothing else set.
+
+use std::path::{Path, PathBuf};
+
+use crate::layer_files;
+
+const MANIFEST: &str = "VkLayer_utrace.json";
+
+/// The user's loader folder for explicit or implicit layers.
+fn folder(implicit: bool) -> Result<PathBuf, String> {
+    let data = match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(".local/share"))
+            .ok_or("neither XDG_DATA_HOME nor HOME is set")?,
+    };
+    let kind = if implicit {
+        "implicit_layer.d"
+    } else {
+        "explicit_layer.d"
+    };
+    Ok(data.join("vulkan").join(kind))
+}
+
+/// Writes `bytes` to `path` whole: into a temporary file beside it, then renamed over it,
+/// so that a loader never reads half a library or manifest.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("utrace-partial");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", path.display())
+        })
+}
+
+pub fn install(implicit: bool) -> Result<(), String> {
+    let library = layer_files::library_beside_exe().ok_or_else(|| {
+        format!(
+            "no {} beside this program to install (build it with `cargo build --release`)",
+            layer_files::LIBRARY
+        )
+    })?;
+    let dir = folder(implicit)?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bytes = std::fs::read(&library).map_err(|e| format!("{}: {e}", library.display()))?;
+    let installed = dir.join(layer_files::LIBRARY);
+    write_whole(&installed, &bytes)?;
+    let manifest = dir.join(MANIFEST);
+    write_whole(
+        &manifest,
+        layer_files::manifest(implicit, &installed).as_bytes(),
+    )?;
+    println!("installed {}", manifest.display());
+    println!("installed {}", installed.display());
+    if implicit {
+        println!("the loader now loads VK_LAYER_utrace whenever GPU_TRACE=1 is set");
+    } else {
+        println!("enable it with VK_INSTANCE_LAYERS=VK_LAYER_utrace (or `utrace run -- APP`)");
+    }
+    Ok(())
+}
+
+/// Removes what `install` put in either folder; says what it removed.
+pub fn uninstall() -> Result<(), String> {
+    let mut removed = 0;
+    for implicit in [false, true] {
+        let dir = folder(implicit)?;
+        for name in [MANIFEST, layer_files::LIBRARY] {
+            let path = dir.join(name);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {
+                    println!("removed {}", path.display());
+                    removed += 1;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    if removed == 0 {
+        println!("nothing to remove: utrace is not installed for this user");
+    }
+    Ok(())
+}

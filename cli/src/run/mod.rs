@@ -1,0 +1,198 @@
+//! `utrace run [options] -- APP ARGS...`: runs an application with the layer tracing it
+//! (the layer found beside this binary or where the loader looks), shows a live line while
+//! it runs, then prints the report of its trace.
+
+mod locate;
+mod progress;
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::groups::By;
+
+/// The formats the layer writes, as `GPU_TRACE_FORMAT` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    Txt,
+    Json,
+    Csv,
+    Perfetto,
+}
+
+impl TraceFormat {
+    fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Txt => "txt",
+            TraceFormat::Json => "json",
+            TraceFormat::Csv => "csv",
+            TraceFormat::Perfetto => "perfetto",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            TraceFormat::Perfetto => "pftrace",
+            other => other.name(),
+        }
+    }
+}
+
+pub struct Options {
+    pub out: Option<PathBuf>,
+    pub format: TraceFormat,
+    pub frames: Option<String>,
+    pub tracepoints: Option<String>,
+    pub by: By,
+    pub top: Option<usize>,
+    pub app: Vec<OsString>,
+}
+
+/// `FIRST-LAST` (or one frame), as `GPU_TRACE_FRAMES` takes it: checked here, so that a
+/// typo is an error before the application starts, not a warning in its output.
+pub fn parse_frames(text: &str) -> Result<String, String> {
+    let (first, last) = text.split_once('-').unwrap_or((text, text));
+    match (first.trim().parse::<u32>(), last.trim().parse::<u32>()) {
+        (Ok(a), Ok(b)) if a <= b => Ok(format!("{a}-{b}")),
+        _ => Err(format!(
+            "{text:?} is not FIRST-LAST (frame numbers from 0, FIRST <= LAST)"
+        )),
+    }
+}
+
+/// Runs the application; its exit status (the report printed when it wrote a trace).
+pub fn run(opts: Options) -> Result<u8, String> {
+    let Some((program, args)) = opts.app.split_first() else {
+        return Err("no application to run: utrace run [OPTIONS] -- APP [ARGS...]".into());
+    };
+    let layer = locate::layer()?;
+    let out = match &opts.out {
+        Some(path) => path.clone(),
+        None => default_out(program, opts.format),
+    };
+    // A file left from an earlier run would be read as this run's trace.
+    match std::fs::remove_file(&out) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("{}: {e}", out.display())),
+    }
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env(
+            "VK_INSTANCE_LAYERS",
+            with_layer(std::env::var_os("VK_INSTANCE_LAYERS")),
+        )
+        .env("GPU_TRACEFILE", absolute(&out))
+        .env("GPU_TRACE_FORMAT", opts.format.name());
+    if let locate::Layer::Installed(manifest) = &layer {
+        eprintln!("utrace: the layer installed by {}", manifest.display());
+    }
+    if let locate::Layer::Beside(folder) = &layer {
+        let mut paths = vec![folder.path().to_path_buf()];
+        if let Some(old) = std::env::var_os("VK_ADD_LAYER_PATH") {
+            paths.extend(std::env::split_paths(&old));
+        }
+        let joined = std::env::join_paths(paths).map_err(|e| format!("VK_ADD_LAYER_PATH: {e}"))?;
+        cmd.env("VK_ADD_LAYER_PATH", joined);
+    }
+    if let Some(frames) = &opts.frames {
+        cmd.env("GPU_TRACE_FRAMES", frames);
+    }
+    if let Some(list) = &opts.tracepoints {
+        cmd.env("GPU_TRACEPOINTS", list);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(program).display()))?;
+    let live = std::io::stderr()
+        .is_terminal()
+        .then(|| progress::Live::start(out.clone(), opts.format));
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {}: {e}", Path::new(program).display()))?;
+    drop(live);
+    drop(layer);
+    let code = exit_code(&status);
+    if code != 0 {
+        eprintln!(
+            "utrace: {} exited with {status}",
+            Path::new(program).display()
+        );
+    }
+    if !out.exists() {
+        return Err(format!(
+            "{} wrote no trace to {} (did it create a Vulkan device?)",
+            Path::new(program).display(),
+            out.display()
+        ));
+    }
+    eprintln!("utrace: trace: {}", out.display());
+    let t = crate::load(&out)?;
+    let spec = crate::ranges::Spec::built_in();
+    let paired = crate::ranges::pair(&t, &spec);
+    let report = crate::report::build(&paired, opts.by, 5);
+    crate::stdout::print(&crate::report_out::text(&report, opts.top))?;
+    Ok(code)
+}
+
+/// `VK_INSTANCE_LAYERS` with utrace first (the other layers the user asked for kept).
+fn with_layer(old: Option<OsString>) -> OsString {
+    let mut layers = OsString::from("VK_LAYER_utrace");
+    if let Some(old) = old.filter(|o| !o.is_empty()) {
+        layers.push(":");
+        layers.push(old);
+    }
+    layers
+}
+
+/// `$TMPDIR/utrace-APP-PID.EXT`.
+fn default_out(program: &OsString, format: TraceFormat) -> PathBuf {
+    let stem = Path::new(program)
+        .file_name()
+        .map_or_else(|| "app".into(), |n| n.to_string_lossy().into_owned());
+    std::env::temp_dir().join(format!(
+        "utrace-{stem}-{}.{}",
+        std::process::id(),
+        format.extension()
+    ))
+}
+
+/// The layer writes where the application runs: a relative path is made absolute here.
+fn absolute(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .map(|d| d.join(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The application's exit status as this command's (128 + the signal that killed it).
+fn exit_code(status: &std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code.clamp(0, 255) as u8,
+        (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
+        (None, None) => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_checked_before_the_application_runs() {
+        assert_eq!(parse_frames("3-7").as_deref(), Ok("3-7"));
+        assert_eq!(parse_frames("5").as_deref(), Ok("5-5"));
+        assert!(parse_frames("7-3").is_err());
+        assert!(parse_frames("a-b").is_err());
+    }
+
+    #[test]
+    fn utrace_goes_first_among_the_layers() {
+        assert_eq!(with_layer(None), "VK_LAYER_utrace");
+        assert_eq!(
+            with_layer(Some("VK_LAYER_KHRONOS_validation".into())),
+            "VK_LAYER_utrace:VK_LAYER_KHRONOS_validation"
+        );
+    }
+}

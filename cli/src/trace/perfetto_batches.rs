@@ -1,0 +1,225 @@
+//! Perfetto packets into batches of begin and end events, as the layer's text formats
+//! have them.
+//!
+//! Each sequence (one device's writer) has its own interned names, forgotten at every
+//! `SEQ_INCREMENTAL_STATE_CLEARED`, so the same iid may name different stages before and
+//! after a clear. A stage is one range (begin + duration) or marker; the stages of one
+//! submission on one queue of one device make a batch, and the `vk_queue_submit` that
+//! follows them names the submitting thread. A stage becomes the begin tracepoint of its
+//! stage name (the spec's `stage`; a stage named by a label is a `label` range) with its
+//! `extra_data` as arguments, and the end tracepoint of its range at begin + duration.
+
+use std::collections::HashMap;
+
+use super::{number, Batch, Event, Trace};
+use crate::args;
+use crate::perfetto_proto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
+use crate::stages::StageSpec;
+
+/// An interned specification: a stage's or a hardware queue's name.
+struct Interned {
+    name: String,
+    description: String,
+}
+
+/// What identifies a batch: sequence, device, queue track, submission.
+type Key = (u32, u32, String, u32);
+
+/// A stage as read, in the order the stages were written (the order their ends came in).
+struct Stage {
+    ns: u64,
+    duration: u64,
+    begin: String,
+    /// `None` for a marker.
+    end: Option<String>,
+    args: String,
+}
+
+struct Building {
+    batch: Batch,
+    stages: Vec<Stage>,
+}
+
+pub struct Assembler<'s> {
+    spec: &'s StageSpec,
+    interned: HashMap<u32, HashMap<u64, Interned>>,
+    building: Vec<Building>,
+    /// Batches that may get more stages: index into `building` by key.
+    open: HashMap<Key, usize>,
+    /// Batches numbered per device, from 1, as the layer does.
+    numbers: HashMap<u32, u64>,
+    /// Stages naming a stage or queue not interned on their sequence, or without a time.
+    unresolved: usize,
+}
+
+impl<'s> Assembler<'s> {
+    pub fn new(spec: &'s StageSpec) -> Assembler<'s> {
+        Assembler {
+            spec,
+            interned: HashMap::new(),
+            building: Vec::new(),
+            open: HashMap::new(),
+            numbers: HashMap::new(),
+            unresolved: 0,
+        }
+    }
+
+    pub fn packet(&mut self, p: &TracePacket) {
+        let sequence = p.trusted_packet_sequence_id.unwrap_or(0);
+        let interned = self.interned.entry(sequence).or_default();
+        if p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            interned.clear();
+        }
+        if let Some(data) = &p.interned_data {
+            for s in &data.gpu_specifications {
+                let Some(iid) = s.iid else { continue };
+                interned.insert(
+                    iid,
+                    Interned {
+                        name: s.name.clone().unwrap_or_default(),
+                        description: s.description.clone().unwrap_or_default(),
+                    },
+                );
+            }
+        }
+        if let Some(e) = &p.gpu_render_stage_event {
+            if self.stage(sequence, p.timestamp, e).is_none() {
+                self.unresolved += 1;
+            }
+        }
+        if let Some(submit) = p
+            .vulkan_api_event
+            .as_ref()
+            .and_then(|a| a.vk_queue_submit.as_ref())
+        {
+            // The CPU side of a submission, written after its stages: it closes the batch.
+            let submission = submit.submission_id.unwrap_or(0);
+            let found = self.open.iter().find_map(|(key, &at)| {
+                let b = &self.building[at].batch;
+                let same_queue = b.queue.is_none() || b.queue == submit.vk_queue;
+                (key.0 == sequence && key.3 == submission && same_queue).then(|| key.clone())
+            });
+            if let Some(at) = found.and_then(|key| self.open.remove(&key)) {
+                self.building[at].batch.thread = submit.tid.map(u64::from);
+            }
+        }
+    }
+
+    /// Adds one stage to its batch; `None` when it cannot be placed.
+    fn stage(&mut self, sequence: u32, ts: Option<u64>, e: &GpuRenderStageEvent) -> Option<()> {
+        let interned = self.interned.get(&sequence)?;
+        let name = &interned.get(&e.stage_iid?)?.name;
+        let queue = interned.get(&e.hw_queue_iid?)?;
+        let ns = ts?;
+        let duration = e.duration.unwrap_or(0);
+        let mut pairs: Vec<(String, String)> = e
+            .extra_data
+            .iter()
+            .map(|x| {
+                (
+                    x.name.clone().unwrap_or_default(),
+                    x.value.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let label = self.spec.label_in(&pairs);
+        let (begin, is_label) = self.spec.begin_of_stage(name, label, duration)?;
+        if let (true, Some(arg)) = (is_label, begin.label_arg()) {
+            if !pairs.iter().any(|(n, _)| n == arg) {
+                // A stage from another writer, named by its text: the label it stands for.
+                pairs.insert(0, (arg.to_string(), name.clone()));
+            }
+        }
+        let stage = Stage {
+            ns,
+            duration,
+            begin: begin.name.clone(),
+            end: self.spec.end_of(begin).map(|t| t.name.clone()),
+            args: args::format(&pairs, &begin.args),
+        };
+        let device = e.gpu_id.and_then(|g| u32::try_from(g).ok()).unwrap_or(0);
+        let submission = e.submission_id.unwrap_or(0);
+        let key = (
+            sequence,
+            device,
+            format!("{}\n{}", queue.name, queue.description),
+            submission,
+        );
+        let at = match self.open.get(&key) {
+            Some(&at) => at,
+            None => {
+                let number = self.numbers.entry(device).or_default();
+                *number += 1;
+                self.building.push(Building {
+                    batch: Batch {
+                        device,
+                        number: *number,
+                        queue: queue_handle(&queue.description),
+                        submission: u64::from(submission),
+                        ..Batch::default()
+                    },
+                    stages: Vec::new(),
+                });
+                self.open.insert(key, self.building.len() - 1);
+                self.building.len() - 1
+            }
+        };
+        self.building[at].stages.push(stage);
+        Some(())
+    }
+
+    pub fn finish(self) -> Trace {
+        let mut trace = Trace::default();
+        if self.unresolved > 0 {
+            trace.notes.push(format!(
+                "skipped {} stage events: their stage or queue is not interned on their sequence (the start of a ring buffer that wrapped?) or they have no time",
+                self.unresolved
+            ));
+        }
+        for mut b in self.building {
+            b.batch.events = events(&b.stages);
+            trace.batches.push(b.batch);
+        }
+        trace
+    }
+}
+
+/// The handle in a queue track's description (`VkQueue 0x...: family F, index I`).
+fn queue_handle(description: &str) -> Option<u64> {
+    let rest = description.strip_prefix("VkQueue ")?;
+    number(rest.split(':').next()?.trim())
+}
+
+/// Where an event goes: its time; 0 for ends, markers and ranges of no duration, 1 for
+/// begins; then the stage's place among those (see [`events`]).
+type Order = (u64, u8, u64, u64, u8);
+
+/// A batch's stages as begin and end events in time order, ordered so that pairing finds
+/// the stages again: at one time, ends (and markers, and ranges of no duration, begin then
+/// end) come first, in the order written (inner ranges end first), then begins, the longer
+/// (outer) range first.
+fn events(stages: &[Stage]) -> Vec<Event> {
+    let mut keyed: Vec<(Order, Event)> = Vec::new();
+    let event = |ns, name: &str, args: &str| Event {
+        ns,
+        name: name.to_string(),
+        args: args.to_string(),
+    };
+    for (k, s) in stages.iter().enumerate() {
+        let k = k as u64;
+        let Some(end) = &s.end else {
+            keyed.push(((s.ns, 0, k, 0, 0), event(s.ns, &s.begin, &s.args)));
+            continue;
+        };
+        let end_ns = s.ns.saturating_add(s.duration);
+        let begin_key = if s.duration == 0 {
+            (s.ns, 0, k, 0, 0)
+        } else {
+            (s.ns, 1, u64::MAX - s.duration, u64::MAX - k, 0)
+        };
+        keyed.push((begin_key, event(s.ns, &s.begin, &s.args)));
+        keyed.push(((end_ns, 0, k, 0, 1), event(end_ns, end, "")));
+    }
+    keyed.sort_by_key(|(key, _)| *key);
+    keyed.into_iter().map(|(_, e)| e).collect()
+}

