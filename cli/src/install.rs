@@ -3,9 +3,10 @@
 //! (`$XDG_DATA_HOME/vulkan/explicit_layer.d` or `implicit_layer.d`, `~/.local/share` when
 //! `XDG_DATA_HOME` is unset), where the Vulkan loader finds it with nothing else set.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::layer_files;
+use crate::write_whole::write_whole;
 
 const MANIFEST: &str = "VkLayer_utrace.json";
 
@@ -23,18 +24,6 @@ fn folder(implicit: bool) -> Result<PathBuf, String> {
         "explicit_layer.d"
     };
     Ok(data.join("vulkan").join(kind))
-}
-
-/// Writes `bytes` to `path` whole: into a temporary file beside it, then renamed over it,
-/// so that a loader never reads half a library or manifest.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp = path.with_extension("utrace-partial");
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        })
 }
 
 pub fn install(implicit: bool) -> Result<(), String> {

@@ -2,6 +2,7 @@
 //! from the content) and answers where the GPU time went.
 
 mod args;
+mod convert;
 mod diff;
 mod groups;
 mod histogram;
@@ -19,6 +20,7 @@ mod stages;
 mod stats;
 mod stdout;
 mod trace;
+mod write_whole;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +36,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Writes a trace in another format: Chrome trace events, Perfetto, the layer's json or
+    /// csv, or the csv of Mesa's u_trace.
+    Convert {
+        /// A trace the layer wrote (txt, json, csv or Perfetto).
+        trace: PathBuf,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: convert::Target,
+        /// The file to write (written whole: a failed conversion leaves no torn file).
+        #[arg(short = 'o', long = "out", value_name = "OUT")]
+        out: PathBuf,
+    },
     /// Installs the layer built beside this program for the current user
     /// ($XDG_DATA_HOME/vulkan/explicit_layer.d, or implicit_layer.d).
     Install {
@@ -110,6 +124,7 @@ fn main() -> ExitCode {
 /// slower; `run`: the application's); errors are 2.
 fn run(command: Command) -> Result<u8, String> {
     match command {
+        Command::Convert { trace, to, out } => convert::run(&trace, to, &out).map(|()| 0),
         Command::Install { implicit } => install::install(implicit).map(|()| 0),
         Command::Uninstall => install::uninstall().map(|()| 0),
         Command::Run {

@@ -50,8 +50,6 @@ struct Sequence {
 }
 
 /// Writes `trace` to `out` as a Perfetto trace.
-// Until `utrace convert --to perfetto` (being written) calls it, only the tests do.
-#[cfg_attr(not(test), allow(dead_code))]
 pub fn write(trace: &Trace, spec: &StageSpec, out: &mut impl Write) -> Result<(), String> {
     let mut sequences: HashMap<u32, Sequence> = HashMap::new();
     let mut event_id = 0u64;

@@ -46,6 +46,13 @@ impl Spec {
     }
 }
 
+impl Spec {
+    /// Whether tracepoint `name` begins or ends a range, or marks a point.
+    pub fn kind(&self, name: &str) -> Option<Kind> {
+        self.kinds.get(name).map(|(k, _)| *k)
+    }
+}
+
 /// What pairing found: the ranges, and the events that did not pair.
 pub struct Paired<'t> {
     pub ranges: Vec<Range<'t>>,

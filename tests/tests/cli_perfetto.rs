@@ -97,3 +97,38 @@ fn a_perfetto_trace_reports_the_ranges_of_a_txt_trace() {
     let total = |rows: &[(String, u64)]| rows.iter().map(|r| r.1).sum::<u64>();
     assert!(total(&got) > 0 && total(&got) < total(&want), "{got:?}");
 }
+
+#[test]
+fn a_txt_trace_converted_to_perfetto_reads_back_the_same() {
+    let dir = TempDir::new("cli-perfetto-convert");
+    let txt = trace(&dir, "trace.txt");
+    let converted = dir.path().join("converted.pftrace");
+    let out = utrace()
+        .arg("convert")
+        .arg(&txt)
+        .args(["--to", "perfetto", "-o"])
+        .arg(&converted)
+        .output()
+        .expect("utrace runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Sound as a trace processor resolves it (the tests' own decoder): every stage's queue,
+    // stage and context interned on its sequence, one stage per range.
+    let resolved = utrace_tests::perfetto_trace::read(&converted);
+    let want = counts(&report(&txt));
+    assert_eq!(
+        resolved.stages.len() as u64,
+        want.0.iter().map(|r| r.1).sum::<u64>(),
+        "the demo has no markers"
+    );
+    let back = report(&converted);
+    assert!(
+        back.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert_eq!(counts(&back), want);
+}

@@ -1,0 +1,120 @@
+//! `utrace convert` on a trace the layer wrote on Lavapipe: Chrome's trace events (one
+//! complete event per range), the layer's json and csv and Mesa's csv from a txt trace, and
+//! an unwritable output (one line, status 2, nothing left behind). Byte-exact output is the
+//! golden files' job (cli/src/convert/golden.rs).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use utrace_tests::checks::assert_clean;
+use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::workload;
+
+fn utrace(args: &[&str], paths: &[&Path]) -> Output {
+    let exe = target_dir().join("debug").join("utrace");
+    assert!(exe.exists(), "{} is missing: build it first", exe.display());
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    for p in paths {
+        cmd.arg(p);
+    }
+    cmd.output().expect("utrace runs")
+}
+
+/// The sum of `report --json` counts, and the rows.
+fn ranges(trace: &Path) -> (u64, serde_json::Value) {
+    let out = utrace(&["report", "--json"], &[trace]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap())
+        .sum();
+    (n, v["rows"].clone())
+}
+
+#[test]
+fn a_lavapipe_trace_converts_to_every_format() {
+    let dir = TempDir::new("cli-convert");
+    let txt = dir.path().join("trace.txt");
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", txt.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", "txt")
+        .run(&dir);
+    assert_clean(&run);
+    let (count, rows) = ranges(&txt);
+
+    let chrome = dir.path().join("trace.chrome.json");
+    let out = utrace(&["convert", "--to", "chrome", "-o"], &[&chrome, &txt]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&chrome).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    assert_eq!(
+        events.iter().filter(|e| e["ph"] == "X").count() as u64,
+        count
+    );
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "M" && e["name"] == "thread_name"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["ph"] == "X" && e["name"] == "scene"),
+        "labels by name"
+    );
+
+    for (to, name) in [("json", "t.json"), ("csv", "t.csv")] {
+        let path = dir.path().join(name);
+        let out = utrace(&["convert", "--to", to, "-o"], &[&path, &txt]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            ranges(&path).1,
+            rows,
+            "{to}: the same ranges, the same times"
+        );
+    }
+    let mesa = dir.path().join("t.mesa.csv");
+    let out = utrace(&["convert", "--to", "mesa-csv", "-o"], &[&mesa, &txt]);
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&mesa).unwrap();
+    assert!(
+        text.starts_with("frame,batch,time_ns,event,\n0,0,"),
+        "{text}"
+    );
+    let events_in_txt = std::fs::read_to_string(&txt)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count(),
+        events_in_txt
+    );
+
+    // An output that cannot be written: one line, status 2, no partial file.
+    let bad = dir.path().join("no/such/dir/out.json");
+    let out = utrace(&["convert", "--to", "chrome", "-o"], &[&bad, &txt]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no/such/dir"), "{err}");
+    let out = utrace(&["convert", "--to", "xml", "-o"], &[&bad, &txt]);
+    assert_eq!(out.status.code(), Some(2));
+}
