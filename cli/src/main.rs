@@ -20,6 +20,7 @@ mod stages;
 mod stats;
 mod stdout;
 mod trace;
+mod view;
 mod write_whole;
 
 use std::path::PathBuf;
@@ -36,6 +37,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Writes the GPU timeline as one self-contained HTML file: a lane per queue, frames as
+    /// bands, nested ranges as bars, arguments on hover, zoom (wheel) and pan (drag).
+    View {
+        /// A trace the layer wrote (txt, json, csv or Perfetto).
+        trace: PathBuf,
+        /// The HTML file to write.
+        #[arg(short = 'o', long = "out", value_name = "OUT")]
+        out: PathBuf,
+    },
     /// Writes a trace in another format: Chrome trace events, Perfetto, the layer's json or
     /// csv, or the csv of Mesa's u_trace.
     Convert {
@@ -124,6 +134,7 @@ fn main() -> ExitCode {
 /// slower; `run`: the application's); errors are 2.
 fn run(command: Command) -> Result<u8, String> {
     match command {
+        Command::View { trace, out } => view::run(&trace, &out).map(|()| 0),
         Command::Convert { trace, to, out } => convert::run(&trace, to, &out).map(|()| 0),
         Command::Install { implicit } => install::install(implicit).map(|()| 0),
         Command::Uninstall => install::uninstall().map(|()| 0),
