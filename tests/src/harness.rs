@@ -74,6 +74,17 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// The `utrace` command of this build (scripts/test.sh builds it with the layer).
+pub fn utrace_exe() -> PathBuf {
+    let exe = target_dir().join("debug").join("utrace");
+    assert!(
+        exe.exists(),
+        "{} is missing: build it first (cargo build -p utrace-cli)",
+        exe.display()
+    );
+    exe
+}
+
 /// The layer library of this build's profile (debug for the tests, release for the
 /// benchmark).
 pub fn layer_library() -> PathBuf {

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use serde_json::Value;
 use utrace_tests::checks::assert_clean;
 use utrace_tests::frame_passes::{DEFAULT_FRAMES, PASSES};
-use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::harness::{utrace_exe, TempDir};
 use utrace_tests::workload;
 
 /// The pass the heavy run makes ten times heavier.
@@ -30,13 +30,7 @@ fn lavapipe() -> MutexGuard<'static, ()> {
 
 /// The `utrace` command of this build (scripts/test.sh builds it with the layer).
 fn utrace() -> Command {
-    let exe = target_dir().join("debug").join("utrace");
-    assert!(
-        exe.exists(),
-        "{} is missing: build it first (cargo build -p utrace-cli)",
-        exe.display()
-    );
-    Command::new(exe)
+    Command::new(utrace_exe())
 }
 
 fn diff(a: &Path, b: &Path, args: &[&str]) -> Output {

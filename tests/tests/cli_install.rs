@@ -5,14 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use utrace_tests::harness::{lavapipe_command, target_dir, TempDir};
+use utrace_tests::harness::{lavapipe_command, utrace_exe, TempDir};
 
 const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");
 
 fn utrace() -> PathBuf {
-    let exe = target_dir().join("debug").join("utrace");
-    assert!(exe.exists(), "{} is missing: build it first", exe.display());
-    exe
+    utrace_exe()
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -6,18 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use utrace_tests::checks::assert_clean;
-use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::harness::{utrace_exe, TempDir};
 use utrace_tests::workload;
 
 /// The `utrace` command of this build (scripts/test.sh builds it with the layer).
 fn utrace() -> Command {
-    let exe = target_dir().join("debug").join("utrace");
-    assert!(
-        exe.exists(),
-        "{} is missing: build it first (cargo build -p utrace-cli)",
-        exe.display()
-    );
-    Command::new(exe)
+    Command::new(utrace_exe())
 }
 
 fn report(trace: &Path) -> Output {

@@ -5,12 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use utrace_tests::harness::{lavapipe_command, read_report, target_dir, TempDir};
+use utrace_tests::harness::{lavapipe_command, read_report, utrace_exe, TempDir};
 
 fn utrace() -> PathBuf {
-    let exe = target_dir().join("debug").join("utrace");
-    assert!(exe.exists(), "{} is missing: build it first", exe.display());
-    exe
+    utrace_exe()
 }
 
 const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");

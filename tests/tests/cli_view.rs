@@ -7,13 +7,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use utrace_tests::checks::assert_clean;
-use utrace_tests::harness::{target_dir, TempDir};
+use utrace_tests::harness::{utrace_exe, TempDir};
 use utrace_tests::workload;
 
 fn utrace(args: &[&str], paths: &[&Path]) -> Output {
-    let exe = target_dir().join("debug").join("utrace");
-    assert!(exe.exists(), "{} is missing: build it first", exe.display());
-    let mut cmd = Command::new(exe);
+    let mut cmd = Command::new(utrace_exe());
     cmd.args(args);
     for p in paths {
         cmd.arg(p);
