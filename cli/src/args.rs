@@ -31,17 +31,31 @@ pub fn format(pairs: &[(String, String)], kinds: &[(String, ValueKind)]) -> Stri
 /// The pairs of a txt argument list, quoted values unquoted. A value runs to the next
 /// `, name=` (a text value may hold commas).
 pub fn parse(text: &str) -> Vec<(String, String)> {
+    split(text)
+        .into_iter()
+        .map(|(name, raw)| {
+            let value = match raw.strip_prefix('"').and_then(unquote) {
+                Some((value, "")) => value,
+                _ => raw.to_string(),
+            };
+            (name.to_string(), value)
+        })
+        .collect()
+}
+
+/// The pairs of a txt argument list as written: a quoted value with its quotes and escapes
+/// (which are JSON's: the layer's json writes such a value as it is), so that a converter
+/// can tell a label `"7"` from the number 7.
+pub fn split(text: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some((name, after)) = rest.split_once('=') {
-        let (value, next) = match after.strip_prefix('"').and_then(unquote) {
-            Some((value, next)) => (value, next),
-            None => {
-                let end = next_arg(after).unwrap_or(after.len());
-                (after[..end].to_string(), &after[end..])
-            }
+        let end = match after.strip_prefix('"').and_then(unquote) {
+            Some((_, next)) => after.len() - next.len(),
+            None => next_arg(after).unwrap_or(after.len()),
         };
-        out.push((name.trim().to_string(), value));
+        let (raw, next) = after.split_at(end);
+        out.push((name.trim(), raw));
         rest = next.strip_prefix(", ").unwrap_or(next);
     }
     out
@@ -128,6 +142,10 @@ mod tests {
         let text = format(&p, &kinds);
         assert_eq!(text, r#"label="say \"a, b=c\"\\\n\u0001", n=3"#);
         assert_eq!(parse(&text), p);
+        assert_eq!(
+            split(&text),
+            [("label", r#""say \"a, b=c\"\\\n\u0001""#), ("n", "3")]
+        );
     }
 
     #[test]

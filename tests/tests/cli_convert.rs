@@ -86,6 +86,13 @@ fn a_lavapipe_trace_converts_to_every_format() {
             "{to}: the same ranges, the same times"
         );
     }
+    // The layer's json layout: its fields in its order (the unit tests hold the rest).
+    let json = std::fs::read_to_string(dir.path().join("t.json")).unwrap();
+    assert!(
+        json.starts_with("{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x")
+            && json.contains("\"events\":[{\"ns\":"),
+        "{json}"
+    );
     let mesa = dir.path().join("t.mesa.csv");
     let out = utrace(&["convert", "--to", "mesa-csv", "-o"], &[&mesa, &txt]);
     assert!(out.status.success());
@@ -105,6 +112,30 @@ fn a_lavapipe_trace_converts_to_every_format() {
             .count(),
         events_in_txt
     );
+
+    // A csv trace of the layer's converted to csv is the layer's own, byte for byte, but
+    // for the end_of_trace row (whose `dropped` a trace read does not keep).
+    let csv = dir.path().join("layer.csv");
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", csv.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", "csv")
+        .run(&dir);
+    assert_clean(&run);
+    let again = dir.path().join("again.csv");
+    let out = utrace(&["convert", "--to", "csv", "-o"], &[&again, &csv]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let layer = std::fs::read_to_string(&csv).unwrap();
+    let layer: String = layer
+        .lines()
+        .filter(|l| !l.contains(",end_of_trace,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), layer);
 
     // An output that cannot be written: one line, status 2, no partial file.
     let bad = dir.path().join("no/such/dir/out.json");

@@ -1,19 +1,24 @@
 //! The layer's own json lines and csv (layer/src/sink/json.rs, csv.rs), written from any
-//! trace: a txt trace becomes json or csv that `report` reads the same. What the model does
-//! not keep is left out (a batch's `cmdbufs` and `queries`); a value that reads as a number
-//! or boolean is written bare in json, as the layer writes those kinds.
+//! trace: a txt trace becomes json or csv that `report` reads the same. Fields in the
+//! layer's order, arguments in the trace's order, each JSON value of the kind the layer
+//! gives it (the tracepoint spec's, so that `cmd=0x1` stays a string and a label `"7"` is
+//! not taken for a number). What the model does not keep is left out: a batch's `cmdbufs`
+//! and `queries`, a txt trace's frame ends and each device's `end_of_trace` counts (its
+//! `dropped` is not known once read).
 
 use std::fmt::Write;
 
 use utrace_tracepoints::spec::Kind;
+use utrace_tracepoints::types::ValueKind;
 
 use crate::args;
 use crate::ranges::Spec;
-use crate::trace::{Batch, Trace};
+use crate::stages::StageSpec;
+use crate::trace::{Batch, Event, Trace};
 
 /// Each event of `batch` with its delta from the previous and its depth (open ranges
 /// around it, as the layer indents).
-fn walk<'b>(batch: &'b Batch, spec: &Spec) -> Vec<(&'b crate::trace::Event, i64, usize)> {
+fn walk<'b>(batch: &'b Batch, spec: &Spec) -> Vec<(&'b Event, i64, usize)> {
     let mut depth = 0usize;
     let mut prev = batch.events.first().map_or(0, |e| e.ns);
     batch
@@ -38,58 +43,108 @@ fn walk<'b>(batch: &'b Batch, spec: &Spec) -> Vec<(&'b crate::trace::Event, i64,
         .collect()
 }
 
-fn json_value(value: &str) -> serde_json::Value {
-    if let Ok(n) = value.parse::<u64>() {
-        n.into()
-    } else if let Ok(n) = value.parse::<i64>() {
-        n.into()
-    } else if let Ok(b) = value.parse::<bool>() {
-        b.into()
+/// `text` as a JSON string, escaped as the layer's json sink escapes (`push_json_string`).
+fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// One argument's JSON value: a quoted value (a label, a pipeline's name) as it is, since
+/// the layer's txt quoting is JSON's; numbers and booleans bare where the spec says so (or,
+/// for an argument the spec does not know, where the value is one); anything else a string.
+fn push_value(out: &mut String, raw: &str, kind: Option<ValueKind>) {
+    if raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"') {
+        // Quoted by another writer with escapes JSON lacks: unquoted and escaped again.
+        match serde_json::from_str::<String>(raw) {
+            Ok(_) => out.push_str(raw),
+            Err(_) => {
+                let pairs = args::parse(&format!("v={raw}"));
+                push_string(out, pairs.first().map_or(raw, |(_, v)| v.as_str()));
+            }
+        }
+        return;
+    }
+    let number = raw.parse::<i128>().is_ok();
+    let boolean = raw == "true" || raw == "false";
+    let bare = match kind {
+        Some(ValueKind::Number) => number,
+        Some(ValueKind::Bool) => boolean,
+        Some(ValueKind::Text | ValueKind::Quoted) => false,
+        None => number || boolean,
+    };
+    if bare {
+        out.push_str(raw);
     } else {
-        value.into()
+        push_string(out, raw);
     }
 }
 
+fn push_event(out: &mut String, e: &Event, delta: i64, depth: usize, stages: &StageSpec) {
+    let _ = write!(
+        out,
+        "{{\"ns\":{},\"delta\":{delta},\"depth\":{depth},\"name\":",
+        e.ns
+    );
+    push_string(out, &e.name);
+    out.push_str(",\"args\":{");
+    let kinds = stages.tracepoint(&e.name).map(|t| t.args.as_slice());
+    for (i, (name, raw)) in args::split(&e.args).into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_string(out, name);
+        out.push(':');
+        let kind = kinds.and_then(|k| k.iter().find(|(n, _)| n == name).map(|(_, k)| *k));
+        push_value(out, raw, kind);
+    }
+    out.push_str("}}");
+}
+
 pub fn json(trace: &Trace, spec: &Spec) -> String {
+    let stages = StageSpec::built_in();
     let mut out = String::new();
     for b in &trace.batches {
-        let events: Vec<serde_json::Value> = walk(b, spec)
-            .into_iter()
-            .map(|(e, delta, depth)| {
-                let args: serde_json::Map<String, serde_json::Value> = args::parse(&e.args)
-                    .into_iter()
-                    .map(|(k, v)| (k, json_value(&v)))
-                    .collect();
-                serde_json::json!({"ns": e.ns, "delta": delta, "depth": depth, "name": e.name, "args": args})
-            })
-            .collect();
         let elapsed = match (b.events.first(), b.events.last()) {
             (Some(f), Some(l)) => l.ns.saturating_sub(f.ns),
             _ => 0,
         };
         // The layer's field order: readers tell the format by `{"type":` first.
-        let mut line = format!(
+        let _ = write!(
+            out,
             "{{\"type\":\"batch\",\"device\":{},\"batch\":{}",
             b.device, b.number
         );
         if let Some(q) = b.queue {
-            let _ = write!(line, ",\"queue\":\"{q:#x}\"");
+            let _ = write!(out, ",\"queue\":\"{q:#x}\"");
         }
         let _ = write!(
-            line,
+            out,
             ",\"frame\":{},\"submission\":{}",
             b.frame, b.submission
         );
         // Fields the source did not say are left out, not written as null.
         if let Some(t) = b.thread {
-            let _ = write!(line, ",\"thread\":{t}");
+            let _ = write!(out, ",\"thread\":{t}");
         }
-        let _ = write!(
-            line,
-            ",\"elapsed_ns\":{elapsed},\"events\":{}}}",
-            serde_json::Value::from(events)
-        );
-        let _ = writeln!(out, "{line}");
+        let _ = write!(out, ",\"elapsed_ns\":{elapsed},\"events\":[");
+        for (i, (e, delta, depth)) in walk(b, spec).into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_event(&mut out, e, delta, depth, &stages);
+        }
+        out.push_str("]}\n");
     }
     out
 }
@@ -99,6 +154,7 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
         for (e, delta, depth) in walk(b, spec) {
+            // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
             let _ = writeln!(
                 out,
                 "{},{},{},{},{thread},{},{delta},{depth},{},\"{}\"",
@@ -113,4 +169,67 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(events: Vec<Event>) -> Trace {
+        Trace {
+            batches: vec![Batch {
+                device: 0,
+                number: 4,
+                queue: Some(0x10),
+                frame: 2,
+                submission: 3,
+                thread: Some(77),
+                events,
+            }],
+            notes: vec![],
+        }
+    }
+
+    fn ev(ns: u64, name: &str, args: &str) -> Event {
+        Event {
+            ns,
+            name: name.into(),
+            args: args.into(),
+        }
+    }
+
+    /// The layer's layout to the byte: its field order, its argument order, and each
+    /// value of its kind (a label of digits stays a string, a handle too; an argument the
+    /// spec does not know, like a later layer's, by its look).
+    #[test]
+    fn json_is_the_layers_layout() {
+        let t = batch(vec![
+            ev(100, "start_cmd_buffer", "cmd=0x1, level=primary, usage=one_time_submit, thread=77"),
+            ev(110, "begin_label", "label=\"7\""),
+            ev(120, "start_draw", "vertex_count=3, instance_count=1, first_vertex=0, first_instance=0, pipeline=0x5, pipeline_name=\"a, \\\"b\\\"\", new=12, flag=true"),
+            ev(130, "end_draw", ""),
+        ]);
+        let got = json(&t, &Spec::built_in());
+        let want = concat!(
+            r#"{"type":"batch","device":0,"batch":4,"queue":"0x10","frame":2,"submission":3,"thread":77,"elapsed_ns":30,"events":["#,
+            r#"{"ns":100,"delta":0,"depth":0,"name":"start_cmd_buffer","args":{"cmd":"0x1","level":"primary","usage":"one_time_submit","thread":77}},"#,
+            r#"{"ns":110,"delta":10,"depth":1,"name":"begin_label","args":{"label":"7"}},"#,
+            r#"{"ns":120,"delta":10,"depth":2,"name":"start_draw","args":{"vertex_count":3,"instance_count":1,"first_vertex":0,"first_instance":0,"pipeline":"0x5","pipeline_name":"a, \"b\"","new":12,"flag":true}},"#,
+            r#"{"ns":130,"delta":10,"depth":2,"name":"end_draw","args":{}}]}"#,
+            "\n"
+        );
+        assert_eq!(got, want);
+        let v: serde_json::Value = serde_json::from_str(&got).expect("valid JSON");
+        assert_eq!(v["events"][1]["args"]["label"], "7");
+    }
+
+    #[test]
+    fn csv_quotes_the_arguments() {
+        let t = batch(vec![ev(5, "begin_label", "label=\"a, b\"")]);
+        assert_eq!(
+            csv(&t, &Spec::built_in()),
+            "device,batch,frame,submission,thread,ns,delta,depth,event,args\n\
+             0,4,2,3,77,5,0,0,begin_label,\"label=\"\"a, b\"\"\"\n"
+        );
+    }
 }

@@ -22,16 +22,17 @@ fn bar(r: &Range<'_>, lane: usize, depth: usize, start: u64) -> Value {
         Some((_, label)) if r.range == "label" => label.clone(),
         _ => r.range.to_string(),
     };
-    let args: serde_json::Map<String, Value> =
-        pairs.into_iter().map(|(k, v)| (k, v.into())).collect();
+    // Pairs, not an object: the tooltip lists them in the trace's order.
+    let args: Vec<Value> = pairs.into_iter().map(|(k, v)| json!([k, v])).collect();
     json!({
         "lane": lane, "depth": depth, "name": name, "kind": r.range,
-        "b": r.begin_ns - start, "e": r.end_ns.max(r.begin_ns) - start,
+        "b": r.begin_ns.saturating_sub(start), "e": r.end_ns.max(r.begin_ns).saturating_sub(start),
         "batch": r.batch.number, "frame": r.batch.frame, "args": args,
     })
 }
 
-/// The page's data: lanes, bars (every range of the trace) and frame bands.
+/// The page's data: lanes (in order of device, then queue), bars (every range of the
+/// trace) and frame bands.
 pub fn data(trace: &Trace, spec: &Spec) -> Value {
     let paired = pair(trace, spec);
     let start = paired.ranges.iter().map(|r| r.begin_ns).min().unwrap_or(0);
@@ -45,18 +46,28 @@ pub fn data(trace: &Trace, spec: &Spec) -> Value {
     let mut bars = Vec::new();
     let mut names = Vec::new();
     for (lane, ((device, queue), mut ranges)) in lanes.into_iter().enumerate() {
-        names.push(match queue {
+        let name = match queue {
             Some(q) => format!("device {device} queue {q:#x}"),
             None => format!("device {device}"),
-        });
-        // Outer ranges first: by begin, the longer first; a range's depth is the number of
-        // ranges still open around it.
+        };
+        names.push(json!({"name": name, "device": device}));
+        // Outer ranges first: by begin, the longer first. A range goes on the first level
+        // free at its begin: for properly nested ranges that is its nesting depth, and
+        // ranges that cross (never on one queue) still never overlap on a level, which the
+        // page's drawing and hovering rely on.
         ranges.sort_by_key(|r| (r.begin_ns, std::cmp::Reverse(r.end_ns)));
-        let mut open: Vec<u64> = Vec::new();
+        let mut level_ends: Vec<u64> = Vec::new();
         for r in ranges {
-            open.retain(|&end| end > r.begin_ns);
-            bars.push(bar(r, lane, open.len(), start));
-            open.push(r.end_ns.max(r.begin_ns));
+            let end = r.end_ns.max(r.begin_ns);
+            let depth = match level_ends.iter().position(|&e| e <= r.begin_ns) {
+                Some(free) => free,
+                None => {
+                    level_ends.push(0);
+                    level_ends.len() - 1
+                }
+            };
+            level_ends[depth] = end;
+            bars.push(bar(r, lane, depth, start));
         }
     }
     // A frame's band: from its first range's begin to its last range's end, per device.
@@ -66,11 +77,11 @@ pub fn data(trace: &Trace, spec: &Spec) -> Value {
             .entry((r.batch.device, r.batch.frame))
             .or_insert((u64::MAX, 0));
         f.0 = f.0.min(r.begin_ns);
-        f.1 = f.1.max(r.end_ns);
+        f.1 = f.1.max(r.end_ns.max(r.begin_ns));
     }
     let frames: Vec<Value> = frames
         .into_iter()
-        .map(|((device, frame), (b, e))| json!({"device": device, "frame": frame, "b": b - start, "e": e - start}))
+        .map(|((device, frame), (b, e))| json!({"device": device, "frame": frame, "b": b.saturating_sub(start), "e": e.saturating_sub(start)}))
         .collect();
     json!({"lanes": names, "bars": bars, "frames": frames})
 }
@@ -141,7 +152,7 @@ mod tests {
                 ("draw", 1, 50)
             ]
         );
-        assert_eq!(d["lanes"][0], "device 0 queue 0x10");
+        assert_eq!(d["lanes"][0]["name"], "device 0 queue 0x10");
         assert_eq!(d["frames"][0]["e"], 100);
         let html = page(&trace, &Spec::built_in());
         assert!(!html.contains(DATA_MARK) && !html.contains("a </script> b"));
@@ -149,5 +160,37 @@ mod tests {
             !html.contains("http://") && !html.contains("https://"),
             "no network"
         );
+    }
+
+    /// Ranges that cross (batches of one queue that overlap in time) go on levels where
+    /// they do not overlap; a level freed is taken again.
+    #[test]
+    fn crossing_ranges_never_share_a_level() {
+        let batch = |number, b, e| Batch {
+            number,
+            queue: Some(1),
+            events: vec![
+                ev(b, "start_cmd_buffer", "cmd=0x1"),
+                ev(e, "end_cmd_buffer", "cmd=0x1"),
+            ],
+            ..Batch::default()
+        };
+        let trace = Trace {
+            batches: vec![
+                batch(1, 0, 100),
+                batch(2, 50, 150),
+                batch(3, 120, 130),
+                batch(4, 160, 170),
+            ],
+            notes: vec![],
+        };
+        let d = data(&trace, &Spec::built_in());
+        let depths: Vec<u64> = d["bars"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["depth"].as_u64().unwrap())
+            .collect();
+        assert_eq!(depths, [0, 1, 0, 0]);
     }
 }
