@@ -29,7 +29,7 @@ const LOADER_VARS: &[&str] = &[
 
 /// Removes from `cmd`'s environment what the test process may have inherited that would
 /// change the layer's, the validation layer's or the loader's behaviour: [`LOADER_VARS`],
-/// and every variable named `GPU_TRACE*`, `UTRACE_*` or `VK_KHRONOS_VALIDATION_*` (so that
+/// and every variable named `GPU_TRACE*`, `UTRACE_*`, `VK_UTRACE_*` or `VK_KHRONOS_VALIDATION_*` (so that
 /// one added later is covered too).
 fn clean_env(cmd: &mut Command) {
     for var in LOADER_VARS {
@@ -39,6 +39,7 @@ fn clean_env(cmd: &mut Command) {
         let text = name.to_string_lossy();
         if text.starts_with("GPU_TRACE")
             || text.starts_with("UTRACE_")
+            || text.starts_with("VK_UTRACE_")
             || text.starts_with("VK_KHRONOS_VALIDATION_")
         {
             cmd.env_remove(&name);
@@ -172,7 +173,8 @@ pub fn write_manifest(dir: &Path) -> PathBuf {
         "library_path": "{}",
         "api_version": "1.3.239",
         "implementation_version": "1",
-        "description": "utrace (test build)"
+        "description": "utrace (test build)",
+        "instance_extensions": [{{ "name": "VK_EXT_layer_settings", "spec_version": "2" }}]
     }}
 }}
 "#,

@@ -6,6 +6,8 @@
 
 use std::sync::OnceLock;
 
+pub mod settings;
+mod settings_file;
 mod values;
 
 pub use values::{expand_path, Format};
@@ -57,18 +59,34 @@ pub struct Config {
     pub force_fence: bool,
     /// Messages about malformed variables, each printed once.
     pub problems: Vec<String>,
+    /// Each layer setting's value and where it came from (`UTRACE_LOG=info` prints them).
+    pub settings: Vec<String>,
 }
 
 impl Config {
-    /// The process's configuration, parsed on first use.
+    /// The process's configuration, parsed on first use (see [`Self::get_with_app`]).
     pub fn get() -> &'static Config {
+        Self::get_with_app(Vec::new)
+    }
+
+    /// The process's configuration; on first use parsed from the environment, the settings
+    /// file and the application's settings `app` (given at the first `vkCreateInstance`:
+    /// the process's configuration is made once, so a later instance's settings are not
+    /// used, and said so).
+    pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config {
         static CONFIG: OnceLock<Config> = OnceLock::new();
-        CONFIG.get_or_init(|| {
+        let mut app = Some(app);
+        let config = CONFIG.get_or_init(|| {
+            let app = app.take().map(|f| f()).unwrap_or_default();
             let privileged = is_setid_process();
-            let config = Config::from_lookup(|name| std::env::var(name).ok(), privileged);
+            let env = |name: &str| std::env::var(name).ok();
+            let config = Config::from_sources(&env, &app, privileged);
             crate::logger::init(config.log_level);
             for problem in &config.problems {
                 log::warn!("{problem}");
+            }
+            for line in &config.settings {
+                log::info!("setting {line}");
             }
             if let Some(list) = &config.tracepoints {
                 let unknown = crate::trace::tracepoints::apply_toggles(list);
@@ -80,7 +98,38 @@ impl Config {
                 }
             }
             config
-        })
+        });
+        if let Some(later) = app {
+            if !later().is_empty() {
+                log::info!(
+                    "an instance created after the first gives VK_LAYER_utrace settings; the process's configuration was made at the first and stays"
+                );
+            }
+        }
+        config
+    }
+
+    /// The contract from every source of settings (see [`settings`]): `env` for the
+    /// environment, the settings file it leads to, and the application's `app`.
+    pub fn from_sources(
+        env: &dyn Fn(&str) -> Option<String>,
+        app: &settings::Entries,
+        privileged: bool,
+    ) -> Config {
+        let mut problems = Vec::new();
+        let file = settings_file::read(env, &mut problems);
+        let resolved = settings::Resolved::new(env, &file, app);
+        let mut config = Config::from_lookup(
+            |name| match resolved.value(name) {
+                Some(value) => value,
+                None => env(name),
+            },
+            privileged,
+        );
+        problems.extend(config.problems.drain(..).map(|p| resolved.name_origin(p)));
+        config.problems = problems;
+        config.settings = resolved.describe();
+        config
     }
 
     /// Parses the contract from `lookup`. `privileged` is true in a setuid/setgid process,
@@ -238,6 +287,7 @@ impl Config {
             tracepoints,
             force_fence,
             problems,
+            settings: Vec::new(),
         }
     }
 }

@@ -25,12 +25,16 @@ pub unsafe extern "system" fn create_instance(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
-    // Reading the configuration here prints any complaint about it once, early.
-    let _ = guarded("vkCreateInstance", Config::get);
     // SAFETY: the loader passes a valid create info with its chain.
     let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
+    // Reading the configuration here prints any complaint about it once, early; the
+    // application's own settings for the layer are one of its sources.
+    let _ = guarded("vkCreateInstance", || {
+        // SAFETY: the application's create info and its pNext chain are valid.
+        Config::get_with_app(|| unsafe { super::layer_settings::from_create_info(create_info) })
+    });
     // SAFETY: as above.
     let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -43,8 +47,27 @@ pub unsafe extern "system" fn create_instance(
     };
     // SAFETY: the pointer is the next layer's vkCreateInstance.
     let create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(create) };
-    // SAFETY: the application's arguments, with the chain advanced for the next layer.
-    let result = unsafe { create(p_create_info, p_allocator, p_instance) };
+    // VK_EXT_layer_settings is this layer's (the application enables it to configure the
+    // layer): the layers and driver beneath get the application's list without it, or the
+    // driver refuses an extension it does not have. The settings structure stays chained.
+    // SAFETY: the application's extension names are valid NUL-terminated strings.
+    let extensions: Vec<*const std::ffi::c_char> = unsafe {
+        crate::ffi::slice(
+            create_info.pp_enabled_extension_names,
+            create_info.enabled_extension_count,
+        )
+    }
+    .iter()
+    .copied()
+    // SAFETY: as above.
+    .filter(|&name| unsafe { std::ffi::CStr::from_ptr(name) } != ash::ext::layer_settings::NAME)
+    .collect();
+    let mut down = *create_info;
+    down.enabled_extension_count = extensions.len() as u32;
+    down.pp_enabled_extension_names = extensions.as_ptr();
+    // SAFETY: the application's arguments, with the chain advanced for the next layer and
+    // this layer's own extension taken out of the list.
+    let result = unsafe { create(&down, p_allocator, p_instance) };
     if result != vk::Result::SUCCESS {
         return result;
     }

@@ -25,6 +25,7 @@ pub mod commands;
 pub mod common_next;
 pub mod device;
 pub mod instance;
+pub mod layer_settings;
 pub mod objects;
 pub mod queue;
 

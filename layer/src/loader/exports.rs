@@ -209,7 +209,21 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
     p_properties: *mut vk::ExtensionProperties,
 ) -> vk::Result {
     if is_this_layer(p_layer_name) {
-        return fill_properties(&[], p_property_count, p_properties);
+        // VK_EXT_layer_settings: the application's VkLayerSettingsCreateInfoEXT configures
+        // the layer (the manifest says so too). The loader passes the driver only the
+        // extensions the driver has.
+        let mut settings = vk::ExtensionProperties {
+            spec_version: 2,
+            ..Default::default()
+        };
+        for (to, from) in settings
+            .extension_name
+            .iter_mut()
+            .zip(ash::ext::layer_settings::NAME.to_bytes())
+        {
+            *to = *from as std::ffi::c_char;
+        }
+        return fill_properties(&[settings], p_property_count, p_properties);
     }
     vk::Result::ERROR_LAYER_NOT_PRESENT
 }
@@ -395,7 +409,7 @@ mod tests {
     }
 
     #[test]
-    fn instance_extensions_of_other_layers_are_not_ours() {
+    fn instance_extensions_are_layer_settings_and_other_layers_are_not_ours() {
         let mut count = 7;
         // SAFETY: valid pointers, NUL-terminated names.
         unsafe {
@@ -404,7 +418,19 @@ mod tests {
                 &mut count,
                 std::ptr::null_mut(),
             );
-            assert_eq!((r, count), (vk::Result::SUCCESS, 0));
+            assert_eq!((r, count), (vk::Result::SUCCESS, 1));
+            let mut props = [vk::ExtensionProperties::default(); 1];
+            let r = enumerate_instance_extension_properties(
+                crate::LAYER_NAME.as_ptr(),
+                &mut count,
+                props.as_mut_ptr(),
+            );
+            assert_eq!(r, vk::Result::SUCCESS);
+            assert_eq!(
+                props[0].extension_name_as_c_str(),
+                Ok(ash::ext::layer_settings::NAME)
+            );
+            assert_eq!(props[0].spec_version, 2);
             let r = enumerate_instance_extension_properties(
                 c"VK_LAYER_other".as_ptr(),
                 &mut count,

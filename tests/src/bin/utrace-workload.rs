@@ -6,7 +6,7 @@
 //! ```text
 //! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
-//!                 [--heavy-pass NAME] [--heavy-factor N]
+//!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -32,6 +32,7 @@ fn parse() -> Result<(Options, Option<String>), String> {
     let mut report = None;
     let mut frames = None;
     let mut heavy_factor = None;
+    let mut layer_settings = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -65,6 +66,13 @@ fn parse() -> Result<(Options, Option<String>), String> {
                         .map_err(|_| format!("--heavy-factor {v:?} is not a number"))?,
                 )
             }
+            "--layer-setting" => {
+                let v = value()?;
+                let (key, value) = v
+                    .split_once('=')
+                    .ok_or_else(|| format!("--layer-setting {v:?} is not KEY=VALUE"))?;
+                layer_settings.push((key.to_string(), value.to_string()));
+            }
             "--exit-without-destroy" => opts.exit_without_destroy = true,
             "--chatter" => utrace_tests::chatter::enable(),
             "--pace-ms" => {
@@ -95,6 +103,7 @@ fn parse() -> Result<(Options, Option<String>), String> {
         (None, Some(_)) => return Err("--heavy-factor needs --heavy-pass".into()),
         _ => {}
     }
+    utrace_tests::vk::layer_settings::set(layer_settings);
     Ok((opts, report))
 }
 

@@ -40,6 +40,18 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
+/// Whether the driver or one of `layers` offers instance extension `name`.
+fn offers(entry: &ash::Entry, layers: &[CString], name: &CStr) -> bool {
+    let has = |layer: Option<&CStr>| {
+        // SAFETY: a valid (optional) layer name.
+        unsafe { entry.enumerate_instance_extension_properties(layer) }
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(name))
+    };
+    has(None) || layers.iter().any(|l| has(Some(l.as_c_str())))
+}
+
 impl Instance {
     /// An instance with `layers` enabled in that order (the first is closest to the
     /// application) and `extensions`. Validation gets a messenger collecting its messages.
@@ -56,6 +68,13 @@ impl Instance {
         let mut ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
         if validation && !extensions.contains(&ash::ext::debug_utils::NAME) {
             ext_ptrs.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        // The application's settings for VK_LAYER_utrace (`--layer-setting`), with the
+        // extension enabled where a layer or the driver offers it.
+        let chained = super::layer_settings::Chained::get();
+        let layer_settings = chained.as_ref().map(|c| c.settings()).unwrap_or_default();
+        if chained.is_some() && offers(&entry, &layer_names, ash::ext::layer_settings::NAME) {
+            ext_ptrs.push(ash::ext::layer_settings::NAME.as_ptr());
         }
         let messages = Arc::new(Mutex::new(Vec::new()));
         let user_data = Box::into_raw(Box::new(Arc::clone(&messages)));
@@ -81,11 +100,25 @@ impl Instance {
         if validation {
             info = info.push_next(&mut messenger_info);
         }
+        let mut settings_info = vk::LayerSettingsCreateInfoEXT::default().settings(&layer_settings);
+        if chained.is_some() {
+            info = info.push_next(&mut settings_info);
+        }
         // SAFETY: valid create info; every pointer outlives the call.
-        let instance = check(
-            unsafe { entry.create_instance(&info, None) },
-            "vkCreateInstance",
-        )?;
+        let mut created = unsafe { entry.create_instance(&info, None) };
+        if matches!(created, Err(vk::Result::ERROR_EXTENSION_NOT_PRESENT))
+            && ext_ptrs.last() == Some(&ash::ext::layer_settings::NAME.as_ptr())
+        {
+            // A loader older than the extension (Debian 12's 1.3.239) refuses every
+            // extension it does not know, even one a layer offers: the settings go chained
+            // without it, which the layers that read them accept.
+            eprintln!("utrace-workload: the loader refuses VK_EXT_layer_settings; chaining the settings without it");
+            let without = &ext_ptrs[..ext_ptrs.len() - 1];
+            info = info.enabled_extension_names(without);
+            // SAFETY: as above.
+            created = unsafe { entry.create_instance(&info, None) };
+        }
+        let instance = check(created, "vkCreateInstance")?;
         let debug = if validation {
             let loader = ash::ext::debug_utils::Instance::new(&entry, &instance);
             // SAFETY: valid create info on a live instance with the extension enabled.

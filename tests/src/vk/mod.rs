@@ -5,6 +5,7 @@ mod buffer;
 mod device;
 mod fill;
 mod instance;
+pub mod layer_settings;
 
 pub use buffer::Buffer;
 pub use device::Device;
