@@ -11,7 +11,8 @@
 //!   layer's own command buffers and semaphores);
 //! - [`sink`]: the output formats, which only know events (Perfetto's data source and
 //!   sessions among them);
-//! - [`config`]: the environment contract, read once per process.
+//! - [`config`]: the environment contract and layer settings, read once per process;
+//! - [`control`]: the control socket, for captures started from outside the process.
 #![warn(unsafe_op_in_unsafe_fn)]
 // The loader looks for `libVkLayer_<name>.so`, so the crate keeps the loader's spelling.
 #![allow(non_snake_case)]
@@ -19,6 +20,7 @@
 #[cfg(debug_assertions)]
 mod alloc_count;
 pub mod config;
+pub mod control;
 pub mod digits;
 pub mod ffi;
 pub mod gpu;

@@ -234,7 +234,8 @@ fn the_manifest_declares_settings_in_vkconfigs_schema() {
                 "frames",
                 "instrument",
                 "tracepoints",
-                "log"
+                "log",
+                "control"
             ]
         );
         for s in settings {

@@ -57,6 +57,9 @@ pub struct Config {
     /// `UTRACE_FORCE_FENCE=1`: learn of batch completion through fences even where timeline
     /// semaphores exist (the fallback path, so that it can be tested on any driver).
     pub force_fence: bool,
+    /// The control socket (`utrace capture`) is offered (the `control` setting, on by
+    /// default).
+    pub control: bool,
     /// Messages about malformed variables, each printed once.
     pub problems: Vec<String>,
     /// Each layer setting's value and where it came from (`UTRACE_LOG=info` prints them).
@@ -271,6 +274,19 @@ impl Config {
             },
         };
         let tracepoints = lookup("GPU_TRACEPOINTS");
+        let control = match lookup("UTRACE_CONTROL") {
+            None => true,
+            Some(v) => match parse_switch(&v) {
+                Switch::On => true,
+                Switch::Off => v.trim().is_empty(),
+                Switch::Unrecognised => {
+                    problems.push(format!(
+                        "UTRACE_CONTROL={v:?} is not a recognised value (use 1 or 0); the control socket is offered"
+                    ));
+                    true
+                }
+            },
+        };
         let force_fence =
             lookup("UTRACE_FORCE_FENCE").is_some_and(|v| parse_switch(&v) == Switch::On);
 
@@ -286,6 +302,7 @@ impl Config {
             instrument,
             tracepoints,
             force_fence,
+            control,
             problems,
             settings: Vec::new(),
         }

@@ -46,6 +46,10 @@ pub const SETTINGS: &[Setting] = &[
         key: "log",
         alias: "UTRACE_LOG",
     },
+    Setting {
+        key: "control",
+        alias: "UTRACE_CONTROL",
+    },
 ];
 
 /// The environment variable of `key`: `VK_UTRACE_` and the key in capitals.

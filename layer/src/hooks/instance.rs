@@ -250,6 +250,9 @@ pub unsafe extern "system" fn create_device(
         if traced {
             // Now that the driver and the layers beneath are loaded and initialised.
             crate::loader::process_exit::register();
+            if config.is_some_and(|c| c.control) {
+                crate::control::start();
+            }
         }
     });
     if registered.is_none() {

@@ -56,6 +56,7 @@ fn close_all() {
             }
         }
         crate::sink::destinations::drain_all(OUTPUT_DRAIN);
+        crate::control::remove_socket();
     });
 }
 

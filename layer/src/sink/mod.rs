@@ -9,10 +9,11 @@ pub mod json;
 pub mod output;
 pub mod perfetto;
 mod ranges;
+pub mod remote_slot;
 mod tee;
 mod text_args;
 pub mod txt;
-mod writer;
+pub(crate) mod writer;
 
 use crate::config::{Config, Destination, Format};
 
@@ -36,9 +37,11 @@ pub fn outputs(config: &'static Config, hooks: perfetto::SessionHooks) -> Output
 /// The sinks `config` asks for, writing to their destinations for device `device`.
 fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
     use perfetto::render_stages::RenderStageSink;
-    // On demand, only a Perfetto session ever asks for the trace.
+    // A capture asked from outside the process writes through each device's slot.
+    let slot = remote_slot::slot(device.index);
+    // On demand, only a Perfetto session (or such a capture) ever asks for the trace.
     if config.on_demand {
-        return Box::new(RenderStageSink::new(device));
+        return tee::Tee::of(vec![Box::new(RenderStageSink::new(device)), slot]);
     }
     // With Perfetto, GPU_TRACEFILE names the Perfetto trace and text goes to stdout.
     let perfetto = config.formats.contains(&Format::Perfetto);
@@ -60,5 +63,6 @@ fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
     if perfetto {
         sinks.push(Box::new(RenderStageSink::new(device)));
     }
+    sinks.push(slot);
     tee::Tee::of(sinks)
 }

@@ -67,8 +67,11 @@ impl Capture {
         }
     }
 
+    /// The frame window (with its session, for a Perfetto output) or a capture asked from
+    /// outside the process ([`super::remote`]).
     pub fn active(&self) -> bool {
-        self.active.load(Ordering::Relaxed) && (!self.needs_session || sessions_active())
+        (self.active.load(Ordering::Relaxed) && (!self.needs_session || sessions_active()))
+            || super::remote::active()
     }
 
     /// Whether a command buffer recorded now gets tracepoints.
@@ -88,6 +91,7 @@ impl Capture {
     /// capture, the frame before its first starts it.
     pub fn end_frame(&self, frame: u32) -> FrameEnd {
         let captured = self.active();
+        super::remote::REMOTE.frame_ended(frame);
         let (mut opened, mut closed) = (false, false);
         if let Some((first, last)) = self.window {
             if frame == last {

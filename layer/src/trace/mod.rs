@@ -22,6 +22,7 @@ pub mod pipeline_names;
 mod query_slots;
 pub mod recorded_trace;
 mod recording;
+pub mod remote;
 mod segment_lists;
 mod submit;
 mod submit_flow;

@@ -1,0 +1,120 @@
+//! One capture asked through the control socket: the devices' slots given a sink writing
+//! the file (`crate::sink::remote_slot`), the remote gate opened (`crate::trace::remote`),
+//! then the file closed once the capture's last frame is written, or `stop` said.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::config::Format;
+use crate::sink::remote_slot;
+use crate::sink::{csv::CsvSink, json::JsonSink, output::Output, txt::TxtSink, Sink};
+use crate::trace::remote::REMOTE;
+
+/// A capture is in progress (one at a time).
+static CAPTURING: AtomicBool = AtomicBool::new(false);
+/// `stop` was asked.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+pub fn capturing() -> bool {
+    CAPTURING.load(Ordering::Relaxed)
+}
+
+/// What a finished capture wrote.
+pub struct Done {
+    pub frames: u32,
+    pub batches: u64,
+    pub events: u64,
+    pub dropped: u64,
+    pub stopped: bool,
+}
+
+/// Starts a capture of `frames` frames into `path`; `started` is called once it is under
+/// way (the client hears `started`), then this returns when it is done.
+pub fn run(
+    frames: u32,
+    format: Format,
+    path: &str,
+    started: &mut dyn FnMut(),
+) -> Result<Done, String> {
+    if CAPTURING.swap(true, Ordering::AcqRel) {
+        return Err("a capture is already in progress".into());
+    }
+    let result = capture(frames, format, path, started);
+    CAPTURING.store(false, Ordering::Release);
+    result
+}
+
+fn capture(
+    frames: u32,
+    format: Format,
+    path: &str,
+    started: &mut dyn FnMut(),
+) -> Result<Done, String> {
+    let out = crate::sink::writer::start_file(Path::new(path))
+        .map_err(|e| format!("cannot write {path}: {e}"))?;
+    let make = |_device: u32| -> Box<dyn Sink> {
+        match format {
+            Format::Json => Box::new(JsonSink::new(out.clone())),
+            Format::Csv => Box::new(CsvSink::new(out.clone())),
+            _ => Box::new(TxtSink::new(out.clone())),
+        }
+    };
+    let devices = remote_slot::install(&make);
+    if devices.is_empty() {
+        remote_slot::finish(Duration::from_secs(1));
+        return Err("no device of this process is traced".into());
+    }
+    STOPPING.store(false, Ordering::Relaxed);
+    REMOTE.request(frames);
+    log::info!("capture of {frames} frame(s) to {path} asked through the control socket");
+    started();
+    // The last frame's end, written after every batch of it, closes the capture; `stop`
+    // ends it at once (batches still in flight are left out).
+    let stopped = loop {
+        if remote_slot::wait_done(Duration::from_millis(100)) {
+            break false;
+        }
+        if STOPPING.load(Ordering::Relaxed) {
+            REMOTE.stop(u32::MAX);
+            // A moment for the batches already completing.
+            std::thread::sleep(Duration::from_millis(200));
+            break true;
+        }
+    };
+    let totals = remote_slot::finish(Duration::from_secs(5));
+    let (first, last) = REMOTE.frames();
+    let captured = match (first, last) {
+        (Some(f), Some(l)) if l != u32::MAX && l >= f => l - f + 1,
+        _ => 0,
+    };
+    let lost = losses(&out, &devices);
+    Ok(Done {
+        frames: if stopped {
+            captured.min(frames)
+        } else {
+            frames
+        },
+        batches: totals.batches.saturating_sub(lost.0),
+        events: totals.events.saturating_sub(lost.1),
+        dropped: lost.1,
+        stopped,
+    })
+}
+
+/// Batches and events the file could not take (a full disk).
+fn losses(out: &Output, devices: &[u32]) -> (u64, u64) {
+    devices.iter().fold((0, 0), |(b, e), &d| {
+        let l = out.losses(d);
+        (b + l.batches, e + l.events)
+    })
+}
+
+/// `stop`: ends the capture in progress; false when there is none.
+pub fn stop() -> bool {
+    if !capturing() {
+        return false;
+    }
+    STOPPING.store(true, Ordering::Relaxed);
+    true
+}

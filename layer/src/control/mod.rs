@@ -1,0 +1,24 @@
+//! The control socket: captures started from outside a running process, as AGI's GAPII,
+//! INTEL_MEASURE's `control=` and the Mesa overlay's control socket allow.
+//!
+//! A process that loaded the layer with tracing allowed listens on
+//! `$XDG_RUNTIME_DIR/utrace/<pid>.sock` (the folder 0700, the socket 0600; none without
+//! `XDG_RUNTIME_DIR`, with `UTRACE_DISABLE=1`, or with the `control` setting false). One
+//! request per connection, one line (at most [`request::MAX_LINE`] bytes), replies as lines:
+//!
+//! - `status` -> `ok pid=P name=N devices=D capturing=0|1`
+//! - `capture frames=N format=txt|json|csv path=ABSOLUTE` -> `started`, then, once the N
+//!   frames after the current one are written, `done frames=.. batches=.. events=..
+//!   dropped=..` (`stopped=1` at the end when `stop` ended it early)
+//! - `stop` -> `ok stopped`
+//! - anything else, or a peer of another user (`SO_PEERCRED`) -> `error ...`
+//!
+//! The socket is served by a thread of its own, each connection by a short-lived thread;
+//! nothing here runs on an application's call.
+
+mod capture;
+mod peer;
+pub mod request;
+mod server;
+
+pub use server::{remove_socket, start};

@@ -1,0 +1,154 @@
+//! Each device's place for the sink of a capture asked from outside the process
+//! (`crate::control`): empty until a capture starts, then a text sink writing the capture's
+//! file, fed the batches and frame ends of the captured frames only (see
+//! [`crate::trace::remote`]), closed when the capture ends. It sits in every device's sink
+//! (beside the configured ones) on the traceq thread, so the capture's batches come in the
+//! order they complete and its file is written as any trace is: whole batches.
+
+use std::sync::{Arc, Condvar, LazyLock, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::{BatchInfo, Event, Sink, TraceSummary};
+use crate::trace::remote::REMOTE;
+
+#[derive(Default)]
+struct Inner {
+    device: u32,
+    sink: Option<Box<dyn Sink>>,
+    batches: u64,
+    events: u64,
+}
+
+/// A device's slot, as its sink.
+pub struct Slot(Arc<Mutex<Inner>>);
+
+/// Every live device's slot.
+static SLOTS: LazyLock<Mutex<Vec<Weak<Mutex<Inner>>>>> = LazyLock::new(Default::default);
+/// Set when a slot has written the end of the capture's last frame (all of the capture's
+/// batches of that device are written: they come before it).
+static DONE: LazyLock<(std::sync::Mutex<bool>, Condvar)> = LazyLock::new(Default::default);
+
+/// A new device's slot.
+pub fn slot(device: u32) -> Box<dyn Sink> {
+    let inner = Arc::new(Mutex::new(Inner {
+        device,
+        ..Inner::default()
+    }));
+    let mut slots = SLOTS.lock();
+    slots.retain(|s| s.strong_count() > 0);
+    slots.push(Arc::downgrade(&inner));
+    Box::new(Slot(inner))
+}
+
+fn live() -> Vec<Arc<Mutex<Inner>>> {
+    SLOTS.lock().iter().filter_map(Weak::upgrade).collect()
+}
+
+/// Gives every live device a sink for the capture (`make` for its device index); the
+/// devices' indexes.
+pub fn install(make: &dyn Fn(u32) -> Box<dyn Sink>) -> Vec<u32> {
+    if let Ok(mut done) = DONE.0.lock() {
+        *done = false;
+    }
+    let slots = live();
+    for s in &slots {
+        let mut inner = s.lock();
+        let device = inner.device;
+        *inner = Inner {
+            device,
+            sink: Some(make(device)),
+            ..Inner::default()
+        };
+    }
+    slots.iter().map(|s| s.lock().device).collect()
+}
+
+/// Waits, at most `timeout`, until the capture's last frame is written; whether it was.
+pub fn wait_done(timeout: Duration) -> bool {
+    let (lock, cond) = &*DONE;
+    let Ok(done) = lock.lock() else { return false };
+    match cond.wait_timeout_while(done, timeout, |d| !*d) {
+        Ok((done, _)) => *done,
+        Err(_) => false,
+    }
+}
+
+/// What the capture wrote.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub batches: u64,
+    pub events: u64,
+}
+
+/// Ends the capture's file: each device's end of trace (its counts), everything written
+/// (bounded by `timeout`), the sinks closed.
+pub fn finish(timeout: Duration) -> Totals {
+    let mut totals = Totals::default();
+    for s in live() {
+        let mut inner = s.lock();
+        let (device, batches, events) = (inner.device, inner.batches, inner.events);
+        if let Some(mut sink) = inner.sink.take() {
+            sink.end_of_trace(&TraceSummary {
+                device,
+                batches,
+                events,
+                dropped: 0,
+            });
+            sink.drain(timeout);
+            totals.batches += batches;
+            totals.events += events;
+        }
+    }
+    totals
+}
+
+impl Sink for Slot {
+    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        let mut inner = self.0.lock();
+        if REMOTE.includes(info.frame) {
+            if let Some(sink) = inner.sink.as_mut() {
+                sink.batch(info, events);
+                inner.batches += 1;
+                inner.events += events.len() as u64;
+            }
+        }
+    }
+
+    fn end_of_frame(&mut self, device: u32, frame: u32) {
+        let mut inner = self.0.lock();
+        if !REMOTE.includes(frame) {
+            return;
+        }
+        if let Some(sink) = inner.sink.as_mut() {
+            sink.end_of_frame(device, frame);
+            if REMOTE.frames().1 == Some(frame) {
+                let (lock, cond) = &*DONE;
+                if let Ok(mut done) = lock.lock() {
+                    *done = true;
+                    cond.notify_all();
+                }
+            }
+        }
+    }
+
+    /// The device is going during a capture: its part of the file is closed as a trace is.
+    fn end_of_trace(&mut self, _summary: &TraceSummary) {
+        let mut inner = self.0.lock();
+        let (device, batches, events) = (inner.device, inner.batches, inner.events);
+        if let Some(mut sink) = inner.sink.take() {
+            sink.end_of_trace(&TraceSummary {
+                device,
+                batches,
+                events,
+                dropped: 0,
+            });
+            sink.drain(Duration::from_secs(1));
+        }
+    }
+
+    fn drain(&mut self, timeout: Duration) -> usize {
+        self.0.lock().sink.as_mut().map_or(0, |s| s.drain(timeout))
+    }
+}
