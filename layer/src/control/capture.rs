@@ -75,6 +75,11 @@ fn capture(
         if remote_slot::wait_done(Duration::from_millis(100)) {
             break false;
         }
+        if !remote_slot::any_open() {
+            // Every device went (the application destroyed them): the file is closed.
+            REMOTE.stop(u32::MAX);
+            break true;
+        }
         if STOPPING.load(Ordering::Relaxed) {
             REMOTE.stop(u32::MAX);
             // A moment for the batches already completing.
@@ -83,18 +88,9 @@ fn capture(
         }
     };
     let totals = remote_slot::finish(Duration::from_secs(5));
-    let (first, last) = REMOTE.frames();
-    let captured = match (first, last) {
-        (Some(f), Some(l)) if l != u32::MAX && l >= f => l - f + 1,
-        _ => 0,
-    };
     let lost = losses(&out, &devices);
     Ok(Done {
-        frames: if stopped {
-            captured.min(frames)
-        } else {
-            frames
-        },
+        frames: totals.frames,
         batches: totals.batches.saturating_sub(lost.0),
         events: totals.events.saturating_sub(lost.1),
         dropped: lost.1,

@@ -19,6 +19,8 @@ struct Inner {
     sink: Option<Box<dyn Sink>>,
     batches: u64,
     events: u64,
+    /// Frame ends written.
+    frames: u32,
 }
 
 /// A device's slot, as its sink.
@@ -78,8 +80,16 @@ pub fn wait_done(timeout: Duration) -> bool {
 /// What the capture wrote.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Totals {
+    /// Frame ends written (the most any device wrote: frames are the process's).
+    pub frames: u32,
     pub batches: u64,
     pub events: u64,
+}
+
+/// Whether some device still has the capture's sink (false once every device that had one
+/// is gone: the capture cannot end by its frames any more).
+pub fn any_open() -> bool {
+    live().iter().any(|s| s.lock().sink.is_some())
 }
 
 /// Ends the capture's file: each device's end of trace (its counts), everything written
@@ -89,6 +99,7 @@ pub fn finish(timeout: Duration) -> Totals {
     for s in live() {
         let mut inner = s.lock();
         let (device, batches, events) = (inner.device, inner.batches, inner.events);
+        totals.frames = totals.frames.max(inner.frames);
         if let Some(mut sink) = inner.sink.take() {
             sink.end_of_trace(&TraceSummary {
                 device,
@@ -97,9 +108,9 @@ pub fn finish(timeout: Duration) -> Totals {
                 dropped: 0,
             });
             sink.drain(timeout);
-            totals.batches += batches;
-            totals.events += events;
         }
+        totals.batches += batches;
+        totals.events += events;
     }
     totals
 }
@@ -123,6 +134,7 @@ impl Sink for Slot {
         }
         if let Some(sink) = inner.sink.as_mut() {
             sink.end_of_frame(device, frame);
+            inner.frames += 1;
             if REMOTE.frames().1 == Some(frame) {
                 let (lock, cond) = &*DONE;
                 if let Ok(mut done) = lock.lock() {
