@@ -2,6 +2,7 @@
 //! from the content) and answers where the GPU time went.
 
 mod args;
+mod capture;
 mod convert;
 mod diff;
 mod groups;
@@ -37,6 +38,27 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Asks a running process that loaded the layer to trace its next N frames (through its
+    /// control socket), and returns when the file is complete; or stops a capture.
+    Capture {
+        /// The process.
+        #[arg(long)]
+        pid: u32,
+        /// How many frames, from the end of the current one.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..), required_unless_present = "stop", conflicts_with = "stop")]
+        frames: Option<u32>,
+        /// The file to write [default: utrace-PID-capture.EXT here].
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// The capture's format.
+        #[arg(long, value_parser = ["txt", "json", "csv"], default_value = "txt")]
+        format: String,
+        /// Ends the process's capture in progress.
+        #[arg(long)]
+        stop: bool,
+    },
+    /// The processes that can be captured (their control sockets).
+    List,
     /// Writes the GPU timeline as one self-contained HTML file: a lane per queue, frames as
     /// bands, nested ranges as bars, arguments on hover, zoom (wheel) and pan (drag).
     View {
@@ -134,6 +156,21 @@ fn main() -> ExitCode {
 /// slower; `run`: the application's); errors are 2.
 fn run(command: Command) -> Result<u8, String> {
     match command {
+        Command::Capture {
+            pid,
+            frames,
+            out,
+            format,
+            stop,
+        } => {
+            if stop {
+                return capture::stop(pid).map(|()| 0);
+            }
+            let out =
+                out.unwrap_or_else(|| PathBuf::from(format!("utrace-{pid}-capture.{format}")));
+            capture::capture(pid, frames.unwrap_or(1), &format, &out).map(|()| 0)
+        }
+        Command::List => capture::list().map(|()| 0),
         Command::View { trace, out } => view::run(&trace, &out).map(|()| 0),
         Command::Convert { trace, to, out } => convert::run(&trace, to, &out).map(|()| 0),
         Command::Install { implicit } => install::install(implicit).map(|()| 0),

@@ -86,6 +86,13 @@ fn reply(stream: &mut UnixStream, line: &str) {
 }
 
 fn handle(mut stream: UnixStream) {
+    // The request is read first, even from a peer about to be refused: a socket closed with
+    // unread input resets the connection, and the peer would not see why.
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut line = Vec::new();
+    let read = stream
+        .try_clone()
+        .map(|s| BufReader::new(s.take(MAX_LINE as u64 + 1)).read_until(b'\n', &mut line));
     match peer::uid(&stream) {
         Ok(uid) if uid == peer::own_uid() => {}
         Ok(uid) => {
@@ -105,11 +112,6 @@ fn handle(mut stream: UnixStream) {
             )
         }
     }
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut line = Vec::new();
-    let read = stream
-        .try_clone()
-        .map(|s| BufReader::new(s.take(MAX_LINE as u64 + 1)).read_until(b'\n', &mut line));
     if !matches!(read, Ok(Ok(_))) || line.len() > MAX_LINE {
         return reply(
             &mut stream,
