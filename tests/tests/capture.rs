@@ -155,6 +155,28 @@ fn a_running_process_is_captured_from_outside() {
             .last()
             .unwrap()
             .contains("\"type\":\"end_of_trace\""));
+
+        // A long capture ended early by --stop from a third process.
+        let (dir_ref, pid_ref) = (&dir, pid.clone());
+        let long = scope.spawn(move || {
+            utrace(
+                dir_ref,
+                &[
+                    "capture", "--pid", &pid_ref, "--frames", "100000", "--out", "long.txt",
+                ],
+            )
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let stop = utrace(&dir, &["capture", "--pid", &pid, "--stop"]);
+        assert!(stop.status.success(), "{}", text(&stop.stderr));
+        let long = long.join().unwrap();
+        assert!(long.status.success(), "{}", text(&long.stderr));
+        assert!(
+            text(&long.stdout).contains("(stopped early)"),
+            "{}",
+            text(&long.stdout)
+        );
+        assert!(!frames_ended(&dir.path().join("long.txt")).is_empty());
         running.join().unwrap()
     });
     assert_clean(&run);
