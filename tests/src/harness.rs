@@ -49,6 +49,18 @@ fn clean_env(cmd: &mut Command) {
 
 pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
+/// The driver manifest of Lavapipe 25.0 (Vulkan 1.4), which `scripts/setup.sh` extracts from
+/// bookworm-backports into the target directory beside the system's 22.3.
+pub fn lavapipe_25_icd() -> PathBuf {
+    let icd = target_dir().join("mesa-25.0").join("lvp_icd.json");
+    assert!(
+        icd.exists(),
+        "{} is missing: scripts/setup.sh provides Lavapipe 25.0 (run scripts/test.sh)",
+        icd.display()
+    );
+    icd.canonicalize().expect("the manifest's path resolves")
+}
+
 /// `VK_LAYER_ENABLES` for synchronization validation, hazards between the command buffers
 /// of one submission included (both settings are needed for that).
 pub const SYNC_VALIDATION: &str = "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT:VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT";
@@ -463,6 +475,12 @@ impl Workload {
     pub fn env(mut self, name: &str, value: impl AsRef<str>) -> Self {
         self.envs.push((name.into(), value.as_ref().into()));
         self
+    }
+
+    /// Runs on Lavapipe 25.0 (see [`lavapipe_25_icd`]) instead of the system's 22.3.
+    pub fn on_lavapipe_25(self) -> Self {
+        let icd = lavapipe_25_icd();
+        self.env("VK_DRIVER_FILES", icd.to_string_lossy())
     }
 
     /// Runs in `dir` (its manifest, runtime dir and report live there) and waits.

@@ -13,6 +13,7 @@ pub mod checks;
 pub mod frame_passes;
 pub mod gpu_work;
 pub mod harness;
+pub mod modern;
 pub mod patterns;
 pub mod perfetto_trace;
 pub mod report;

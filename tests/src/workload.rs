@@ -372,10 +372,14 @@ pub fn scenarios() -> String {
     names.extend_from_slice(crate::patterns::SCENARIOS);
     names.push(crate::validation_control::SCENARIO);
     names.push(crate::frame_passes::SCENARIO);
+    names.extend_from_slice(crate::modern::SCENARIOS);
     names.join(", ")
 }
 
 pub fn run(opts: &Options) -> Result<Report> {
+    if crate::modern::is_scenario(&opts.scenario) {
+        return crate::modern::run_workload(opts);
+    }
     let wants_window = match opts.scenario.as_str() {
         "frames" => true,
         "demo" => std::env::var_os("DISPLAY").is_some(),

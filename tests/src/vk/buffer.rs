@@ -8,6 +8,8 @@ pub struct Buffer {
     pub memory: vk::DeviceMemory,
     pub size: u64,
     pub mapped: *mut u8,
+    /// The buffer's device address (buffers made by [`Buffer::addressed`]), else 0.
+    pub address: vk::DeviceAddress,
 }
 
 // SAFETY: the mapping is host memory owned by the buffer; Vulkan allows it to be used from
@@ -16,6 +18,28 @@ unsafe impl Send for Buffer {}
 
 impl Buffer {
     pub fn new(dev: &Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
+        Self::make(dev, size, usage, false)
+    }
+
+    /// A buffer read by its device address (acceleration-structure inputs and storage,
+    /// shader binding tables, generated-commands buffers): `SHADER_DEVICE_ADDRESS` is added
+    /// to `usage` and the memory allocated with `DEVICE_ADDRESS` (the device must have
+    /// bufferDeviceAddress enabled, see `Extra`).
+    pub fn addressed(dev: &Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
+        Self::make(
+            dev,
+            size,
+            usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
+            true,
+        )
+    }
+
+    fn make(
+        dev: &Device,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        addressed: bool,
+    ) -> Result<Buffer> {
         let d = &dev.device;
         let info = vk::BufferCreateInfo::default().size(size).usage(usage);
         // SAFETY: valid create info, allocation for the buffer's requirements, and a map of
@@ -27,9 +51,14 @@ impl Buffer {
                 reqs.memory_type_bits,
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
             )?;
-            let alloc = vk::MemoryAllocateInfo::default()
+            let mut flags = vk::MemoryAllocateFlagsInfo::default()
+                .flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+            let mut alloc = vk::MemoryAllocateInfo::default()
                 .allocation_size(reqs.size)
                 .memory_type_index(type_index);
+            if addressed {
+                alloc = alloc.push_next(&mut flags);
+            }
             let memory = check(d.allocate_memory(&alloc, None), "vkAllocateMemory")?;
             check(
                 d.bind_buffer_memory(buffer, memory, 0),
@@ -39,11 +68,17 @@ impl Buffer {
                 d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()),
                 "vkMapMemory",
             )? as *mut u8;
+            let address = if addressed {
+                d.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer))
+            } else {
+                0
+            };
             Ok(Buffer {
                 buffer,
                 memory,
                 size,
                 mapped,
+                address,
             })
         }
     }

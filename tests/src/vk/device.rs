@@ -21,10 +21,43 @@ pub struct Device {
     pub multi_draw: bool,
 }
 
+/// What a scenario of newer GPU work (ray tracing, mesh shading, shader objects, generated
+/// commands) enables beyond what [`Device::new`] does.
+pub struct Extra {
+    /// Vulkan 1.2's bufferDeviceAddress (acceleration structures, shader binding tables and
+    /// generated commands address their buffers by device address).
+    pub buffer_device_address: bool,
+    /// Vulkan 1.3's maintenance4 (mesh shaders' local size ids need it).
+    pub maintenance4: bool,
+    /// The head of the scenario's own chain of feature structures (null-terminated), or
+    /// null: linked into the `VkDeviceCreateInfo` after the core ones.
+    pub next: *mut std::ffi::c_void,
+}
+
+impl Default for Extra {
+    fn default() -> Self {
+        Extra {
+            buffer_device_address: false,
+            maintenance4: false,
+            next: std::ptr::null_mut(),
+        }
+    }
+}
+
 impl Device {
     /// `extensions`: device extensions to enable; `sync2`: enable synchronization2 (for
     /// `vkQueueSubmit2`).
     pub fn new(inst: &Instance, extensions: &[&CStr], sync2: bool) -> Result<Device> {
+        Self::new_with(inst, extensions, sync2, Extra::default())
+    }
+
+    /// [`Device::new`], with the features of `extra` enabled too.
+    pub fn new_with(
+        inst: &Instance,
+        extensions: &[&CStr],
+        sync2: bool,
+        extra: Extra,
+    ) -> Result<Device> {
         let physical = inst.physical_device()?;
         let instance = &inst.instance;
         // SAFETY: a live physical device.
@@ -49,10 +82,15 @@ impl Device {
         let mut features12 = vk::PhysicalDeviceVulkan12Features::default()
             .draw_indirect_count(draw_indirect_count)
             .host_query_reset(true)
-            .timeline_semaphore(true);
+            .timeline_semaphore(true)
+            .buffer_device_address(extra.buffer_device_address);
         let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(sync2)
-            .dynamic_rendering(true);
+            .dynamic_rendering(true)
+            .maintenance4(extra.maintenance4);
+        // The scenario's own structures follow the core ones (push_next below walks to the
+        // end of this chain before linking the rest).
+        features13.p_next = extra.next;
         let mut multi_draw_features =
             vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);

@@ -8,7 +8,7 @@ mod instance;
 pub mod layer_settings;
 
 pub use buffer::Buffer;
-pub use device::Device;
+pub use device::{Device, Extra};
 pub use fill::{verify_fill, FillPipeline, FILL_GROUP};
 pub use instance::Instance;
 

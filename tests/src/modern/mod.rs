@@ -1,0 +1,102 @@
+//! Scenarios of the GPU work modern renderers spend their frames on, for Lavapipe 25.0
+//! (Vulkan 1.4): ray tracing with acceleration-structure builds, mesh shading, shader
+//! objects, device-generated commands, and Vulkan 1.4 / maintenance5-8 commands the layer
+//! does not trace. Each creates its own device with the extensions and features it needs,
+//! checks its result on the host and logs its submissions through the [`Submitter`].
+
+mod generated_commands;
+mod maintenance;
+mod mesh;
+mod raytracing;
+mod shader_objects;
+
+use crate::submitter::Submitter;
+use crate::vk::{Device, Instance, Result};
+
+/// The scenarios of this module.
+pub const SCENARIOS: &[&str] = &[
+    "raytracing",
+    "mesh",
+    "shader_objects",
+    "generated_commands",
+    "maintenance",
+];
+
+/// Instance extensions these scenarios use (object names, labels).
+pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] = &[ash::ext::debug_utils::NAME];
+
+pub fn is_scenario(name: &str) -> bool {
+    SCENARIOS.contains(&name)
+}
+
+/// The device scenario `name` needs, or a message naming what the driver lacks.
+pub fn device(name: &str, inst: &Instance) -> Result<Device> {
+    match name {
+        "raytracing" => raytracing::device(inst),
+        "mesh" => mesh::device(inst),
+        "shader_objects" => shader_objects::device(inst),
+        "generated_commands" => generated_commands::device(inst),
+        "maintenance" => maintenance::device(inst),
+        other => Err(format!("unknown scenario {other:?}")),
+    }
+}
+
+/// The workload's run of scenario `opts.scenario`: an instance with `opts.layers`, the
+/// scenario's device, its work, its report.
+pub fn run_workload(opts: &crate::workload::Options) -> Result<crate::report::Report> {
+    let inst = Instance::new(&opts.layers, INSTANCE_EXTENSIONS)?;
+    let dev = device(&opts.scenario, &inst)?;
+    let mut sub = Submitter::new(&dev)?;
+    let results_ok = run(&opts.scenario, &inst, &dev, &mut sub)?;
+    let mut report = crate::report::Report {
+        // SAFETY: gettid has no preconditions.
+        main_thread: unsafe { libc::gettid() } as u32,
+        ..Default::default()
+    };
+    report.devices.push(crate::report::DeviceReport {
+        index: 0,
+        results_ok,
+        submissions: sub.destroy(),
+        ..Default::default()
+    });
+    report.threads = crate::report::thread_names();
+    let messages = std::sync::Arc::clone(&inst.messages);
+    dev.destroy();
+    inst.destroy();
+    report.validation_messages = messages.lock().map(|m| m.clone()).unwrap_or_default();
+    Ok(report)
+}
+
+/// Runs scenario `name` on a device made by [`device`]; whether its results were right.
+pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let ok = match name {
+        "raytracing" => raytracing::run(inst, dev, sub)?,
+        "mesh" => mesh::run(inst, dev, sub)?,
+        "shader_objects" => shader_objects::run(inst, dev, sub)?,
+        "generated_commands" => generated_commands::run(inst, dev, sub)?,
+        "maintenance" => maintenance::run(inst, dev, sub)?,
+        other => return Err(format!("unknown scenario {other:?}")),
+    };
+    // SAFETY: a live device; every submission was waited for, this only settles the queue.
+    unsafe { dev.device.device_wait_idle() }.map_err(|e| e.to_string())?;
+    Ok(ok)
+}
+
+/// Gives `object` a debug name (`vkSetDebugUtilsObjectNameEXT`), as engines name their
+/// pipelines and shaders: the layer reports draws by these names.
+pub fn name_object<H: ash::vk::Handle>(
+    inst: &Instance,
+    dev: &Device,
+    object: H,
+    name: &std::ffi::CStr,
+) -> Result<()> {
+    let utils = ash::ext::debug_utils::Device::new(&inst.instance, &dev.device);
+    let info = ash::vk::DebugUtilsObjectNameInfoEXT::default()
+        .object_handle(object)
+        .object_name(name);
+    // SAFETY: a live object of this device; the instance enabled VK_EXT_debug_utils.
+    crate::vk::check(
+        unsafe { utils.set_debug_utils_object_name(&info) },
+        "vkSetDebugUtilsObjectNameEXT",
+    )
+}
