@@ -1,5 +1,6 @@
-//! Generates the tracepoints from `tracepoints/tracepoints.toml` into `$OUT_DIR`. A mistake in
-//! the spec fails the build here, listing every problem with its line and tracepoint.
+//! Generates the tracepoints from `tracepoints/tracepoints.toml`, and the intercepted
+//! commands' tables from `src/hooks/intercepts.txt` and the Vulkan registry, into `$OUT_DIR`.
+//! A mistake in either fails the build here, listing every problem with its line.
 
 use std::path::PathBuf;
 
@@ -29,11 +30,34 @@ fn main() {
             );
         }
     };
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
-        .join("tracepoints.rs");
-    // Written only when changed, so an unchanged spec does not rebuild the layer.
-    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
-        std::fs::write(&out, code)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    write_if_changed(&out_dir.join("tracepoints.rs"), &code);
+
+    let list_path = "src/hooks/intercepts.txt";
+    println!("cargo:rerun-if-changed={list_path}");
+    let list = std::fs::read_to_string(list_path).unwrap_or_else(|e| {
+        panic!("cannot read the list of intercepted commands {list_path}: {e}")
+    });
+    let (aliases, intercepts) = match utrace_tracepoints::commands::generate(&list) {
+        Ok(code) => code,
+        Err(errors) => {
+            for e in &errors {
+                println!("cargo:warning=layer/{list_path}: {e}");
+            }
+            panic!(
+                "layer/{list_path} has {} problem(s):\n{}",
+                errors.len(),
+                errors.join("\n")
+            );
+        }
+    };
+    write_if_changed(&out_dir.join("command_aliases.rs"), &aliases);
+    write_if_changed(&out_dir.join("intercepts.rs"), &intercepts);
+}
+
+/// Written only when changed, so an unchanged input does not rebuild the layer.
+fn write_if_changed(out: &std::path::Path, code: &str) {
+    if std::fs::read_to_string(out).ok().as_deref() != Some(code) {
+        std::fs::write(out, code).unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
     }
 }

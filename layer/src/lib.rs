@@ -30,6 +30,7 @@ pub mod loader;
 mod logger;
 pub mod sink;
 pub mod trace;
+pub mod vk_ext;
 
 /// The layer's name as the loader and applications know it.
 pub const LAYER_NAME: &std::ffi::CStr = c"VK_LAYER_utrace";

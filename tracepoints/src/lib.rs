@@ -5,6 +5,7 @@
 //! in, Rust out) so that it is tested here, bad specs included. A bad spec fails the build
 //! with every problem listed, each naming the file, the line and the tracepoint.
 
+pub mod commands;
 mod emit;
 pub mod spec;
 pub mod types;

@@ -187,6 +187,36 @@ pub const TYPES: &[ArgType] = &[
         ValueKind::Text,
         Repr::VkEnum,
     ),
+    // A count, or `indirect` where the device reads it at execution (u64::MAX).
+    t("count", "u64", "count", ValueKind::Number, Repr::U64),
+    t(
+        "acceleration_structure_type",
+        "vk::AccelerationStructureTypeKHR",
+        "acceleration_structure_type",
+        ValueKind::Text,
+        Repr::VkEnum,
+    ),
+    t(
+        "build_mode",
+        "vk::BuildAccelerationStructureModeKHR",
+        "build_mode",
+        ValueKind::Text,
+        Repr::VkEnum,
+    ),
+    t(
+        "build_flags",
+        "vk::BuildAccelerationStructureFlagsKHR",
+        "build_flags",
+        ValueKind::Text,
+        Repr::VkFlags,
+    ),
+    t(
+        "copy_mode",
+        "vk::CopyAccelerationStructureModeKHR",
+        "copy_mode",
+        ValueKind::Text,
+        Repr::VkEnum,
+    ),
     ArgType {
         name: "name",
         param: "&'static str",

@@ -37,11 +37,6 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use commands::{
-    bind as bd, dispatch as cd, draw as dr, labels as lb, render_pass as rp, sync as sy,
-    transfer as tr,
-};
-
 macro_rules! hook {
     ($f:path) => {
         // SAFETY: every hook has the exact signature of the command it is registered for;
@@ -65,82 +60,11 @@ macro_rules! switched {
     };
 }
 
-/// Functions reachable with a null instance (besides the loader-facing ones of
-/// `loader::exports`).
-pub fn global_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    match name.to_bytes() {
-        b"vkCreateInstance" => hook!(instance::create_instance),
-        _ => None,
-    }
-}
-
-/// Instance-level functions the layer always intercepts.
-pub fn instance_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    match name.to_bytes() {
-        b"vkDestroyInstance" => hook!(instance::destroy_instance),
-        b"vkCreateDevice" => hook!(instance::create_device),
-        _ => None,
-    }
-}
-
-/// Device functions the layer intercepts even when it does not trace: it must know when a
-/// device goes away.
-pub fn device_lifetime_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    match name.to_bytes() {
-        b"vkDestroyDevice" => hook!(device::destroy_device),
-        _ => None,
-    }
-}
-
 /// Device functions intercepted while tracing is configured.
 pub fn device_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    use command_buffer as cb;
-    match name.to_bytes() {
-        b"vkGetDeviceQueue" => hook!(device::get_device_queue),
-        b"vkGetDeviceQueue2" => hook!(device::get_device_queue2),
-        b"vkCreateCommandPool" => hook!(cb::create_command_pool),
-        b"vkResetCommandPool" => hook!(cb::reset_command_pool),
-        b"vkDestroyCommandPool" => hook!(cb::destroy_command_pool),
-        b"vkAllocateCommandBuffers" => hook!(cb::allocate_command_buffers),
-        b"vkFreeCommandBuffers" => hook!(cb::free_command_buffers),
-        b"vkResetCommandBuffer" => hook!(cb::reset_command_buffer),
-        b"vkBeginCommandBuffer" => hook!(cb::begin_command_buffer),
-        b"vkEndCommandBuffer" => hook!(cb::end_command_buffer),
-        b"vkQueueSubmit" => hook!(queue::queue_submit),
-        b"vkQueueSubmit2" => hook!(queue::queue_submit2),
-        b"vkQueueSubmit2KHR" => hook!(queue::queue_submit2_khr),
-        b"vkQueuePresentKHR" => hook!(queue::queue_present),
-        b"vkQueueWaitIdle" => hook!(queue::queue_wait_idle),
-        b"vkDeviceWaitIdle" => hook!(device::device_wait_idle),
-        b"vkCreateRenderPass" => hook!(objects::create_render_pass),
-        b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => hook!(objects::create_render_pass2),
-        b"vkDestroyRenderPass" => hook!(objects::destroy_render_pass),
-        b"vkCreateImage" => hook!(objects::create_image),
-        b"vkDestroyImage" => hook!(objects::destroy_image),
-        b"vkCreateImageView" => hook!(objects::create_image_view),
-        b"vkDestroyImageView" => hook!(objects::destroy_image_view),
-        b"vkCreateSwapchainKHR" => hook!(objects::create_swapchain),
-        b"vkGetSwapchainImagesKHR" => hook!(objects::get_swapchain_images),
-        b"vkDestroySwapchainKHR" => hook!(objects::destroy_swapchain),
-        b"vkSetDebugUtilsObjectNameEXT" => hook!(objects::set_debug_utils_object_name),
-        _ => command_hook(name),
-    }
-}
-
-/// The recording commands (`vkCmd*`) the layer traces that are not bracketed.
-fn command_hook(name: &CStr) -> vk::PFN_vkVoidFunction {
-    match name.to_bytes() {
-        b"vkCmdBeginRenderPass" => hook!(rp::cmd_begin_render_pass),
-        b"vkCmdBeginRenderPass2" | b"vkCmdBeginRenderPass2KHR" => hook!(rp::cmd_begin_render_pass2),
-        b"vkCmdNextSubpass" => hook!(rp::cmd_next_subpass),
-        b"vkCmdNextSubpass2" | b"vkCmdNextSubpass2KHR" => hook!(rp::cmd_next_subpass2),
-        b"vkCmdEndRenderPass" => hook!(rp::cmd_end_render_pass),
-        b"vkCmdEndRenderPass2" | b"vkCmdEndRenderPass2KHR" => hook!(rp::cmd_end_render_pass2),
-        b"vkCmdBeginRendering" | b"vkCmdBeginRenderingKHR" => hook!(rp::cmd_begin_rendering),
-        b"vkCmdEndRendering" | b"vkCmdEndRenderingKHR" => hook!(rp::cmd_end_rendering),
-        b"vkCmdExecuteCommands" => hook!(rp::cmd_execute_commands),
-        _ => bracketed_hook(name),
-    }
+    device_object_hook(name)
+        .or_else(|| command_hook(name))
+        .or_else(|| bracketed_hook(name))
 }
 
 /// The bracketed recording commands (see `commands::bracketed`): each one's hook (unless its
@@ -168,58 +92,23 @@ macro_rules! bracketed_table {
     };
 }
 
-bracketed_table! {
-    b"vkCmdDraw" => dr::cmd_draw,
-    b"vkCmdDrawIndexed" => dr::cmd_draw_indexed,
-    b"vkCmdDrawIndirect" => dr::cmd_draw_indirect,
-    b"vkCmdDrawIndexedIndirect" => dr::cmd_draw_indexed_indirect,
-    b"vkCmdDrawIndirectCount" | b"vkCmdDrawIndirectCountKHR" | b"vkCmdDrawIndirectCountAMD" => dr::cmd_draw_indirect_count,
-    b"vkCmdDrawIndexedIndirectCount" | b"vkCmdDrawIndexedIndirectCountKHR" | b"vkCmdDrawIndexedIndirectCountAMD" => dr::cmd_draw_indexed_indirect_count,
-    b"vkCmdDrawMultiEXT" => dr::cmd_draw_multi,
-    b"vkCmdDrawMultiIndexedEXT" => dr::cmd_draw_multi_indexed,
-    b"vkCmdDrawMeshTasksEXT" => dr::cmd_draw_mesh_tasks,
-    b"vkCmdDrawMeshTasksIndirectEXT" => dr::cmd_draw_mesh_tasks_indirect,
-    b"vkCmdDrawMeshTasksIndirectCountEXT" => dr::cmd_draw_mesh_tasks_indirect_count,
-    b"vkCmdBindPipeline" => bd::cmd_bind_pipeline,
-    b"vkCmdDispatch" => cd::cmd_dispatch,
-    b"vkCmdDispatchBase" | b"vkCmdDispatchBaseKHR" => cd::cmd_dispatch_base,
-    b"vkCmdDispatchIndirect" => cd::cmd_dispatch_indirect,
-    b"vkCmdCopyBuffer" => tr::cmd_copy_buffer,
-    b"vkCmdCopyBuffer2" | b"vkCmdCopyBuffer2KHR" => tr::cmd_copy_buffer2,
-    b"vkCmdCopyImage" => tr::cmd_copy_image,
-    b"vkCmdCopyImage2" | b"vkCmdCopyImage2KHR" => tr::cmd_copy_image2,
-    b"vkCmdCopyBufferToImage" => tr::cmd_copy_buffer_to_image,
-    b"vkCmdCopyBufferToImage2" | b"vkCmdCopyBufferToImage2KHR" => tr::cmd_copy_buffer_to_image2,
-    b"vkCmdCopyImageToBuffer" => tr::cmd_copy_image_to_buffer,
-    b"vkCmdCopyImageToBuffer2" | b"vkCmdCopyImageToBuffer2KHR" => tr::cmd_copy_image_to_buffer2,
-    b"vkCmdBlitImage" => tr::cmd_blit_image,
-    b"vkCmdBlitImage2" | b"vkCmdBlitImage2KHR" => tr::cmd_blit_image2,
-    b"vkCmdResolveImage" => tr::cmd_resolve_image,
-    b"vkCmdResolveImage2" | b"vkCmdResolveImage2KHR" => tr::cmd_resolve_image2,
-    b"vkCmdClearColorImage" => tr::cmd_clear_color_image,
-    b"vkCmdClearDepthStencilImage" => tr::cmd_clear_depth_stencil_image,
-    b"vkCmdClearAttachments" => tr::cmd_clear_attachments,
-    b"vkCmdFillBuffer" => tr::cmd_fill_buffer,
-    b"vkCmdUpdateBuffer" => tr::cmd_update_buffer,
-    b"vkCmdBeginDebugUtilsLabelEXT" => lb::cmd_begin_debug_utils_label,
-    b"vkCmdEndDebugUtilsLabelEXT" => lb::cmd_end_debug_utils_label,
-    b"vkCmdInsertDebugUtilsLabelEXT" => lb::cmd_insert_debug_utils_label,
-    b"vkCmdDebugMarkerBeginEXT" => lb::cmd_debug_marker_begin,
-    b"vkCmdDebugMarkerEndEXT" => lb::cmd_debug_marker_end,
-    b"vkCmdDebugMarkerInsertEXT" => lb::cmd_debug_marker_insert,
-    b"vkCmdPipelineBarrier" => sy::cmd_pipeline_barrier,
-    b"vkCmdPipelineBarrier2" | b"vkCmdPipelineBarrier2KHR" => sy::cmd_pipeline_barrier2,
-    b"vkCmdResetQueryPool" => sy::cmd_reset_query_pool,
-    b"vkCmdBeginQuery" => sy::cmd_begin_query,
-    b"vkCmdEndQuery" => sy::cmd_end_query,
-    b"vkCmdCopyQueryPoolResults" => sy::cmd_copy_query_pool_results,
-    b"vkCmdWriteTimestamp" => sy::cmd_write_timestamp,
-    b"vkCmdWriteTimestamp2" | b"vkCmdWriteTimestamp2KHR" => sy::cmd_write_timestamp2,
-}
+// The name-to-hook tables: every alias of every command listed in `intercepts.txt`, from
+// the Vulkan registry (see the build script).
+include!(concat!(env!("OUT_DIR"), "/intercepts.rs"));
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::CString;
+
+    /// The hook a name resolves to, in whichever table holds it.
+    fn any_hook(name: &str) -> vk::PFN_vkVoidFunction {
+        let name = CString::new(name).unwrap();
+        global_hook(&name)
+            .or_else(|| instance_hook(&name))
+            .or_else(|| device_lifetime_hook(&name))
+            .or_else(|| device_hook(&name))
+    }
 
     #[test]
     fn only_intercepted_names_resolve() {
@@ -233,5 +122,59 @@ mod tests {
         // Sparse binding is not work the layer times: it passes through untouched.
         assert!(device_hook(c"vkQueueBindSparse").is_none());
         assert!(device_lifetime_hook(c"vkDestroyDevice").is_some());
+    }
+
+    /// Every name of every intercepted command (its aliases from the registry included)
+    /// resolves to the one hook of that command; every other command of the registry
+    /// resolves to none, so that `vkGet*ProcAddr` gives the next layer's function.
+    #[test]
+    fn every_alias_resolves_to_its_hook_and_nothing_else_is_hooked() {
+        use crate::loader::command_aliases::COMMANDS;
+        let intercepted: std::collections::HashSet<&str> =
+            INTERCEPTED.iter().map(|(name, _)| *name).collect();
+        // Tracepoints off by default (`GPU_TRACEPOINTS`): their commands are not hooked.
+        let off_by_default = [
+            "vkCmdPipelineBarrier",
+            "vkCmdPipelineBarrier2",
+            "vkCmdResetQueryPool",
+            "vkCmdBeginQuery",
+            "vkCmdEndQuery",
+            "vkCmdCopyQueryPoolResults",
+            "vkCmdWriteTimestamp",
+            "vkCmdWriteTimestamp2",
+        ];
+        for (name, canonical) in INTERCEPTED {
+            let hook = any_hook(name).map(|f| f as usize);
+            assert_eq!(
+                hook.is_some(),
+                !off_by_default.contains(canonical),
+                "{name}'s hook"
+            );
+            assert_eq!(hook, any_hook(canonical).map(|f| f as usize), "{name}");
+        }
+        // The registry's aliases all made it into the table.
+        for (name, canonical) in COMMANDS {
+            if intercepted.contains(canonical) {
+                assert!(
+                    intercepted.contains(name),
+                    "{name}, an alias of {canonical}"
+                );
+            } else {
+                assert!(any_hook(name).is_none(), "{name} is hooked but not listed");
+            }
+        }
+        // New commands are there with their aliases (KHR names of promoted commands).
+        for name in [
+            "vkCmdTraceRaysKHR",
+            "vkCmdBuildAccelerationStructuresKHR",
+            "vkCmdExecuteGeneratedCommandsEXT",
+            "vkCmdBindShadersEXT",
+            "vkCmdBeginConditionalRenderingEXT",
+            "vkCmdPipelineBarrier2KHR",
+            "vkCmdBeginRenderingKHR",
+        ] {
+            assert!(intercepted.contains(name), "{name}");
+        }
+        assert!(COMMANDS.len() > 500);
     }
 }

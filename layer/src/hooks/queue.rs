@@ -54,18 +54,6 @@ pub unsafe extern "system" fn queue_submit2(
 }
 
 /// # Safety
-/// Vulkan's rules for `vkQueueSubmit2KHR` (an alias of `vkQueueSubmit2`).
-pub unsafe extern "system" fn queue_submit2_khr(
-    queue: vk::Queue,
-    submit_count: u32,
-    p_submits: *const vk::SubmitInfo2<'_>,
-    fence: vk::Fence,
-) -> vk::Result {
-    // SAFETY: same command, same rules.
-    unsafe { queue_submit2(queue, submit_count, p_submits, fence) }
-}
-
-/// # Safety
 /// Vulkan's rules for `vkQueuePresentKHR`.
 pub unsafe extern "system" fn queue_present(
     queue: vk::Queue,

@@ -3,11 +3,14 @@
 //! `ash`'s tables are loaded from the next layer's `vkGet*ProcAddr`. Their stand-ins for
 //! missing functions panic, which must never happen inside an application, so every function
 //! the layer calls on its own behalf is checked to be present ([`DeviceDispatch::missing`])
-//! and promoted functions fall back to their KHR names.
+//! and promoted functions fall back to their KHR names (every alias the Vulkan registry
+//! gives, see [`names_of`]).
 
 use std::ffi::CStr;
 
 use ash::vk;
+
+use super::command_aliases::names_of;
 
 pub struct InstanceDispatch {
     pub handle: vk::Instance,
@@ -127,28 +130,22 @@ impl DeviceDispatch {
         let fp_v1_0 = ash::DeviceFnV1_0::load(load);
         // SAFETY (each transmute below): the pointer was resolved for one of the names given,
         // and a command's core and KHR names share the signature it is cast to.
-        let queue_submit2 = first_of(load, &[c"vkQueueSubmit2", c"vkQueueSubmit2KHR"])
+        let queue_submit2 = first_of(load, names_of("vkQueueSubmit2"))
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkQueueSubmit2>(p) });
-        let queue_present_khr = first_of(load, &[c"vkQueuePresentKHR"])
+        let queue_present_khr = first_of(load, names_of("vkQueuePresentKHR"))
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkQueuePresentKHR>(p) });
-        let wait_semaphores = first_of(load, &[c"vkWaitSemaphores", c"vkWaitSemaphoresKHR"])
+        let wait_semaphores = first_of(load, names_of("vkWaitSemaphores"))
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkWaitSemaphores>(p) });
-        let get_semaphore_counter_value = first_of(
-            load,
-            &[
-                c"vkGetSemaphoreCounterValue",
-                c"vkGetSemaphoreCounterValueKHR",
-            ],
-        )
-        // SAFETY: see above.
-        .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkGetSemaphoreCounterValue>(p) });
-        let signal_semaphore = first_of(load, &[c"vkSignalSemaphore", c"vkSignalSemaphoreKHR"])
+        let get_semaphore_counter_value = first_of(load, names_of("vkGetSemaphoreCounterValue"))
+            // SAFETY: see above.
+            .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkGetSemaphoreCounterValue>(p) });
+        let signal_semaphore = first_of(load, names_of("vkSignalSemaphore"))
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkSignalSemaphore>(p) });
-        let reset_query_pool = first_of(load, &[c"vkResetQueryPool", c"vkResetQueryPoolEXT"])
+        let reset_query_pool = first_of(load, names_of("vkResetQueryPool"))
             // SAFETY: see above.
             .map(|p| unsafe { std::mem::transmute::<_, vk::PFN_vkResetQueryPool>(p) });
         let ext = DeviceExtFns::load(&load);
@@ -173,6 +170,7 @@ fn raw_proc(f: vk::PFN_vkVoidFunction) -> *const std::ffi::c_void {
     f.map_or(std::ptr::null(), |f| f as *const std::ffi::c_void)
 }
 
+/// The first of a command's `names` (see [`names_of`]) the next layer resolves.
 fn first_of(
     load: impl Fn(&CStr) -> *const std::ffi::c_void,
     names: &[&CStr],
@@ -180,10 +178,11 @@ fn first_of(
     names.iter().map(|n| load(n)).find(|p| !p.is_null())
 }
 
-/// Declares [`DeviceExtFns`]: each field is loaded from the first of its names the next
-/// layer resolves (core name first, then the extension aliases, which share the signature).
+/// Declares [`DeviceExtFns`]: each field is loaded from the first of its command's names the
+/// next layer resolves (core name first, then the extension aliases of the registry, which
+/// share the signature).
 macro_rules! ext_fns {
-    ($($field:ident: $pfn:ty = [$($name:literal),+];)*) => {
+    ($($field:ident: $pfn:ty = $name:literal;)*) => {
         /// Intercepted commands beyond Vulkan 1.0, `None` where the device has none of their
         /// names (the hooks are then never handed out).
         pub struct DeviceExtFns {
@@ -193,7 +192,7 @@ macro_rules! ext_fns {
         impl DeviceExtFns {
             fn load(load: &impl Fn(&CStr) -> *const std::ffi::c_void) -> Self {
                 DeviceExtFns {
-                    $($field: first_of(load, &[$($name),+]).map(|p| {
+                    $($field: first_of(load, names_of($name)).map(|p| {
                         // SAFETY: every name of a field is the same command (or an alias of
                         // it) with the field's signature.
                         unsafe { std::mem::transmute::<*const std::ffi::c_void, $pfn>(p) }
@@ -205,55 +204,50 @@ macro_rules! ext_fns {
 }
 
 ext_fns! {
-    cmd_dispatch_base: vk::PFN_vkCmdDispatchBase = [c"vkCmdDispatchBase", c"vkCmdDispatchBaseKHR"];
-    cmd_draw_indirect_count: vk::PFN_vkCmdDrawIndirectCount =
-        [c"vkCmdDrawIndirectCount", c"vkCmdDrawIndirectCountKHR", c"vkCmdDrawIndirectCountAMD"];
-    cmd_draw_indexed_indirect_count: vk::PFN_vkCmdDrawIndexedIndirectCount = [
-        c"vkCmdDrawIndexedIndirectCount",
-        c"vkCmdDrawIndexedIndirectCountKHR",
-        c"vkCmdDrawIndexedIndirectCountAMD"
-    ];
-    cmd_draw_multi: vk::PFN_vkCmdDrawMultiEXT = [c"vkCmdDrawMultiEXT"];
-    cmd_draw_multi_indexed: vk::PFN_vkCmdDrawMultiIndexedEXT = [c"vkCmdDrawMultiIndexedEXT"];
-    cmd_draw_mesh_tasks: vk::PFN_vkCmdDrawMeshTasksEXT = [c"vkCmdDrawMeshTasksEXT"];
-    cmd_draw_mesh_tasks_indirect: vk::PFN_vkCmdDrawMeshTasksIndirectEXT =
-        [c"vkCmdDrawMeshTasksIndirectEXT"];
-    cmd_draw_mesh_tasks_indirect_count: vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT =
-        [c"vkCmdDrawMeshTasksIndirectCountEXT"];
-    cmd_begin_render_pass2: vk::PFN_vkCmdBeginRenderPass2 =
-        [c"vkCmdBeginRenderPass2", c"vkCmdBeginRenderPass2KHR"];
-    cmd_next_subpass2: vk::PFN_vkCmdNextSubpass2 = [c"vkCmdNextSubpass2", c"vkCmdNextSubpass2KHR"];
-    cmd_end_render_pass2: vk::PFN_vkCmdEndRenderPass2 =
-        [c"vkCmdEndRenderPass2", c"vkCmdEndRenderPass2KHR"];
-    cmd_begin_rendering: vk::PFN_vkCmdBeginRendering =
-        [c"vkCmdBeginRendering", c"vkCmdBeginRenderingKHR"];
-    cmd_end_rendering: vk::PFN_vkCmdEndRendering = [c"vkCmdEndRendering", c"vkCmdEndRenderingKHR"];
-    cmd_copy_buffer2: vk::PFN_vkCmdCopyBuffer2 = [c"vkCmdCopyBuffer2", c"vkCmdCopyBuffer2KHR"];
-    cmd_copy_image2: vk::PFN_vkCmdCopyImage2 = [c"vkCmdCopyImage2", c"vkCmdCopyImage2KHR"];
-    cmd_copy_buffer_to_image2: vk::PFN_vkCmdCopyBufferToImage2 =
-        [c"vkCmdCopyBufferToImage2", c"vkCmdCopyBufferToImage2KHR"];
-    cmd_copy_image_to_buffer2: vk::PFN_vkCmdCopyImageToBuffer2 =
-        [c"vkCmdCopyImageToBuffer2", c"vkCmdCopyImageToBuffer2KHR"];
-    cmd_blit_image2: vk::PFN_vkCmdBlitImage2 = [c"vkCmdBlitImage2", c"vkCmdBlitImage2KHR"];
-    cmd_resolve_image2: vk::PFN_vkCmdResolveImage2 =
-        [c"vkCmdResolveImage2", c"vkCmdResolveImage2KHR"];
-    cmd_pipeline_barrier2: vk::PFN_vkCmdPipelineBarrier2 =
-        [c"vkCmdPipelineBarrier2", c"vkCmdPipelineBarrier2KHR"];
-    cmd_write_timestamp2: vk::PFN_vkCmdWriteTimestamp2 =
-        [c"vkCmdWriteTimestamp2", c"vkCmdWriteTimestamp2KHR"];
-    cmd_begin_debug_utils_label: vk::PFN_vkCmdBeginDebugUtilsLabelEXT =
-        [c"vkCmdBeginDebugUtilsLabelEXT"];
-    cmd_end_debug_utils_label: vk::PFN_vkCmdEndDebugUtilsLabelEXT = [c"vkCmdEndDebugUtilsLabelEXT"];
-    cmd_insert_debug_utils_label: vk::PFN_vkCmdInsertDebugUtilsLabelEXT =
-        [c"vkCmdInsertDebugUtilsLabelEXT"];
-    cmd_debug_marker_begin: vk::PFN_vkCmdDebugMarkerBeginEXT = [c"vkCmdDebugMarkerBeginEXT"];
-    cmd_debug_marker_end: vk::PFN_vkCmdDebugMarkerEndEXT = [c"vkCmdDebugMarkerEndEXT"];
-    cmd_debug_marker_insert: vk::PFN_vkCmdDebugMarkerInsertEXT = [c"vkCmdDebugMarkerInsertEXT"];
-    create_render_pass2: vk::PFN_vkCreateRenderPass2 =
-        [c"vkCreateRenderPass2", c"vkCreateRenderPass2KHR"];
-    create_swapchain: vk::PFN_vkCreateSwapchainKHR = [c"vkCreateSwapchainKHR"];
-    get_swapchain_images: vk::PFN_vkGetSwapchainImagesKHR = [c"vkGetSwapchainImagesKHR"];
-    destroy_swapchain: vk::PFN_vkDestroySwapchainKHR = [c"vkDestroySwapchainKHR"];
-    set_debug_utils_object_name: vk::PFN_vkSetDebugUtilsObjectNameEXT =
-        [c"vkSetDebugUtilsObjectNameEXT"];
+    cmd_dispatch_base: vk::PFN_vkCmdDispatchBase = "vkCmdDispatchBase";
+    cmd_draw_indirect_count: vk::PFN_vkCmdDrawIndirectCount = "vkCmdDrawIndirectCount";
+    cmd_draw_indexed_indirect_count: vk::PFN_vkCmdDrawIndexedIndirectCount = "vkCmdDrawIndexedIndirectCount";
+    cmd_draw_multi: vk::PFN_vkCmdDrawMultiEXT = "vkCmdDrawMultiEXT";
+    cmd_draw_multi_indexed: vk::PFN_vkCmdDrawMultiIndexedEXT = "vkCmdDrawMultiIndexedEXT";
+    cmd_draw_mesh_tasks: vk::PFN_vkCmdDrawMeshTasksEXT = "vkCmdDrawMeshTasksEXT";
+    cmd_draw_mesh_tasks_indirect: vk::PFN_vkCmdDrawMeshTasksIndirectEXT = "vkCmdDrawMeshTasksIndirectEXT";
+    cmd_draw_mesh_tasks_indirect_count: vk::PFN_vkCmdDrawMeshTasksIndirectCountEXT = "vkCmdDrawMeshTasksIndirectCountEXT";
+    cmd_begin_render_pass2: vk::PFN_vkCmdBeginRenderPass2 = "vkCmdBeginRenderPass2";
+    cmd_next_subpass2: vk::PFN_vkCmdNextSubpass2 = "vkCmdNextSubpass2";
+    cmd_end_render_pass2: vk::PFN_vkCmdEndRenderPass2 = "vkCmdEndRenderPass2";
+    cmd_begin_rendering: vk::PFN_vkCmdBeginRendering = "vkCmdBeginRendering";
+    cmd_end_rendering: vk::PFN_vkCmdEndRendering = "vkCmdEndRendering";
+    cmd_copy_buffer2: vk::PFN_vkCmdCopyBuffer2 = "vkCmdCopyBuffer2";
+    cmd_copy_image2: vk::PFN_vkCmdCopyImage2 = "vkCmdCopyImage2";
+    cmd_copy_buffer_to_image2: vk::PFN_vkCmdCopyBufferToImage2 = "vkCmdCopyBufferToImage2";
+    cmd_copy_image_to_buffer2: vk::PFN_vkCmdCopyImageToBuffer2 = "vkCmdCopyImageToBuffer2";
+    cmd_blit_image2: vk::PFN_vkCmdBlitImage2 = "vkCmdBlitImage2";
+    cmd_resolve_image2: vk::PFN_vkCmdResolveImage2 = "vkCmdResolveImage2";
+    cmd_pipeline_barrier2: vk::PFN_vkCmdPipelineBarrier2 = "vkCmdPipelineBarrier2";
+    cmd_write_timestamp2: vk::PFN_vkCmdWriteTimestamp2 = "vkCmdWriteTimestamp2";
+    cmd_begin_debug_utils_label: vk::PFN_vkCmdBeginDebugUtilsLabelEXT = "vkCmdBeginDebugUtilsLabelEXT";
+    cmd_end_debug_utils_label: vk::PFN_vkCmdEndDebugUtilsLabelEXT = "vkCmdEndDebugUtilsLabelEXT";
+    cmd_insert_debug_utils_label: vk::PFN_vkCmdInsertDebugUtilsLabelEXT = "vkCmdInsertDebugUtilsLabelEXT";
+    cmd_debug_marker_begin: vk::PFN_vkCmdDebugMarkerBeginEXT = "vkCmdDebugMarkerBeginEXT";
+    cmd_debug_marker_end: vk::PFN_vkCmdDebugMarkerEndEXT = "vkCmdDebugMarkerEndEXT";
+    cmd_debug_marker_insert: vk::PFN_vkCmdDebugMarkerInsertEXT = "vkCmdDebugMarkerInsertEXT";
+    create_render_pass2: vk::PFN_vkCreateRenderPass2 = "vkCreateRenderPass2";
+    create_swapchain: vk::PFN_vkCreateSwapchainKHR = "vkCreateSwapchainKHR";
+    get_swapchain_images: vk::PFN_vkGetSwapchainImagesKHR = "vkGetSwapchainImagesKHR";
+    destroy_swapchain: vk::PFN_vkDestroySwapchainKHR = "vkDestroySwapchainKHR";
+    set_debug_utils_object_name: vk::PFN_vkSetDebugUtilsObjectNameEXT = "vkSetDebugUtilsObjectNameEXT";
+    cmd_bind_shaders: vk::PFN_vkCmdBindShadersEXT = "vkCmdBindShadersEXT";
+    cmd_begin_conditional_rendering: vk::PFN_vkCmdBeginConditionalRenderingEXT = "vkCmdBeginConditionalRenderingEXT";
+    cmd_end_conditional_rendering: vk::PFN_vkCmdEndConditionalRenderingEXT = "vkCmdEndConditionalRenderingEXT";
+    cmd_build_acceleration_structures: vk::PFN_vkCmdBuildAccelerationStructuresKHR = "vkCmdBuildAccelerationStructuresKHR";
+    cmd_build_acceleration_structures_indirect: vk::PFN_vkCmdBuildAccelerationStructuresIndirectKHR = "vkCmdBuildAccelerationStructuresIndirectKHR";
+    cmd_copy_acceleration_structure: vk::PFN_vkCmdCopyAccelerationStructureKHR = "vkCmdCopyAccelerationStructureKHR";
+    cmd_copy_acceleration_structure_to_memory: vk::PFN_vkCmdCopyAccelerationStructureToMemoryKHR = "vkCmdCopyAccelerationStructureToMemoryKHR";
+    cmd_copy_memory_to_acceleration_structure: vk::PFN_vkCmdCopyMemoryToAccelerationStructureKHR = "vkCmdCopyMemoryToAccelerationStructureKHR";
+    cmd_write_acceleration_structures_properties: vk::PFN_vkCmdWriteAccelerationStructuresPropertiesKHR = "vkCmdWriteAccelerationStructuresPropertiesKHR";
+    cmd_trace_rays: vk::PFN_vkCmdTraceRaysKHR = "vkCmdTraceRaysKHR";
+    cmd_trace_rays_indirect: vk::PFN_vkCmdTraceRaysIndirectKHR = "vkCmdTraceRaysIndirectKHR";
+    cmd_trace_rays_indirect2: vk::PFN_vkCmdTraceRaysIndirect2KHR = "vkCmdTraceRaysIndirect2KHR";
+    cmd_execute_generated_commands: crate::vk_ext::PfnCmdExecuteGeneratedCommandsEXT = "vkCmdExecuteGeneratedCommandsEXT";
+    cmd_preprocess_generated_commands: crate::vk_ext::PfnCmdPreprocessGeneratedCommandsEXT = "vkCmdPreprocessGeneratedCommandsEXT";
 }

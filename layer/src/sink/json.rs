@@ -111,6 +111,10 @@ pub fn format_batch(
             arg.clear();
             payload.write_arg(k, arg, e.strings);
             match field.kind {
+                // A count the device reads at execution prints as a word (`indirect`).
+                ValueKind::Number if !arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                    push_json_string(buf, arg)
+                }
                 ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
                 ValueKind::Text => push_json_string(buf, arg),
             }

@@ -97,6 +97,39 @@ pub fn query_type(out: &mut String, v: &vk::QueryType) {
     lower_debug(out, v, "");
 }
 
+/// A count, or `indirect` for one the device reads when the command executes (`u64::MAX`,
+/// see [`INDIRECT`]).
+pub fn count(out: &mut String, v: &u64) {
+    if *v == INDIRECT {
+        out.push_str("indirect");
+    } else {
+        digits::push_u64(out, *v);
+    }
+}
+
+/// The value of a `count` the recording does not know.
+pub const INDIRECT: u64 = u64::MAX;
+
+/// `top_level`, `bottom_level`, `generic`.
+pub fn acceleration_structure_type(out: &mut String, v: &vk::AccelerationStructureTypeKHR) {
+    lower_debug(out, v, "");
+}
+
+/// `build` or `update`.
+pub fn build_mode(out: &mut String, v: &vk::BuildAccelerationStructureModeKHR) {
+    lower_debug(out, v, "");
+}
+
+/// `allow_compaction|prefer_fast_trace`, ... (in bit order)
+pub fn build_flags(out: &mut String, v: &vk::BuildAccelerationStructureFlagsKHR) {
+    lower_debug(out, v, "none");
+}
+
+/// `clone`, `compact`, `serialize`, `deserialize`.
+pub fn copy_mode(out: &mut String, v: &vk::CopyAccelerationStructureModeKHR) {
+    lower_debug(out, v, "");
+}
+
 /// A label, quoted, with `"` and `\` escaped and control characters written as `\uXXXX`
 /// (so that the printed label is also a valid JSON string); bytes that are not UTF-8
 /// become U+FFFD.
@@ -181,6 +214,32 @@ mod tests {
         assert_eq!(p(hex, 255u64), "0xff");
         // An unknown enum value prints as its number.
         assert_eq!(p(filter, vk::Filter::from_raw(77)), "77");
+    }
+
+    #[test]
+    fn acceleration_structure_arguments_read_as_vulkan_names() {
+        type T = vk::AccelerationStructureTypeKHR;
+        assert_eq!(p(acceleration_structure_type, T::TOP_LEVEL), "top_level");
+        assert_eq!(
+            p(acceleration_structure_type, T::BOTTOM_LEVEL),
+            "bottom_level"
+        );
+        assert_eq!(
+            p(build_mode, vk::BuildAccelerationStructureModeKHR::UPDATE),
+            "update"
+        );
+        type F = vk::BuildAccelerationStructureFlagsKHR;
+        assert_eq!(
+            p(build_flags, F::PREFER_FAST_TRACE | F::ALLOW_COMPACTION),
+            "allow_compaction|prefer_fast_trace"
+        );
+        assert_eq!(p(build_flags, F::empty()), "none");
+        assert_eq!(
+            p(copy_mode, vk::CopyAccelerationStructureModeKHR::COMPACT),
+            "compact"
+        );
+        assert_eq!(p(count, 12u64), "12");
+        assert_eq!(p(count, INDIRECT), "indirect");
     }
 
     #[test]

@@ -181,7 +181,7 @@ impl DeviceTracer {
                 Arc::clone(&health),
                 host_reset,
             )),
-            objects: Objects::default(),
+            objects: Objects::new(Arc::clone(&names)),
             dispatch,
             caps,
             mode,
@@ -334,9 +334,15 @@ impl DeviceTracer {
     /// The application named an object: formats that show names get it in order with the
     /// batches (Perfetto shows stages under the names of their command buffers and passes).
     pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
-        // Every format shows pipelines' names (after a draw's or dispatch's handle); the
-        // others only Perfetto.
-        if !self.names_shown && object_type != ash::vk::ObjectType::PIPELINE.as_raw() {
+        // Every format shows the names of pipelines and shader objects (after a draw's or
+        // dispatch's handle); the others only Perfetto.
+        let attributed = [
+            ash::vk::ObjectType::PIPELINE,
+            ash::vk::ObjectType::SHADER_EXT,
+        ]
+        .map(|t| t.as_raw())
+        .contains(&object_type);
+        if !self.names_shown && !attributed {
             return;
         }
         let mut names = self.names.lock();

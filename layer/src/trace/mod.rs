@@ -24,6 +24,7 @@ pub mod recorded_trace;
 mod recording;
 pub mod remote;
 mod segment_lists;
+pub mod shader_sets;
 mod submit;
 mod submit_flow;
 pub mod tracepoint;

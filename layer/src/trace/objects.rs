@@ -8,6 +8,9 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::RwLock;
 
+use super::output::ObjectNames;
+use super::shader_sets::ShaderSets;
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AttachmentInfo {
     pub format: vk::Format,
@@ -66,8 +69,9 @@ pub fn views(view_mask: u32) -> u32 {
     view_mask.count_ones().max(1)
 }
 
-#[derive(Default)]
 pub struct Objects {
+    /// The sets of shader objects draws were recorded with.
+    pub shader_sets: ShaderSets,
     render_passes: RwLock<HashMap<u64, RenderPassInfo>>,
     images: RwLock<HashMap<u64, ImageInfo>>,
     /// Image views, with their view format and their image's samples.
@@ -77,6 +81,17 @@ pub struct Objects {
 }
 
 impl Objects {
+    /// `names`: the device's object names, where new shader sets are announced.
+    pub fn new(names: ObjectNames) -> Objects {
+        Objects {
+            shader_sets: ShaderSets::new(names),
+            render_passes: RwLock::default(),
+            images: RwLock::default(),
+            views: RwLock::default(),
+            swapchains: RwLock::default(),
+        }
+    }
+
     pub fn add_render_pass(&self, pass: vk::RenderPass, info: RenderPassInfo) {
         self.render_passes.write().insert(pass.as_raw(), info);
     }

@@ -1,13 +1,16 @@
-//! The names the application gave its pipelines (`vkSetDebugUtilsObjectNameEXT`), as the
-//! traceq thread knows them when it writes a batch: every format follows a draw's or
-//! dispatch's `pipeline` handle with its name. Read from the device's list of object names
-//! (see `output::ObjectNames`) on the traceq thread, never on an application's call.
+//! The names the application gave its pipelines and shader objects
+//! (`vkSetDebugUtilsObjectNameEXT`), as the traceq thread knows them when it writes a batch:
+//! every format follows a draw's, dispatch's or ray trace's `pipeline` handle with its name.
+//! A set of shader objects (see `shader_sets`) is named after its shaders, `vs + fs` (a
+//! shader without a name by its handle). Read from the device's list of object names (see
+//! `output::ObjectNames`) on the traceq thread, never on an application's call.
 
 use std::collections::HashMap;
 
 use ash::vk;
 
 use super::output::ObjectNames;
+use super::shader_sets::SHADER_SET_OBJECT_TYPE;
 
 #[derive(Debug)]
 pub struct PipelineNames {
@@ -15,6 +18,8 @@ pub struct PipelineNames {
     /// How many of `source`'s names have been looked at.
     read: usize,
     names: HashMap<u64, String>,
+    /// Shader sets: their id and their shaders' handles.
+    sets: Vec<(u64, Vec<u64>)>,
 }
 
 impl PipelineNames {
@@ -23,6 +28,7 @@ impl PipelineNames {
             source,
             read: 0,
             names: HashMap::new(),
+            sets: Vec::new(),
         }
     }
 
@@ -31,10 +37,24 @@ impl PipelineNames {
     /// as Vulkan says.
     pub fn refresh(&mut self) {
         let list = self.source.lock();
-        for n in list.get(self.read..).unwrap_or_default() {
-            if n.object_type != vk::ObjectType::PIPELINE.as_raw() {
+        let new = list.get(self.read..).unwrap_or_default();
+        let named = [vk::ObjectType::PIPELINE, vk::ObjectType::SHADER_EXT].map(|t| t.as_raw());
+        let mut changed = false;
+        for n in new {
+            if n.object_type == SHADER_SET_OBJECT_TYPE {
+                let members = n
+                    .name
+                    .split(',')
+                    .filter_map(|h| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok())
+                    .collect();
+                self.sets.push((n.object, members));
+                changed = true;
                 continue;
             }
+            if !named.contains(&n.object_type) {
+                continue;
+            }
+            changed = true;
             if n.name.is_empty() {
                 self.names.remove(&n.object);
             } else {
@@ -42,6 +62,24 @@ impl PipelineNames {
             }
         }
         self.read = list.len();
+        drop(list);
+        if changed {
+            self.name_sets();
+        }
+    }
+
+    /// Names every shader set after its shaders' current names.
+    fn name_sets(&mut self) {
+        for (id, members) in &self.sets {
+            let parts: Vec<String> = members
+                .iter()
+                .map(|m| match self.names.get(m) {
+                    Some(name) => name.clone(),
+                    None => format!("{m:#x}"),
+                })
+                .collect();
+            self.names.insert(*id, parts.join(" + "));
+        }
     }
 
     /// Names given by hand (the formats' tests).
@@ -112,5 +150,31 @@ mod tests {
         source.lock().push(named(vk::ObjectType::PIPELINE, 9, ""));
         names.refresh();
         assert_eq!(names.get(9), None, "an empty name removes it");
+    }
+
+    #[test]
+    fn shader_sets_are_named_after_their_shaders() {
+        let source = ObjectNames::default();
+        let mut names = PipelineNames::new(source.clone());
+        let set = |id: u64, members: &str| ObjectName {
+            named_at_ns: 0,
+            device: 0,
+            object_type: SHADER_SET_OBJECT_TYPE,
+            object: id,
+            name: members.into(),
+        };
+        source.lock().extend([
+            named(vk::ObjectType::SHADER_EXT, 0x70, "triangle vs"),
+            set(0xffff_0001, "0x70,0x80"),
+        ]);
+        names.refresh();
+        assert_eq!(names.get(0xffff_0001), Some("triangle vs + 0x80"));
+        assert_eq!(names.get(0x70), Some("triangle vs"));
+        // A name given later names the set too.
+        source
+            .lock()
+            .push(named(vk::ObjectType::SHADER_EXT, 0x80, "triangle fs"));
+        names.refresh();
+        assert_eq!(names.get(0xffff_0001), Some("triangle vs + triangle fs"));
     }
 }

@@ -2,10 +2,14 @@
 //! around the call down through [`crate::trace::DeviceTracer::around`]; without a tracer the
 //! call goes straight down.
 
+pub mod acceleration;
 pub mod bind;
+pub mod conditional;
 pub mod dispatch;
 pub mod draw;
+pub mod generated;
 pub mod labels;
+pub mod rays;
 pub mod render_pass;
 pub mod sync;
 pub mod transfer;

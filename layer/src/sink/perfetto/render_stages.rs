@@ -42,6 +42,7 @@ use super::stage_event::{Stage, StageEncoder};
 use super::stage_pairs::StagePairs;
 use crate::gpu::calibration::GpuClock;
 use crate::sink::{BatchInfo, DeviceContext, Event, ObjectNames, Sink, TraceSummary};
+use crate::trace::shader_sets::SHADER_SET_OBJECT_TYPE;
 use crate::trace::tracepoints::Category;
 
 /// The device clock's id: sequence-scoped (64..127), as each sequence is one device's.
@@ -358,7 +359,12 @@ impl RenderStageSink {
         if state.names_sent >= names.len() {
             return;
         }
-        for n in &names[state.names_sent..] {
+        // The layer's own entries (shader sets, see `trace::shader_sets`) are no Vulkan
+        // object's names.
+        for n in names[state.names_sent..]
+            .iter()
+            .filter(|n| n.object_type != SHADER_SET_OBJECT_TYPE)
+        {
             let (pid, device) = (self.pid, self.device_handle);
             ctx.add_packet(|packet: &mut TracePacket| {
                 packet.set_timestamp(n.named_at_ns);
