@@ -8,6 +8,7 @@ mod generated_commands;
 mod maintenance;
 mod mesh;
 mod raytracing;
+mod render_target;
 mod shader_objects;
 
 use crate::submitter::Submitter;
