@@ -120,8 +120,9 @@ pub fn device(inst: &Instance) -> Result<Device> {
     Device::new_with(inst, &extensions, true, extra)
 }
 
-/// An error naming the first of `names` the device does not offer.
-fn require_extensions(
+/// An error naming the first of `names` the device does not offer (the modern scenarios
+/// ask before chaining an extension's feature structure into a query).
+pub(super) fn require_extensions(
     inst: &Instance,
     physical: vk::PhysicalDevice,
     names: &[&CStr],

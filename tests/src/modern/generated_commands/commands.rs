@@ -1,6 +1,6 @@
 //! The indirect commands layout of the `generated_commands` scenario (a push-constant token
-//! and a dispatch token per [`super::Sequence`]), its preprocess buffer, and the recording of the
-//! extension's preprocess and execute commands with the bound pipeline.
+//! and a dispatch token per [`super::Sequence`]), its preprocess buffer, and the recording
+//! of the extension's preprocess and execute commands with the bound pipeline.
 
 use std::ffi::c_void;
 
