@@ -4,6 +4,8 @@
 //! does not trace. Each creates its own device with the extensions and features it needs,
 //! checks its result on the host and logs its submissions through the [`Submitter`].
 
+mod conditional_rendering;
+mod dgc_ext;
 mod generated_commands;
 mod maintenance;
 mod mesh;
@@ -21,6 +23,7 @@ pub const SCENARIOS: &[&str] = &[
     "shader_objects",
     "generated_commands",
     "maintenance",
+    "conditional_rendering",
 ];
 
 /// Instance extensions these scenarios use (object names, labels).
@@ -38,6 +41,7 @@ pub fn device(name: &str, inst: &Instance) -> Result<Device> {
         "shader_objects" => shader_objects::device(inst),
         "generated_commands" => generated_commands::device(inst),
         "maintenance" => maintenance::device(inst),
+        "conditional_rendering" => conditional_rendering::device(inst),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
@@ -76,6 +80,7 @@ pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Re
         "shader_objects" => shader_objects::run(inst, dev, sub)?,
         "generated_commands" => generated_commands::run(inst, dev, sub)?,
         "maintenance" => maintenance::run(inst, dev, sub)?,
+        "conditional_rendering" => conditional_rendering::run(inst, dev, sub)?,
         other => return Err(format!("unknown scenario {other:?}")),
     };
     // SAFETY: a live device; every submission was waited for, this only settles the queue.
