@@ -9,80 +9,11 @@ use utrace_tests::checks::{assert_clean, assert_trace_matches};
 use utrace_tests::harness::{Run, TempDir, XServer};
 use utrace_tests::perfetto_trace::{self, Resolved, Stage};
 use utrace_tests::report::Submission;
-use utrace_tests::trace_txt::{Batch, Trace};
+use utrace_tests::stage_ranges::{perfetto_ranges, txt_ranges, Range};
+use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
 
 const LAYERS: &[&str] = &["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"];
-
-/// A range of the txt trace as Perfetto should show it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Range {
-    gpu_ns: u64,
-    duration: u64,
-    name: String,
-    submission: u64,
-    args: Vec<(String, String)>,
-}
-
-/// The ranges (begin + end) and markers of a txt batch, named as their stages.
-fn txt_ranges(batch: &Batch, stages: &HashMap<String, String>) -> Vec<Range> {
-    let mut open: Vec<(usize, String)> = Vec::new();
-    let mut out = Vec::new();
-    for (i, e) in batch.events.iter().enumerate() {
-        let range_name = |name: &str| {
-            let rest = name
-                .strip_prefix("start_")
-                .or_else(|| name.strip_prefix("end_"))
-                .or_else(|| name.strip_prefix("begin_"))
-                .unwrap_or(name);
-            rest.to_string()
-        };
-        let stage = |e: &utrace_tests::trace_txt::Event| match e.arg("label") {
-            Some(label) => label.to_string(),
-            None => stages[&e.name].clone(),
-        };
-        if e.name.starts_with("end_") {
-            let r = range_name(&e.name);
-            if let Some(at) = open.iter().rposition(|(_, n)| *n == r) {
-                let begin = &batch.events[open[at].0];
-                out.push(Range {
-                    gpu_ns: begin.ns,
-                    duration: e.ns - begin.ns,
-                    name: stage(begin),
-                    submission: batch.submission,
-                    args: begin.args.clone(),
-                });
-                open.truncate(at);
-            }
-        } else if stages.contains_key(&e.name)
-            && (e.name.starts_with("start_") || e.name.starts_with("begin_"))
-        {
-            open.push((i, range_name(&e.name)));
-        } else {
-            out.push(Range {
-                gpu_ns: e.ns,
-                duration: 0,
-                name: stage(e),
-                submission: batch.submission,
-                args: e.args.clone(),
-            });
-        }
-    }
-    out
-}
-
-fn perfetto_ranges(stages: &[Stage]) -> Vec<Range> {
-    stages
-        .iter()
-        .map(|s| Range {
-            gpu_ns: s.gpu_ns,
-            duration: s.duration,
-            name: s.name.clone(),
-            submission: u64::from(s.submission),
-            args: s.args.clone(),
-        })
-        .collect()
-}
 
 /// The workload's submission that the Perfetto submit `boot_ns` with `cmdbufs` was.
 fn report_submission<'a>(
