@@ -91,7 +91,7 @@ impl BoundPipelines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::ObjectNames;
+    use crate::trace::object_names::ObjectNames;
     use crate::trace::shader_sets::SET_ID_BASE;
 
     #[test]

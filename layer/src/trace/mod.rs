@@ -16,6 +16,7 @@ mod device_tracer;
 pub mod events;
 pub mod handle_index;
 mod health;
+pub mod object_names;
 pub mod objects;
 pub mod output;
 pub mod pipeline_names;

@@ -8,7 +8,7 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::RwLock;
 
-use super::output::ObjectNames;
+use super::object_names::ObjectNames;
 use super::shader_sets::ShaderSets;
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -2,13 +2,10 @@
 //! Defined here, implemented by the formats ([`crate::sink`]) and given to the core when a
 //! device is created ([`Outputs`]), so that the core never names a format.
 
-use std::sync::Arc;
-
-use parking_lot::Mutex;
-
 use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
 pub use super::batch::SubmitTiming;
+pub use super::object_names::{ObjectName, ObjectNames};
 use super::pipeline_names::PipelineNames;
 
 /// One timestamped tracepoint. Its arguments stay in the words its trace recorded them in
@@ -112,18 +109,6 @@ impl BatchInfo<'_> {
     }
 }
 
-/// A name the application gave an object (`vkSetDebugUtilsObjectNameEXT`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectName {
-    /// When it was named (`CLOCK_BOOTTIME`): before any work that uses the object, so a
-    /// trace processor knows the name when it meets the object's stages.
-    pub named_at_ns: u64,
-    pub device: u64,
-    pub object_type: i32,
-    pub object: u64,
-    pub name: String,
-}
-
 /// Closing counts of a device's trace.
 #[derive(Clone, Debug)]
 pub struct TraceSummary {
@@ -146,10 +131,6 @@ pub trait Sink: Send {
         0
     }
 }
-
-/// The names the application gave a device's objects, in the order given: the hook appends,
-/// formats that show names read (Perfetto re-sends them to every new sequence).
-pub type ObjectNames = Arc<Mutex<Vec<ObjectName>>>;
 
 /// What a sink may need of its device beyond the events.
 pub struct DeviceContext {

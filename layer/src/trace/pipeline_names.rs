@@ -3,13 +3,13 @@
 //! every format follows a draw's, dispatch's or ray trace's `pipeline` handle with its name.
 //! A set of shader objects (see `shader_sets`) is named after its shaders, `vs + fs` (a
 //! shader without a name by its handle). Read from the device's list of object names (see
-//! `output::ObjectNames`) on the traceq thread, never on an application's call.
+//! `object_names`) on the traceq thread, never on an application's call.
 
 use std::collections::HashMap;
 
 use ash::vk;
 
-use super::output::ObjectNames;
+use super::object_names::ObjectNames;
 use super::shader_sets::SHADER_SET_OBJECT_TYPE;
 
 #[derive(Debug)]
@@ -89,7 +89,7 @@ impl PipelineNames {
         source.lock().extend(
             names
                 .iter()
-                .map(|&(object, name)| super::output::ObjectName {
+                .map(|&(object, name)| super::object_names::ObjectName {
                     named_at_ns: 0,
                     device: 1,
                     object_type: vk::ObjectType::PIPELINE.as_raw(),
@@ -114,7 +114,7 @@ impl PipelineNames {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::ObjectName;
+    use crate::trace::object_names::ObjectName;
 
     fn named(object_type: vk::ObjectType, object: u64, name: &str) -> ObjectName {
         ObjectName {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use parking_lot::RwLock;
 
-use super::output::{ObjectName, ObjectNames};
+use super::object_names::{ObjectName, ObjectNames};
 
 /// The graphics stages a shader set is made of, in pipeline order.
 pub const GRAPHICS_STAGES: usize = 7;
