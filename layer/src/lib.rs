@@ -1,6 +1,6 @@
 //! `VK_LAYER_utrace`: GPU timestamps around the work a Vulkan application records.
 //!
-//! The rooms of the layer (see `shared/DESIGN.md`):
+//! The rooms of the layer (see `docs/design.md`):
 //! - [`loader`]: negotiation with the Vulkan loader, chain walking, dispatch tables and the
 //!   registry of instances and devices keyed by dispatch key;
 //! - [`hooks`]: the intercepted entry points, grouped by object;

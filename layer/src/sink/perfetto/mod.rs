@@ -1,4 +1,4 @@
-//! Perfetto: the `gpu.renderstages.utrace` data source (decision 7 of DESIGN).
+//! Perfetto: the `gpu.renderstages.utrace` data source (see docs/design.md).
 //!
 //! - [`render_stages`]: the sink turning a device's batches into `GpuRenderStageEvent`s,
 //!   `VulkanApiEvent`s and clock snapshots, on the device's traceq thread (one sequence per
