@@ -2,7 +2,9 @@
 //! (Vulkan 1.4): ray tracing with acceleration-structure builds, mesh shading, shader
 //! objects, device-generated commands, and Vulkan 1.4 / maintenance5-8 commands the layer
 //! does not trace. Each creates its own device with the extensions and features it needs,
-//! checks its result on the host and logs its submissions through the [`Submitter`].
+//! checks its result on the host and logs its submissions through the [`Submitter`]. Here
+//! too: the dispatch to them, and what they share (the device-extension checks, debug
+//! names).
 
 mod conditional_rendering;
 mod dgc_ext;
