@@ -1,9 +1,12 @@
-//! Graphics objects for the scenarios: images, classic render passes (one subpass with color
-//! and depth; two subpasses through vkCreateRenderPass2), framebuffers, and the pipeline of
-//! `shaders/triangle.{vert,frag}` for a render pass subpass or for dynamic rendering.
+//! Graphics objects for the scenarios: images (and the copy of a whole one into a buffer),
+//! classic render passes (one subpass with color and depth; two subpasses through
+//! vkCreateRenderPass2), framebuffers, the whole-image viewport and area, and (from
+//! `pipeline.rs`) the pipelines of a vertex and a fragment shader, such as the one of
+//! `shaders/triangle.{vert,frag}`, for a render pass subpass or for dynamic rendering.
 
 use ash::vk;
 
+pub use super::pipeline::{graphics_pipeline, Pipeline, Target};
 use crate::vk::{check, Device, Result};
 
 pub const SIZE: u32 = 64;
@@ -150,6 +153,25 @@ pub fn transition(
     let info = vk::DependencyInfo::default().image_memory_barriers(&barriers);
     // SAFETY: `cb` is recording; synchronization2 is enabled.
     unsafe { dev.device.cmd_pipeline_barrier2(cb, &info) };
+}
+
+/// Records the copy of the whole color `image`, in TRANSFER_SRC_OPTIMAL, into `buffer`
+/// (which must hold SIZE * SIZE tightly packed pixels).
+pub fn copy_to_buffer(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: vk::Buffer) {
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(layers(vk::ImageAspectFlags::COLOR))
+        .image_extent(vk::Extent3D {
+            width: SIZE,
+            height: SIZE,
+            depth: 1,
+        });
+    let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+    // SAFETY: `cb` is recording outside a render pass; the caller gives an image in that
+    // layout and a buffer large enough, both of this device.
+    unsafe {
+        dev.device
+            .cmd_copy_image_to_buffer(cb, image, layout, buffer, &[region])
+    };
 }
 
 /// A full memory barrier, so that each transfer sees the previous one's writes.
@@ -314,143 +336,6 @@ pub fn framebuffer(
     )
 }
 
-/// What a pipeline renders into.
-pub enum Target {
-    Subpass {
-        pass: vk::RenderPass,
-        subpass: u32,
-        depth: bool,
-    },
-    Dynamic,
-}
-
-pub struct Pipeline {
-    pub pipeline: vk::Pipeline,
-    pub layout: vk::PipelineLayout,
-}
-
-impl Pipeline {
-    pub fn new(dev: &Device, target: Target) -> Result<Pipeline> {
-        let d = &dev.device;
-        let read = |bytes: &[u8]| {
-            ash::util::read_spv(&mut std::io::Cursor::new(bytes)).map_err(|e| e.to_string())
-        };
-        let vert = read(include_bytes!("../../../shaders/triangle.vert.spv"))?;
-        let frag = read(include_bytes!("../../../shaders/triangle.frag.spv"))?;
-        // SAFETY: valid create infos on a live device; the modules are destroyed once the
-        // pipeline exists.
-        unsafe {
-            let vert = check(
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&vert), None),
-                "vkCreateShaderModule",
-            )?;
-            let frag = check(
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&frag), None),
-                "vkCreateShaderModule",
-            )?;
-            let layout = check(
-                d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None),
-                "vkCreatePipelineLayout",
-            )?;
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(c"main"),
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(frag)
-                    .name(c"main"),
-            ];
-            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-                .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-            let viewport = vk::PipelineViewportStateCreateInfo::default()
-                .viewport_count(1)
-                .scissor_count(1);
-            let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(vk::CullModeFlags::NONE)
-                .line_width(1.0);
-            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-            let has_depth = matches!(
-                target,
-                Target::Subpass { depth: true, .. } | Target::Dynamic
-            );
-            let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-                .depth_test_enable(has_depth)
-                .depth_write_enable(has_depth)
-                .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
-            let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-                .color_write_mask(vk::ColorComponentFlags::RGBA)];
-            let blend =
-                vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-            let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-            let dynamic =
-                vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-            let color_formats = [COLOR];
-            let mut rendering = vk::PipelineRenderingCreateInfo::default()
-                .color_attachment_formats(&color_formats)
-                .depth_attachment_format(DEPTH);
-            let mut info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .depth_stencil_state(&depth)
-                .color_blend_state(&blend)
-                .dynamic_state(&dynamic)
-                .layout(layout);
-            match target {
-                Target::Subpass { pass, subpass, .. } => {
-                    info = info.render_pass(pass).subpass(subpass)
-                }
-                Target::Dynamic => info = info.push_next(&mut rendering),
-            }
-            let pipeline = d
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-                .map_err(|(_, e)| format!("vkCreateGraphicsPipelines failed: {e}"))?[0];
-            d.destroy_shader_module(vert, None);
-            d.destroy_shader_module(frag, None);
-            Ok(Pipeline { pipeline, layout })
-        }
-    }
-
-    /// Binds the pipeline and sets the viewport and scissor to the whole image.
-    pub fn bind(&self, dev: &Device, cb: vk::CommandBuffer) {
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: SIZE as f32,
-            height: SIZE as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
-        let scissor = vk::Rect2D::default().extent(vk::Extent2D {
-            width: SIZE,
-            height: SIZE,
-        });
-        // SAFETY: `cb` is recording inside a compatible render pass instance.
-        unsafe {
-            dev.device
-                .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
-            dev.device.cmd_set_viewport(cb, 0, &[viewport]);
-            dev.device.cmd_set_scissor(cb, 0, &[scissor]);
-        }
-    }
-
-    pub fn destroy(self, dev: &Device) {
-        // SAFETY: no pending work uses the pipeline.
-        unsafe {
-            dev.device.destroy_pipeline(self.pipeline, None);
-            dev.device.destroy_pipeline_layout(self.layout, None);
-        }
-    }
-}
-
 /// The clear values of a color (and depth) attachment.
 pub fn clears(depth: bool) -> Vec<vk::ClearValue> {
     let mut v = vec![vk::ClearValue {
@@ -469,11 +354,24 @@ pub fn clears(depth: bool) -> Vec<vk::ClearValue> {
     v
 }
 
+/// The scissor (render area) covering the whole image.
 pub fn area() -> vk::Rect2D {
     vk::Rect2D::default().extent(vk::Extent2D {
         width: SIZE,
         height: SIZE,
     })
+}
+
+/// The viewport covering the whole image.
+pub fn viewport() -> vk::Viewport {
+    vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: SIZE as f32,
+        height: SIZE as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }
 }
 
 /// A one-subpass render pass over one color attachment, multiview with `view_mask`.

@@ -5,6 +5,7 @@
 
 pub mod graphics;
 mod passes;
+mod pipeline;
 mod work;
 
 use ash::vk;

@@ -258,7 +258,7 @@ pub fn dynamic_rendering(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         vk::SampleCountFlags::TYPE_1,
     )?;
-    let pipeline = Pipeline::new(dev, Target::Dynamic)?;
+    let pipeline = Pipeline::new(dev, Target::Dynamic { depth: true })?;
     let readback = Buffer::new(dev, 64, vk::BufferUsageFlags::TRANSFER_DST)?;
     let clear = clears(true);
     let color_att = [vk::RenderingAttachmentInfo::default()

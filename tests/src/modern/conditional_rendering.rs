@@ -9,7 +9,6 @@ use std::ffi::c_void;
 
 use ash::vk;
 
-use super::generated_commands::require_extensions;
 use crate::submitter::Submitter;
 use crate::vk::{verify_fill, Buffer, Device, Extra, FillPipeline, Instance, Result};
 
@@ -25,7 +24,7 @@ const BASE_B: u32 = 5;
 pub fn device(inst: &Instance) -> Result<Device> {
     let physical = inst.physical_device()?;
     let extensions = [ash::ext::conditional_rendering::NAME];
-    require_extensions(inst, physical, &extensions)?;
+    super::require_extensions(inst, physical, &extensions)?;
     let mut conditional = vk::PhysicalDeviceConditionalRenderingFeaturesEXT::default();
     let mut features = vk::PhysicalDeviceFeatures2 {
         p_next: &mut conditional as *mut _ as *mut c_void,

@@ -8,19 +8,17 @@
 //! then executes the result. After each the host checks that exactly the three sequences'
 //! words were written.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
 mod commands;
-mod fill;
 
 use super::dgc_ext::{self as ext, Fns};
 use crate::submitter::Submitter;
-use crate::vk::{check, Buffer, Device, Extra, Instance, Result};
+use crate::vk::{Buffer, Device, Extra, FillPipeline, Instance, Result};
 use commands::Generated;
-use fill::Fill;
 
 /// Invocations per workgroup of `generated.comp`.
 const GROUP: u32 = 64;
@@ -60,7 +58,7 @@ const PUSH_SIZE: u32 = offset_of!(Sequence, groups) as u32;
 pub fn device(inst: &Instance) -> Result<Device> {
     let physical = inst.physical_device()?;
     let extensions = [ext::NAME, ash::khr::maintenance5::NAME];
-    require_extensions(inst, physical, &extensions)?;
+    super::require_extensions(inst, physical, &extensions)?;
     let mut maintenance5 = vk::PhysicalDeviceMaintenance5FeaturesKHR::default();
     let mut dgc = ext::PhysicalDeviceDeviceGeneratedCommandsFeaturesEXT {
         s_type: ext::STYPE_FEATURES,
@@ -120,31 +118,6 @@ pub fn device(inst: &Instance) -> Result<Device> {
     Device::new_with(inst, &extensions, true, extra)
 }
 
-/// An error naming the first of `names` the device does not offer (the modern scenarios
-/// ask before chaining an extension's feature structure into a query).
-pub(super) fn require_extensions(
-    inst: &Instance,
-    physical: vk::PhysicalDevice,
-    names: &[&CStr],
-) -> Result<()> {
-    // SAFETY: a live physical device.
-    let offered = check(
-        unsafe {
-            inst.instance
-                .enumerate_device_extension_properties(physical)
-        },
-        "vkEnumerateDeviceExtensionProperties",
-    )?;
-    match names.iter().find(|n| {
-        !offered
-            .iter()
-            .any(|p| p.extension_name_as_c_str() == Ok(**n))
-    }) {
-        Some(n) => Err(format!("the device lacks {}", n.to_string_lossy())),
-        None => Ok(()),
-    }
-}
-
 pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
     let fns = Fns::load(inst, dev)?;
@@ -153,7 +126,13 @@ pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
         (WORDS * 4) as u64,
         vk::BufferUsageFlags::STORAGE_BUFFER,
     )?;
-    let fill = Fill::new(dev, &target, PUSH_SIZE)?;
+    let fill = FillPipeline::with_shader(
+        dev,
+        &target,
+        include_bytes!("../../../shaders/generated.comp.spv"),
+        PUSH_SIZE,
+        vk::PipelineCreateFlags::empty(),
+    )?;
     super::name_object(inst, dev, fill.pipeline, c"generated fill")?;
     let sequences = Buffer::addressed(
         dev,

@@ -11,10 +11,10 @@ use std::ffi::c_void;
 
 use ash::vk;
 
-use super::generated_commands::require_extensions;
-use crate::gpu_work::graphics::{layers, transition, Image, COLOR, SIZE};
+use super::render_target::RenderTarget;
+use crate::gpu_work::graphics::{self, Target};
 use crate::submitter::Submitter;
-use crate::vk::{check, Buffer, Device, Extra, Instance, Result};
+use crate::vk::{check, Buffer, BufferSet, Device, Extra, Instance, Result};
 
 /// The quad's corner and size in pixels (`Push` of `maintenance.vert`).
 const ORIGIN: [f32; 2] = [16.0, 24.0];
@@ -31,7 +31,7 @@ const INDICES: [u16; 6] = [0, 1, 2, 2, 1, 3];
 pub fn device(inst: &Instance) -> Result<Device> {
     let physical = inst.physical_device()?;
     let extensions = [ash::khr::maintenance5::NAME, ash::khr::maintenance6::NAME];
-    require_extensions(inst, physical, &extensions)?;
+    super::require_extensions(inst, physical, &extensions)?;
     let mut m6 = vk::PhysicalDeviceMaintenance6FeaturesKHR::default();
     let mut m5 = vk::PhysicalDeviceMaintenance5FeaturesKHR {
         p_next: &mut m6 as *mut _ as *mut c_void,
@@ -66,14 +66,7 @@ pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
     let m5 = ash::khr::maintenance5::Device::new(&inst.instance, d);
     let m6 = ash::khr::maintenance6::Device::new(&inst.instance, d);
-    let image = Image::new(
-        dev,
-        COLOR,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let pixels = u64::from(SIZE * SIZE);
-    let readback = Buffer::new(dev, pixels * 4, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let target = RenderTarget::cleared_to(dev, [0.0, 0.0, 0.0, 1.0])?;
     let color = Buffer::new(dev, 16, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
     let indices = Buffer::new(dev, 64, vk::BufferUsageFlags::INDEX_BUFFER)?;
     // SAFETY: both mappings are large enough; no GPU work uses the buffers yet.
@@ -96,34 +89,8 @@ pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
 
     let cb = dev.command_buffers(1)?[0];
     dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
-    let aspect = vk::ImageAspectFlags::COLOR;
-    transition(
-        dev,
-        cb,
-        image.image,
-        aspect,
-        vk::ImageLayout::UNDEFINED,
-        vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-    );
-    let attachments = [vk::RenderingAttachmentInfo::default()
-        .image_view(image.view)
-        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue {
-            color: vk::ClearColorValue {
-                float32: [0.0, 0.0, 0.0, 1.0],
-            },
-        })];
-    let extent = vk::Extent2D {
-        width: SIZE,
-        height: SIZE,
-    };
-    let rendering = vk::RenderingInfo::default()
-        .render_area(extent.into())
-        .layer_count(1)
-        .color_attachments(&attachments);
-    let sets = [quad.set];
+    target.begin(dev, cb);
+    let sets = [quad.buffers.set];
     let bind_sets = vk::BindDescriptorSetsInfoKHR::default()
         .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
         .layout(quad.layout)
@@ -132,22 +99,14 @@ pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .layout(quad.layout)
         .stage_flags(vk::ShaderStageFlags::VERTEX)
         .values(&push);
-    let viewport = vk::Viewport {
-        x: 0.0,
-        y: 0.0,
-        width: SIZE as f32,
-        height: SIZE as f32,
-        min_depth: 0.0,
-        max_depth: 1.0,
-    };
     let index_bytes = std::mem::size_of_val(&INDICES) as u64;
-    // SAFETY: `cb` is recording; dynamic rendering, maintenance5 and maintenance6 are
-    // enabled; every handle belongs to this device; the index range lies in the buffer.
+    // SAFETY: `cb` is recording inside the render pass instance begun above; maintenance5
+    // and maintenance6 are enabled; every handle belongs to this device; the index range
+    // lies in the buffer.
     unsafe {
-        d.cmd_begin_rendering(cb, &rendering);
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, quad.pipeline);
-        d.cmd_set_viewport(cb, 0, &[viewport]);
-        d.cmd_set_scissor(cb, 0, &[extent.into()]);
+        d.cmd_set_viewport(cb, 0, &[graphics::viewport()]);
+        d.cmd_set_scissor(cb, 0, &[graphics::area()]);
         m5.cmd_bind_index_buffer2(
             cb,
             indices.buffer,
@@ -158,70 +117,35 @@ pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
         m6.cmd_bind_descriptor_sets2(cb, &bind_sets);
         m6.cmd_push_constants2(cb, &push_info);
         d.cmd_draw_indexed(cb, INDICES.len() as u32, 1, 0, 0, 0);
-        d.cmd_end_rendering(cb);
     }
-    transition(
-        dev,
-        cb,
-        image.image,
-        aspect,
-        vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-    );
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(layers(aspect))
-        .image_extent(extent.into());
+    target.end_and_copy(dev, cb);
     let to_host = [vk::MemoryBarrier2::default()
         .src_stage_mask(vk::PipelineStageFlags2::COPY)
         .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
         .dst_stage_mask(vk::PipelineStageFlags2::HOST)
         .dst_access_mask(vk::AccessFlags2::HOST_READ)];
-    // SAFETY: `cb` is recording; the image is in TRANSFER_SRC_OPTIMAL and the buffer holds
-    // the whole image.
+    // SAFETY: `cb` is recording outside a render pass; synchronization2 is enabled.
     unsafe {
-        d.cmd_copy_image_to_buffer(
-            cb,
-            image.image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            readback.buffer,
-            &[region],
-        );
-        d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&to_host));
-    }
+        d.cmd_pipeline_barrier2(cb, &vk::DependencyInfo::default().memory_barriers(&to_host))
+    };
     dev.end(cb)?;
     sub.submit("maintenance", &[cb], None)?;
-    // SAFETY: the mapping holds the image's RGBA8 pixels; the submission completed.
-    let rgba = unsafe { std::slice::from_raw_parts(readback.mapped, (pixels * 4) as usize) };
-    let ok = verify(rgba)
-        .map_err(|e| eprintln!("utrace-workload: maintenance: {e}"))
-        .is_ok();
+    // Every pixel: the quad's colour (within 1 for the driver's rounding) where its centre
+    // lies in the pushed rectangle, the clear colour elsewhere.
+    let ok = target.check_within("maintenance", 1, |x, y| {
+        let (x, y) = (x as f32 + 0.5, y as f32 + 0.5);
+        let inside = (ORIGIN[0]..ORIGIN[0] + QUAD[0]).contains(&x)
+            && (ORIGIN[1]..ORIGIN[1] + QUAD[1]).contains(&y);
+        Some(if inside { QUAD_RGBA } else { CLEAR_RGBA })
+    });
 
     // SAFETY: the submission was waited for.
     unsafe { d.free_command_buffers(dev.pool, &[cb]) };
     quad.destroy(dev);
     indices.destroy(dev);
     color.destroy(dev);
-    readback.destroy(dev);
-    image.destroy(dev);
+    target.destroy(dev);
     Ok(ok)
-}
-
-/// Every pixel: the quad's colour (±1 for the driver's rounding) where its centre lies in
-/// the pushed rectangle, the clear colour elsewhere.
-fn verify(rgba: &[u8]) -> Result<()> {
-    for (i, px) in rgba.chunks_exact(4).enumerate() {
-        let (x, y) = (
-            (i as u32 % SIZE) as f32 + 0.5,
-            (i as u32 / SIZE) as f32 + 0.5,
-        );
-        let inside = (ORIGIN[0]..ORIGIN[0] + QUAD[0]).contains(&x)
-            && (ORIGIN[1]..ORIGIN[1] + QUAD[1]).contains(&y);
-        let want = if inside { QUAD_RGBA } else { CLEAR_RGBA };
-        if px.iter().zip(want).any(|(&g, w)| g.abs_diff(w) > 1) {
-            return Err(format!("pixel ({x}, {y}) is {px:?}, expected {want:?}"));
-        }
-    }
-    Ok(())
 }
 
 /// The pipeline of `maintenance.{vert,frag}` for dynamic rendering into one R8G8B8A8
@@ -229,138 +153,46 @@ fn verify(rgba: &[u8]) -> Result<()> {
 struct Quad {
     pipeline: vk::Pipeline,
     layout: vk::PipelineLayout,
-    set_layout: vk::DescriptorSetLayout,
-    pool: vk::DescriptorPool,
-    set: vk::DescriptorSet,
+    buffers: BufferSet,
 }
 
 impl Quad {
     fn new(dev: &Device, color: &Buffer) -> Result<Quad> {
         let d = &dev.device;
-        let read = |bytes: &[u8]| {
-            ash::util::read_spv(&mut std::io::Cursor::new(bytes)).map_err(|e| e.to_string())
-        };
-        let vert = read(include_bytes!("../../../shaders/maintenance.vert.spv"))?;
-        let frag = read(include_bytes!("../../../shaders/maintenance.frag.spv"))?;
-        let binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::FRAGMENT)];
+        let buffers = BufferSet::new(
+            dev,
+            vk::DescriptorType::UNIFORM_BUFFER,
+            vk::ShaderStageFlags::FRAGMENT,
+            color,
+        )?;
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::VERTEX)
             .size(16)];
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::UNIFORM_BUFFER)
-            .descriptor_count(1)];
-        // SAFETY: valid create infos on a live device; the modules are destroyed once the
-        // pipeline exists.
-        unsafe {
-            let module = |code: &[u32]| {
-                check(
-                    d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None),
-                    "vkCreateShaderModule",
-                )
-            };
-            let (vert, frag) = (module(&vert)?, module(&frag)?);
-            let set_layout = check(
-                d.create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
-                    None,
-                ),
-                "vkCreateDescriptorSetLayout",
-            )?;
-            let set_layouts = [set_layout];
-            let layout = check(
-                d.create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&set_layouts)
-                        .push_constant_ranges(&push),
-                    None,
-                ),
-                "vkCreatePipelineLayout",
-            )?;
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(c"main"),
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(frag)
-                    .name(c"main"),
-            ];
-            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-                .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-            let viewport = vk::PipelineViewportStateCreateInfo::default()
-                .viewport_count(1)
-                .scissor_count(1);
-            let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(vk::CullModeFlags::NONE)
-                .line_width(1.0);
-            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-            let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-                .color_write_mask(vk::ColorComponentFlags::RGBA)];
-            let blend =
-                vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-            let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-            let dynamic =
-                vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-            let formats = [COLOR];
-            let mut rendering =
-                vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-            let info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .color_blend_state(&blend)
-                .dynamic_state(&dynamic)
-                .layout(layout)
-                .push_next(&mut rendering);
-            let pipeline = d
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-                .map_err(|(_, e)| format!("vkCreateGraphicsPipelines failed: {e}"))?[0];
-            d.destroy_shader_module(vert, None);
-            d.destroy_shader_module(frag, None);
-            let pool = check(
-                d.create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                ),
-                "vkCreateDescriptorPool",
-            )?;
-            let set = check(
-                d.allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&set_layouts),
-                ),
-                "vkAllocateDescriptorSets",
-            )?[0];
-            let buffer_info = [vk::DescriptorBufferInfo::default()
-                .buffer(color.buffer)
-                .range(vk::WHOLE_SIZE)];
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .buffer_info(&buffer_info);
-            d.update_descriptor_sets(&[write], &[]);
-            Ok(Quad {
+        let set_layouts = [buffers.layout];
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&push);
+        // SAFETY: a valid create info on a live device.
+        let layout = check(
+            unsafe { d.create_pipeline_layout(&layout_info, None) },
+            "vkCreatePipelineLayout",
+        )?;
+        let shaders = [
+            &include_bytes!("../../../shaders/maintenance.vert.spv")[..],
+            &include_bytes!("../../../shaders/maintenance.frag.spv")[..],
+        ];
+        match graphics::graphics_pipeline(dev, layout, shaders, Target::Dynamic { depth: false }) {
+            Ok(pipeline) => Ok(Quad {
                 pipeline,
                 layout,
-                set_layout,
-                pool,
-                set,
-            })
+                buffers,
+            }),
+            Err(e) => {
+                // SAFETY: the layout is used by no pipeline.
+                unsafe { d.destroy_pipeline_layout(layout, None) };
+                buffers.destroy(dev);
+                Err(e)
+            }
         }
     }
 
@@ -370,8 +202,7 @@ impl Quad {
             let d = &dev.device;
             d.destroy_pipeline(self.pipeline, None);
             d.destroy_pipeline_layout(self.layout, None);
-            d.destroy_descriptor_pool(self.pool, None);
-            d.destroy_descriptor_set_layout(self.set_layout, None);
         }
+        self.buffers.destroy(dev);
     }
 }

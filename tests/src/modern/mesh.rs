@@ -7,14 +7,14 @@
 //! A push constant numbers each draw's first quad, so every draw lands on its own rectangle
 //! in its own color; the host checks every pixel of the image.
 
-use std::ffi::CStr;
-
 use ash::vk;
 
 use super::render_target::{RenderTarget, CLEAR};
 use crate::gpu_work::graphics::{self, COLOR};
 use crate::submitter::Submitter;
-use crate::vk::{check, Buffer, Device, Extra, Instance, Result};
+use crate::vk::{
+    check, destroy_shader_modules, shader_modules, Buffer, Device, Extra, Instance, Result,
+};
 
 /// The quads' pixel rectangles (x0, y0, x1, y1) and colors, as in `shaders/mesh.mesh`.
 const RECTS: [[u32; 4]; 4] = [
@@ -37,13 +37,14 @@ const COMMAND_SIZE: u32 = std::mem::size_of::<vk::DrawMeshTasksIndirectCommandEX
 /// shaders, compiled for Vulkan 1.3, declare their workgroup size with LocalSizeId).
 pub fn device(inst: &Instance) -> Result<Device> {
     let name = ash::ext::mesh_shader::NAME;
-    require_extension(inst, name)?;
+    let physical = inst.physical_device()?;
+    super::require_extensions(inst, physical, &[name])?;
     let mut supported = vk::PhysicalDeviceMeshShaderFeaturesEXT::default();
     let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut supported);
     // SAFETY: a live physical device that has the extension of the structure chained.
     unsafe {
         inst.instance
-            .get_physical_device_features2(inst.physical_device()?, &mut features)
+            .get_physical_device_features2(physical, &mut features)
     };
     if supported.task_shader != vk::TRUE || supported.mesh_shader != vk::TRUE {
         return Err("the device lacks VK_EXT_mesh_shader's taskShader or meshShader".into());
@@ -57,24 +58,6 @@ pub fn device(inst: &Instance) -> Result<Device> {
         ..Extra::default()
     };
     Device::new_with(inst, &[name], true, extra)
-}
-
-/// Fails naming `name` unless the physical device has that device extension.
-fn require_extension(inst: &Instance, name: &CStr) -> Result<()> {
-    let physical = inst.physical_device()?;
-    // SAFETY: a live physical device.
-    let all = check(
-        unsafe {
-            inst.instance
-                .enumerate_device_extension_properties(physical)
-        },
-        "vkEnumerateDeviceExtensionProperties",
-    )?;
-    if all.iter().any(|e| e.extension_name_as_c_str() == Ok(name)) {
-        Ok(())
-    } else {
-        Err(format!("the device lacks {}", name.to_string_lossy()))
-    }
 }
 
 /// What the submission uses, destroyed together however the run ends.
@@ -188,46 +171,22 @@ fn write_words(buffer: &Buffer, words: &[u32]) {
 /// The task + mesh + fragment pipeline for dynamic rendering into one COLOR attachment,
 /// with a 4-byte push constant for the task shader (the draw's first quad).
 fn pipeline(dev: &Device) -> Result<(vk::Pipeline, vk::PipelineLayout)> {
-    let d = &dev.device;
-    let read = |bytes: &[u8]| {
-        ash::util::read_spv(&mut std::io::Cursor::new(bytes)).map_err(|e| e.to_string())
-    };
-    let codes = [
-        (
-            vk::ShaderStageFlags::TASK_EXT,
-            read(include_bytes!("../../../shaders/mesh.task.spv"))?,
-        ),
-        (
-            vk::ShaderStageFlags::MESH_EXT,
-            read(include_bytes!("../../../shaders/mesh.mesh.spv"))?,
-        ),
-        (
-            vk::ShaderStageFlags::FRAGMENT,
-            read(include_bytes!("../../../shaders/mesh.frag.spv"))?,
-        ),
+    let modules = shader_modules(
+        dev,
+        &[
+            include_bytes!("../../../shaders/mesh.task.spv"),
+            include_bytes!("../../../shaders/mesh.mesh.spv"),
+            include_bytes!("../../../shaders/mesh.frag.spv"),
+        ],
+    )?;
+    let stages = [
+        vk::ShaderStageFlags::TASK_EXT,
+        vk::ShaderStageFlags::MESH_EXT,
+        vk::ShaderStageFlags::FRAGMENT,
     ];
-    let mut modules = Vec::new();
-    for (_, code) in &codes {
-        let info = vk::ShaderModuleCreateInfo::default().code(code);
-        // SAFETY: valid SPIR-V of stages the device enabled.
-        match unsafe { d.create_shader_module(&info, None) } {
-            Ok(m) => modules.push(m),
-            Err(e) => {
-                destroy_modules(dev, &modules);
-                return Err(format!("vkCreateShaderModule failed: {e}"));
-            }
-        }
-    }
-    let result = pipeline_of(dev, &codes.map(|(stage, _)| stage), &modules);
-    destroy_modules(dev, &modules);
+    let result = pipeline_of(dev, &stages, &modules);
+    destroy_shader_modules(dev, &modules);
     result
-}
-
-fn destroy_modules(dev: &Device, modules: &[vk::ShaderModule]) {
-    for &m in modules {
-        // SAFETY: no pipeline is being created from the module any more.
-        unsafe { dev.device.destroy_shader_module(m, None) };
-    }
 }
 
 fn pipeline_of(
@@ -255,7 +214,7 @@ fn pipeline_of(
                 .name(c"main")
         })
         .collect();
-    let viewports = [RenderTarget::viewport()];
+    let viewports = [graphics::viewport()];
     let scissors = [graphics::area()];
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)

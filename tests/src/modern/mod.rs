@@ -2,7 +2,9 @@
 //! (Vulkan 1.4): ray tracing with acceleration-structure builds, mesh shading, shader
 //! objects, device-generated commands, and Vulkan 1.4 / maintenance5-8 commands the layer
 //! does not trace. Each creates its own device with the extensions and features it needs,
-//! checks its result on the host and logs its submissions through the [`Submitter`].
+//! checks its result on the host and logs its submissions through the [`Submitter`]. Here
+//! too: the dispatch to them, and what they share (the device-extension checks, debug
+//! names).
 
 mod conditional_rendering;
 mod dgc_ext;
@@ -12,6 +14,8 @@ mod mesh;
 mod raytracing;
 mod render_target;
 mod shader_objects;
+
+use std::ffi::CStr;
 
 use crate::submitter::Submitter;
 use crate::vk::{Device, Instance, Result};
@@ -27,7 +31,7 @@ pub const SCENARIOS: &[&str] = &[
 ];
 
 /// Instance extensions these scenarios use (object names, labels).
-pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] = &[ash::ext::debug_utils::NAME];
+pub const INSTANCE_EXTENSIONS: &[&CStr] = &[ash::ext::debug_utils::NAME];
 
 pub fn is_scenario(name: &str) -> bool {
     SCENARIOS.contains(&name)
@@ -88,13 +92,49 @@ pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Re
     Ok(ok)
 }
 
+/// The device extensions `physical` offers.
+pub fn offered_extensions(
+    inst: &Instance,
+    physical: ash::vk::PhysicalDevice,
+) -> Result<Vec<ash::vk::ExtensionProperties>> {
+    // SAFETY: a live physical device of this instance.
+    crate::vk::check(
+        unsafe {
+            inst.instance
+                .enumerate_device_extension_properties(physical)
+        },
+        "vkEnumerateDeviceExtensionProperties",
+    )
+}
+
+/// Whether `name` is among the `offered` extensions.
+pub fn offers(offered: &[ash::vk::ExtensionProperties], name: &CStr) -> bool {
+    offered
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// An error naming the first of `names` the device does not offer (the scenarios ask before
+/// chaining an extension's feature structure into a query).
+pub fn require_extensions(
+    inst: &Instance,
+    physical: ash::vk::PhysicalDevice,
+    names: &[&CStr],
+) -> Result<()> {
+    let offered = offered_extensions(inst, physical)?;
+    match names.iter().find(|n| !offers(&offered, n)) {
+        Some(n) => Err(format!("the device lacks {}", n.to_string_lossy())),
+        None => Ok(()),
+    }
+}
+
 /// Gives `object` a debug name (`vkSetDebugUtilsObjectNameEXT`), as engines name their
 /// pipelines and shaders: the layer reports draws by these names.
 pub fn name_object<H: ash::vk::Handle>(
     inst: &Instance,
     dev: &Device,
     object: H,
-    name: &std::ffi::CStr,
+    name: &CStr,
 ) -> Result<()> {
     let utils = ash::ext::debug_utils::Device::new(&inst.instance, &dev.device);
     let info = ash::vk::DebugUtilsObjectNameInfoEXT::default()

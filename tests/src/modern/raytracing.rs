@@ -49,19 +49,8 @@ struct Support {
 }
 
 fn support(inst: &Instance, physical: vk::PhysicalDevice) -> Result<Support> {
-    // SAFETY: a live physical device.
-    let offered = check(
-        unsafe {
-            inst.instance
-                .enumerate_device_extension_properties(physical)
-        },
-        "vkEnumerateDeviceExtensionProperties",
-    )?;
-    let has = |name: &CStr| {
-        offered
-            .iter()
-            .any(|e| e.extension_name_as_c_str() == Ok(name))
-    };
+    let offered = super::offered_extensions(inst, physical)?;
+    let has = |name: &CStr| super::offers(&offered, name);
     let missing: Vec<_> = REQUIRED
         .iter()
         .filter(|name| !has(name))

@@ -220,23 +220,7 @@ impl Objects {
             (transfer, vk::AccessFlags2::TRANSFER_READ),
         );
         barrier(dev, cb, &[], &[traced]);
-        let region = vk::BufferImageCopy::default()
-            .image_subresource(graphics::layers(vk::ImageAspectFlags::COLOR))
-            .image_extent(vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            });
-        // SAFETY: `cb` is recording; the buffer holds the whole image, tightly packed.
-        unsafe {
-            dev.device.cmd_copy_image_to_buffer(
-                cb,
-                self.tracer.image.image,
-                source,
-                self.readback.buffer,
-                &[region],
-            )
-        };
+        graphics::copy_to_buffer(dev, cb, self.tracer.image.image, self.readback.buffer);
         let copied = memory_barrier(
             (transfer, vk::AccessFlags2::TRANSFER_WRITE),
             (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),

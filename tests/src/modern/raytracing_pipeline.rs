@@ -7,7 +7,7 @@ use ash::vk;
 use super::structures::Aligned;
 use crate::gpu_work::graphics::{range, Image};
 use crate::modern::name_object;
-use crate::vk::{check, Device, Instance, Result};
+use crate::vk::{check, destroy_shader_modules, shader_modules, Device, Instance, Result};
 
 /// The storage image's format: one word per pixel, read back as is.
 pub const FORMAT: vk::Format = vk::Format::R32_UINT;
@@ -133,23 +133,14 @@ fn create_pipeline(
     fns: &ash::khr::ray_tracing_pipeline::Device,
     layout: vk::PipelineLayout,
 ) -> Result<vk::Pipeline> {
-    let d = &dev.device;
-    let codes = [
-        &include_bytes!("../../../shaders/raytrace.rgen.spv")[..],
-        &include_bytes!("../../../shaders/raytrace.rmiss.spv")[..],
-        &include_bytes!("../../../shaders/raytrace.rchit.spv")[..],
-    ];
-    let mut modules = Vec::new();
-    for code in codes {
-        let words =
-            ash::util::read_spv(&mut std::io::Cursor::new(code)).map_err(|e| e.to_string())?;
-        let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        // SAFETY: valid SPIR-V from glslangValidator, on a live device.
-        modules.push(check(
-            unsafe { d.create_shader_module(&info, None) },
-            "vkCreateShaderModule",
-        )?);
-    }
+    let modules = shader_modules(
+        dev,
+        &[
+            include_bytes!("../../../shaders/raytrace.rgen.spv"),
+            include_bytes!("../../../shaders/raytrace.rmiss.spv"),
+            include_bytes!("../../../shaders/raytrace.rchit.spv"),
+        ],
+    )?;
     let kinds = [
         vk::ShaderStageFlags::RAYGEN_KHR,
         vk::ShaderStageFlags::MISS_KHR,
@@ -198,10 +189,8 @@ fn create_pipeline(
             None,
         )
     };
-    for module in modules {
-        // SAFETY: pipeline creation has returned; the modules are no longer needed.
-        unsafe { d.destroy_shader_module(module, None) };
-    }
+    // Pipeline creation has returned; the modules are no longer needed.
+    destroy_shader_modules(dev, &modules);
     created
         .map(|p| p[0])
         .map_err(|(_, e)| format!("vkCreateRayTracingPipelinesKHR failed: {e}"))

@@ -1,6 +1,7 @@
-//! The render target of the mesh and shader-object scenarios: a 64x64 R8G8B8A8 color image
-//! drawn with dynamic rendering (cleared to transparent black), then copied whole into a
-//! host-visible buffer so that the host can check every pixel.
+//! The render target of the mesh, shader-object and maintenance scenarios: a 64x64
+//! R8G8B8A8 color image drawn with dynamic rendering (cleared to transparent black unless
+//! told otherwise), then copied whole into a host-visible buffer so that the host can check
+//! every pixel.
 
 use ash::vk;
 
@@ -17,10 +18,18 @@ const SHOWN: usize = 5;
 pub struct RenderTarget {
     image: Image,
     readback: Buffer,
+    /// What `begin` clears the image to.
+    clear: [f32; 4],
 }
 
 impl RenderTarget {
+    /// A target cleared to [`CLEAR`].
     pub fn new(dev: &Device) -> Result<RenderTarget> {
+        Self::cleared_to(dev, [0.0; 4])
+    }
+
+    /// A target cleared to `clear` (RGBA, 0 to 1).
+    pub fn cleared_to(dev: &Device, clear: [f32; 4]) -> Result<RenderTarget> {
         let image = Image::new(
             dev,
             COLOR,
@@ -38,11 +47,15 @@ impl RenderTarget {
                 return Err(e);
             }
         };
-        Ok(RenderTarget { image, readback })
+        Ok(RenderTarget {
+            image,
+            readback,
+            clear,
+        })
     }
 
     /// Records the move to COLOR_ATTACHMENT_OPTIMAL and vkCmdBeginRendering of the whole
-    /// image (cleared to [`CLEAR`], stored).
+    /// image (cleared, stored).
     pub fn begin(&self, dev: &Device, cb: vk::CommandBuffer) {
         graphics::transition(
             dev,
@@ -59,7 +72,7 @@ impl RenderTarget {
             .store_op(vk::AttachmentStoreOp::STORE)
             .clear_value(vk::ClearValue {
                 color: vk::ClearColorValue {
-                    float32: [0.0, 0.0, 0.0, 0.0],
+                    float32: self.clear,
                 },
             })];
         let info = vk::RenderingInfo::default()
@@ -74,6 +87,12 @@ impl RenderTarget {
     /// Records vkCmdEndRendering, then the copy of the whole image into the host-visible
     /// buffer and the barrier that makes it visible to host reads.
     pub fn finish(&self, dev: &Device, cb: vk::CommandBuffer) {
+        self.end_and_copy(dev, cb);
+        host_barrier(dev, cb);
+    }
+
+    /// As [`Self::finish`] without the barrier (for a caller that records its own).
+    pub fn end_and_copy(&self, dev: &Device, cb: vk::CommandBuffer) {
         // SAFETY: `cb` is recording inside the render pass instance begun by `begin`.
         unsafe { dev.device.cmd_end_rendering(cb) };
         graphics::transition(
@@ -84,37 +103,7 @@ impl RenderTarget {
             vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
         );
-        let region = vk::BufferImageCopy::default()
-            .image_subresource(graphics::layers(vk::ImageAspectFlags::COLOR))
-            .image_extent(vk::Extent3D {
-                width: SIZE,
-                height: SIZE,
-                depth: 1,
-            });
-        // SAFETY: `cb` is recording outside a render pass; the image is in TRANSFER_SRC and
-        // the buffer holds SIZE * SIZE tightly packed 4-byte pixels.
-        unsafe {
-            dev.device.cmd_copy_image_to_buffer(
-                cb,
-                self.image.image,
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                self.readback.buffer,
-                &[region],
-            )
-        };
-        host_barrier(dev, cb);
-    }
-
-    /// The viewport covering the whole image.
-    pub fn viewport() -> vk::Viewport {
-        vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: SIZE as f32,
-            height: SIZE as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }
+        graphics::copy_to_buffer(dev, cb, self.image.image, self.readback.buffer);
     }
 
     /// Pixel (x, y) of the last readback (call once the submission finished).
@@ -129,12 +118,27 @@ impl RenderTarget {
     /// Whether every pixel holds what `expected(x, y)` says; pixels it says nothing about
     /// (None) are not checked. Mismatches are printed on stderr under `what`.
     pub fn check(&self, what: &str, expected: impl Fn(u32, u32) -> Option<[u8; 4]>) -> bool {
+        self.check_within(what, 0, expected)
+    }
+
+    /// As [`Self::check`], each channel allowed to be off by up to `tolerance` (the
+    /// driver's rounding of colours that are not whole bytes).
+    pub fn check_within(
+        &self,
+        what: &str,
+        tolerance: u8,
+        expected: impl Fn(u32, u32) -> Option<[u8; 4]>,
+    ) -> bool {
         let mut wrong = 0usize;
         for y in 0..SIZE {
             for x in 0..SIZE {
                 let Some(want) = expected(x, y) else { continue };
                 let got = self.pixel(x, y);
-                if got != want {
+                if got
+                    .iter()
+                    .zip(want)
+                    .any(|(&g, w)| g.abs_diff(w) > tolerance)
+                {
                     if wrong < SHOWN {
                         eprintln!(
                             "utrace-workload: {what}: pixel ({x}, {y}) is {got:?}, expected {want:?}"

@@ -7,15 +7,15 @@
 //! rendering, then binds the compute shader object and dispatches (4, 1, 1) workgroups that
 //! write `data[i] = i * 3 + base` into a storage buffer. The host checks every pixel and word.
 
-use std::ffi::CStr;
-
 use ash::vk;
 use ash::vk::Handle;
 
 use super::render_target::{host_barrier, RenderTarget, CLEAR};
 use crate::gpu_work::graphics;
 use crate::submitter::Submitter;
-use crate::vk::{check, verify_fill, Buffer, Device, Extra, Instance, Result, FILL_GROUP};
+use crate::vk::{
+    check, spirv, verify_fill, Buffer, BufferSet, Device, Extra, Instance, Result, FILL_GROUP,
+};
 
 /// The triangles' right-angle corners (pixels) and colors; their legs are [`LEG`] pixels
 /// long, as in `shaders/shader_objects.vert`.
@@ -35,13 +35,14 @@ const BASE: u32 = 7000;
 /// A device with VK_EXT_shader_object's shaderObject feature.
 pub fn device(inst: &Instance) -> Result<Device> {
     let name = ash::ext::shader_object::NAME;
-    require_extension(inst, name)?;
+    let physical = inst.physical_device()?;
+    super::require_extensions(inst, physical, &[name])?;
     let mut supported = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
     let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut supported);
     // SAFETY: a live physical device that has the extension of the structure chained.
     unsafe {
         inst.instance
-            .get_physical_device_features2(inst.physical_device()?, &mut features)
+            .get_physical_device_features2(physical, &mut features)
     };
     if supported.shader_object != vk::TRUE {
         return Err("the device lacks VK_EXT_shader_object's shaderObject".into());
@@ -55,35 +56,16 @@ pub fn device(inst: &Instance) -> Result<Device> {
     Device::new_with(inst, &[name], true, extra)
 }
 
-/// Fails naming `name` unless the physical device has that device extension.
-fn require_extension(inst: &Instance, name: &CStr) -> Result<()> {
-    let physical = inst.physical_device()?;
-    // SAFETY: a live physical device.
-    let all = check(
-        unsafe {
-            inst.instance
-                .enumerate_device_extension_properties(physical)
-        },
-        "vkEnumerateDeviceExtensionProperties",
-    )?;
-    if all.iter().any(|e| e.extension_name_as_c_str() == Ok(name)) {
-        Ok(())
-    } else {
-        Err(format!("the device lacks {}", name.to_string_lossy()))
-    }
-}
-
 /// The shader objects and what binding them needs: a pipeline layout per bind point (for
 /// vkCmdPushConstants and vkCmdBindDescriptorSets), the compute shader's descriptor set.
 struct Objects {
     vs: vk::ShaderEXT,
     fs: vk::ShaderEXT,
     cs: vk::ShaderEXT,
-    set_layout: vk::DescriptorSetLayout,
     graphics_layout: vk::PipelineLayout,
     compute_layout: vk::PipelineLayout,
-    pool: vk::DescriptorPool,
-    set: vk::DescriptorSet,
+    /// The storage buffer `fill.comp` writes.
+    buffers: BufferSet,
 }
 
 pub fn run(inst: &Instance, dev: &Device, sub: &mut Submitter) -> Result<bool> {
@@ -168,7 +150,7 @@ fn draw(
             vk::PipelineBindPoint::COMPUTE,
             objects.compute_layout,
             0,
-            &[objects.set],
+            &[objects.buffers.set],
             &[],
         );
         dev.device.cmd_push_constants(
@@ -221,7 +203,7 @@ fn set_state(dev: &Device, so: &ash::ext::shader_object::Device, cb: vk::Command
     // SAFETY: `cb` is recording; shaderObject is enabled, which allows every one of these
     // (the core 1.3 ones need nothing more).
     unsafe {
-        d.cmd_set_viewport_with_count(cb, &[RenderTarget::viewport()]);
+        d.cmd_set_viewport_with_count(cb, &[graphics::viewport()]);
         d.cmd_set_scissor_with_count(cb, &[graphics::area()]);
         d.cmd_set_rasterizer_discard_enable(cb, false);
         // A vertex shader is bound.
@@ -266,36 +248,25 @@ fn shader_info(stage: vk::ShaderStageFlags, code: &[u32]) -> vk::ShaderCreateInf
 
 fn objects(dev: &Device, so: &ash::ext::shader_object::Device, data: &Buffer) -> Result<Objects> {
     let d = &dev.device;
-    let read =
-        |b: &[u8]| ash::util::read_spv(&mut std::io::Cursor::new(b)).map_err(|e| e.to_string());
-    let vert = read(include_bytes!("../../../shaders/shader_objects.vert.spv"))?;
-    let frag = read(include_bytes!("../../../shaders/shader_objects.frag.spv"))?;
-    let comp = read(include_bytes!("../../../shaders/fill.comp.spv"))?;
-    let binding = [vk::DescriptorSetLayoutBinding::default()
-        .binding(0)
-        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-        .descriptor_count(1)
-        .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+    let vert = spirv(include_bytes!("../../../shaders/shader_objects.vert.spv"))?;
+    let frag = spirv(include_bytes!("../../../shaders/shader_objects.frag.spv"))?;
+    let comp = spirv(include_bytes!("../../../shaders/fill.comp.spv"))?;
     let graphics_push = [vk::PushConstantRange::default()
         .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT)
         .size(PUSH_SIZE)];
     let compute_push = [vk::PushConstantRange::default()
         .stage_flags(vk::ShaderStageFlags::COMPUTE)
         .size(8)];
-    let sizes = [vk::DescriptorPoolSize::default()
-        .ty(vk::DescriptorType::STORAGE_BUFFER)
-        .descriptor_count(1)];
+    let buffers = BufferSet::new(
+        dev,
+        vk::DescriptorType::STORAGE_BUFFER,
+        vk::ShaderStageFlags::COMPUTE,
+        data,
+    )?;
     // SAFETY: valid create infos on a live device; the SPIR-V is 4-byte aligned; shaders
     // created before a failure are destroyed.
     unsafe {
-        let set_layout = check(
-            d.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
-                None,
-            ),
-            "vkCreateDescriptorSetLayout",
-        )?;
-        let set_layouts = [set_layout];
+        let set_layouts = [buffers.layout];
         let graphics_layout = check(
             d.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&graphics_push),
@@ -330,55 +301,26 @@ fn objects(dev: &Device, so: &ash::ext::shader_object::Device, data: &Buffer) ->
                 return Err(format!("vkCreateShadersEXT failed: {e}"));
             }
         };
-        let pool = check(
-            d.create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            ),
-            "vkCreateDescriptorPool",
-        )?;
-        let set = check(
-            d.allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&set_layouts),
-            ),
-            "vkAllocateDescriptorSets",
-        )?[0];
-        let buffer_info = [vk::DescriptorBufferInfo::default()
-            .buffer(data.buffer)
-            .range(vk::WHOLE_SIZE)];
-        let write = vk::WriteDescriptorSet::default()
-            .dst_set(set)
-            .dst_binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .buffer_info(&buffer_info);
-        d.update_descriptor_sets(&[write], &[]);
         Ok(Objects {
             vs: shaders[0],
             fs: shaders[1],
             cs: shaders[2],
-            set_layout,
             graphics_layout,
             compute_layout,
-            pool,
-            set,
+            buffers,
         })
     }
 }
 
 fn destroy(dev: &Device, so: &ash::ext::shader_object::Device, o: Objects) {
     let d = &dev.device;
-    // SAFETY: no pending work uses these objects (the set goes with its pool).
+    // SAFETY: no pending work uses these objects.
     unsafe {
         for s in [o.vs, o.fs, o.cs] {
             so.destroy_shader(s, None);
         }
         d.destroy_pipeline_layout(o.graphics_layout, None);
         d.destroy_pipeline_layout(o.compute_layout, None);
-        d.destroy_descriptor_pool(o.pool, None);
-        d.destroy_descriptor_set_layout(o.set_layout, None);
     }
+    o.buffers.destroy(dev);
 }

@@ -1,15 +1,16 @@
+//! The compute pipelines of the workload's fill shaders: one shader, one buffer it writes
+//! (set 0, binding 0), push constants. `shaders/fill.comp` by default.
+
 use ash::vk;
 
-use super::{check, Buffer, Device, Result};
+use super::{check, destroy_shader_modules, shader_module, Buffer, BufferSet, Device, Result};
 
-/// The compute pipeline of `shaders/fill.comp` bound to one storage buffer.
+/// A compute pipeline bound to one storage buffer (by default the one of
+/// `shaders/fill.comp`).
 pub struct FillPipeline {
     pub pipeline: vk::Pipeline,
     pub layout: vk::PipelineLayout,
-    set_layout: vk::DescriptorSetLayout,
-    descriptor_pool: vk::DescriptorPool,
-    pub set: vk::DescriptorSet,
-    module: vk::ShaderModule,
+    buffers: BufferSet,
 }
 
 /// Invocations per workgroup in `fill.comp`.
@@ -26,97 +27,72 @@ impl FillPipeline {
         target: &Buffer,
         flags: vk::PipelineCreateFlags,
     ) -> Result<FillPipeline> {
+        let spirv = include_bytes!("../../../shaders/fill.comp.spv");
+        Self::with_shader(dev, target, spirv, 8, flags)
+    }
+
+    /// The pipeline of another compute shader (SPIR-V `bytes`) of the same shape: its
+    /// storage buffer at set 0, binding 0, and `push_size` bytes of push constants.
+    pub fn with_shader(
+        dev: &Device,
+        target: &Buffer,
+        bytes: &[u8],
+        push_size: u32,
+        flags: vk::PipelineCreateFlags,
+    ) -> Result<FillPipeline> {
         let d = &dev.device;
-        let code = ash::util::read_spv(&mut std::io::Cursor::new(
-            &include_bytes!("../../../shaders/fill.comp.spv")[..],
-        ))
-        .map_err(|e| e.to_string())?;
-        let binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)];
+        let compute = vk::ShaderStageFlags::COMPUTE;
+        let buffers = BufferSet::new(dev, vk::DescriptorType::STORAGE_BUFFER, compute, target)?;
+        let module = shader_module(dev, bytes)?;
         let push = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(8)];
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(1)];
-        // SAFETY: every create info is valid and every handle belongs to this device.
-        unsafe {
-            let module = check(
-                d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None),
-                "vkCreateShaderModule",
-            )?;
-            let set_layout = check(
-                d.create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
-                    None,
-                ),
-                "vkCreateDescriptorSetLayout",
-            )?;
-            let set_layouts = [set_layout];
-            let layout = check(
-                d.create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::default()
-                        .set_layouts(&set_layouts)
-                        .push_constant_ranges(&push),
-                    None,
-                ),
-                "vkCreatePipelineLayout",
-            )?;
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(c"main");
-            let info = [vk::ComputePipelineCreateInfo::default()
-                .flags(flags)
-                .stage(stage)
-                .layout(layout)];
-            let pipeline = d
-                .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-                .map_err(|(_, e)| format!("vkCreateComputePipelines failed: {e}"))?[0];
-            let descriptor_pool = check(
-                d.create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                ),
-                "vkCreateDescriptorPool",
-            )?;
-            let set = check(
-                d.allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(descriptor_pool)
-                        .set_layouts(&set_layouts),
-                ),
-                "vkAllocateDescriptorSets",
-            )?[0];
-            let buffer_info = [vk::DescriptorBufferInfo::default()
-                .buffer(target.buffer)
-                .range(vk::WHOLE_SIZE)];
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&buffer_info);
-            d.update_descriptor_sets(&[write], &[]);
-            Ok(FillPipeline {
-                pipeline,
+            .stage_flags(compute)
+            .size(push_size)];
+        let set_layouts = [buffers.layout];
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&push);
+        // SAFETY: a valid create info on a live device.
+        let layout = match check(
+            unsafe { d.create_pipeline_layout(&layout_info, None) },
+            "vkCreatePipelineLayout",
+        ) {
+            Ok(l) => l,
+            Err(e) => {
+                destroy_shader_modules(dev, &[module]);
+                buffers.destroy(dev);
+                return Err(e);
+            }
+        };
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(compute)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
+            .stage(stage)
+            .layout(layout)];
+        // SAFETY: a valid create info whose layout and module belong to this device.
+        let created = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // The pipeline does not need its module once created.
+        destroy_shader_modules(dev, &[module]);
+        match created {
+            Ok(pipelines) => Ok(FillPipeline {
+                pipeline: pipelines[0],
                 layout,
-                set_layout,
-                descriptor_pool,
-                set,
-                module,
-            })
+                buffers,
+            }),
+            Err((_, e)) => {
+                // SAFETY: the layout is used by no pipeline.
+                unsafe { d.destroy_pipeline_layout(layout, None) };
+                buffers.destroy(dev);
+                Err(format!("vkCreateComputePipelines failed: {e}"))
+            }
         }
     }
 
-    /// Records `data[i] = i * 3 + base` for the first `count` words of the target.
-    pub fn record(&self, dev: &Device, cb: vk::CommandBuffer, base: u32, count: u32) {
+    /// vkCmdBindPipeline and vkCmdBindDescriptorSets of the pipeline and its buffer's set.
+    pub fn bind(&self, dev: &Device, cb: vk::CommandBuffer) {
         let d = &dev.device;
-        let push = [base.to_ne_bytes(), count.to_ne_bytes()].concat();
         // SAFETY: `cb` is recording; the pipeline, layout and set belong to this device.
         unsafe {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
@@ -125,9 +101,20 @@ impl FillPipeline {
                 vk::PipelineBindPoint::COMPUTE,
                 self.layout,
                 0,
-                &[self.set],
+                &[self.buffers.set],
                 &[],
             );
+        }
+    }
+
+    /// Records `data[i] = i * 3 + base` for the first `count` words of the target.
+    pub fn record(&self, dev: &Device, cb: vk::CommandBuffer, base: u32, count: u32) {
+        let d = &dev.device;
+        let push = [base.to_ne_bytes(), count.to_ne_bytes()].concat();
+        self.bind(dev, cb);
+        // SAFETY: `cb` is recording; the layout belongs to this device and its push range
+        // covers these 8 bytes.
+        unsafe {
             d.cmd_push_constants(cb, self.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
             d.cmd_dispatch(cb, count.div_ceil(FILL_GROUP), 1, 1);
         }
@@ -144,22 +131,19 @@ impl FillPipeline {
         base: u32,
         count: u32,
     ) {
-        let d = &dev.device;
         let push = [base.to_ne_bytes(), count.to_ne_bytes()].concat();
+        pipeline.bind(dev, cb);
         // SAFETY: `cb` is recording; both pipelines were made by `with_flags` for the same
         // buffer, so their layouts are compatible.
         unsafe {
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline);
-            d.cmd_bind_descriptor_sets(
+            dev.device.cmd_push_constants(
                 cb,
-                vk::PipelineBindPoint::COMPUTE,
                 pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
                 0,
-                &[pipeline.set],
-                &[],
-            );
-            d.cmd_push_constants(cb, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-        }
+                &push,
+            )
+        };
         let _ = self;
     }
 
@@ -169,10 +153,8 @@ impl FillPipeline {
             let d = &dev.device;
             d.destroy_pipeline(self.pipeline, None);
             d.destroy_pipeline_layout(self.layout, None);
-            d.destroy_descriptor_pool(self.descriptor_pool, None);
-            d.destroy_descriptor_set_layout(self.set_layout, None);
-            d.destroy_shader_module(self.module, None);
         }
+        self.buffers.destroy(dev);
     }
 }
 

@@ -1,16 +1,21 @@
 //! The Vulkan plumbing of the workload: instance (with an optional validation messenger),
-//! device, buffers, the compute pipeline of `shaders/fill.comp`, and the clock.
+//! device, buffers, descriptor sets of one buffer, shader modules of the committed SPIR-V,
+//! the compute pipeline of `shaders/fill.comp`, and the clock.
 
 mod buffer;
+mod buffer_set;
 mod device;
 mod fill;
 mod instance;
 pub mod layer_settings;
+mod shader;
 
 pub use buffer::Buffer;
+pub use buffer_set::BufferSet;
 pub use device::{Device, Extra};
 pub use fill::{verify_fill, FillPipeline, FILL_GROUP};
 pub use instance::Instance;
+pub use shader::{destroy_shader_modules, shader_module, shader_modules, spirv};
 
 use ash::vk;
 

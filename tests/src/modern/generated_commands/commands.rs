@@ -6,10 +6,9 @@ use std::ffi::c_void;
 
 use ash::vk;
 
-use super::fill::Fill;
 use super::{PUSH_SIZE, SEQUENCES, STRIDE};
 use crate::modern::dgc_ext::{self as ext, Fns};
-use crate::vk::{check, Buffer, Device, Result};
+use crate::vk::{check, Buffer, Device, FillPipeline, Result};
 
 /// An indirect commands layout over [`super::Sequence`]s, its preprocess buffer, and the
 /// generated-commands info of the three sequences.
@@ -25,7 +24,7 @@ impl<'a> Generated<'a> {
     pub fn new(
         dev: &Device,
         fns: &'a Fns,
-        fill: &Fill,
+        fill: &FillPipeline,
         sequences: &Buffer,
         flags: ext::IndirectCommandsLayoutUsageFlagsEXT,
     ) -> Result<Self> {
