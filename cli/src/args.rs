@@ -2,12 +2,11 @@
 //! them; a label quoted, with `"`, `\` and control characters escaped) to and from the
 //! name/value pairs of Perfetto's `extra_data`, which hold a label as it is.
 
-use std::fmt::Write;
-
-use utrace_tracepoints::types::ValueKind;
+use utrace_format::escape::push_quoted;
+use utrace_format::ValueKind;
 
 /// `pairs` in the txt form; the arguments of kind `Quoted` in `kinds` (labels) quoted and
-/// escaped as the layer's txt printer does.
+/// escaped as the layer's txt printer does (the format crate's `push_quoted`).
 pub fn format(pairs: &[(String, String)], kinds: &[(String, ValueKind)]) -> String {
     let mut out = String::new();
     for (name, value) in pairs {
@@ -20,7 +19,7 @@ pub fn format(pairs: &[(String, String)], kinds: &[(String, ValueKind)]) -> Stri
             .iter()
             .any(|(n, kind)| n == name && *kind == ValueKind::Quoted);
         if quoted {
-            quote(&mut out, value);
+            push_quoted(&mut out, value.as_bytes());
         } else {
             out.push_str(value);
         }
@@ -80,23 +79,6 @@ fn next_arg(text: &str) -> Option<usize> {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         })
     })
-}
-
-/// The layer's label printer (`layer/src/trace/args.rs`).
-fn quote(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// The text of a quoted value (after its opening quote) up to its closing quote, and what

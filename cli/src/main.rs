@@ -9,7 +9,6 @@ mod groups;
 mod histogram;
 mod install;
 mod layer_files;
-mod perfetto_proto;
 mod perfetto_write;
 mod queues;
 mod ranges;

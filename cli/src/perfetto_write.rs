@@ -11,17 +11,17 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use utrace_tracepoints::spec::{Category, Kind};
+use utrace_format::{Category, RangeKind};
 
 use crate::args;
-use crate::perfetto_proto::{
+use crate::stages::{StageSpec, Tracepoint};
+use crate::trace::{Batch, Trace};
+use utrace_format::perfetto::{
     encode_packet, ExtraData, GpuRenderStageEvent, InternedData,
     InternedGpuRenderStageSpecification, InternedGraphicsContext, TracePacket, VkQueueSubmit,
     VulkanApiEvent, API_VULKAN, CATEGORY_COMPUTE, CATEGORY_GRAPHICS, CATEGORY_OTHER,
     CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE,
 };
-use crate::stages::{StageSpec, Tracepoint};
-use crate::trace::{Batch, Trace};
 
 /// The interned graphics context of every sequence (one per device).
 const CONTEXT_IID: u64 = 1;
@@ -195,9 +195,9 @@ fn pair<'t>(batch: &Batch, spec: &'t StageSpec) -> Vec<Stage<'t>> {
             pairs,
         };
         match tp.kind {
-            Kind::Begin => open.push(stage),
-            Kind::Marker => done.push(stage),
-            Kind::End => {
+            RangeKind::Begin => open.push(stage),
+            RangeKind::Marker => done.push(stage),
+            RangeKind::End => {
                 if let Some(at) = open.iter().rposition(|o| o.tracepoint.range == tp.range) {
                     let mut s = open.remove(at);
                     s.end_ns = e.ns;

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use utrace_tracepoints::spec::{self, Kind};
+use utrace_format::RangeKind;
+use utrace_tracepoints::spec;
 
 use crate::trace::{Batch, Trace};
 
@@ -27,7 +28,7 @@ impl Range<'_> {
 
 /// Which range each tracepoint begins or ends.
 pub struct Spec {
-    kinds: HashMap<String, (Kind, String)>,
+    kinds: HashMap<String, (RangeKind, String)>,
 }
 
 impl Spec {
@@ -48,7 +49,7 @@ impl Spec {
 
 impl Spec {
     /// Whether tracepoint `name` begins or ends a range, or marks a point.
-    pub fn kind(&self, name: &str) -> Option<Kind> {
+    pub fn kind(&self, name: &str) -> Option<RangeKind> {
         self.kinds.get(name).map(|(k, _)| *k)
     }
 }
@@ -68,8 +69,10 @@ pub fn pair<'t>(trace: &'t Trace, spec: &'t Spec) -> Paired<'t> {
         let mut open: Vec<(&'t str, u64, &'t str)> = Vec::new();
         for e in &batch.events {
             match spec.kinds.get(&e.name) {
-                Some((Kind::Begin, range)) => open.push((range.as_str(), e.ns, e.args.as_str())),
-                Some((Kind::End, range)) => match open.iter().rposition(|o| o.0 == range) {
+                Some((RangeKind::Begin, range)) => {
+                    open.push((range.as_str(), e.ns, e.args.as_str()))
+                }
+                Some((RangeKind::End, range)) => match open.iter().rposition(|o| o.0 == range) {
                     Some(at) => {
                         let (range, begin_ns, args) = open.remove(at);
                         ranges.push(Range {

@@ -4,14 +4,15 @@
 
 use std::collections::HashMap;
 
-use utrace_tracepoints::spec::{self, Category, Kind};
-use utrace_tracepoints::types::ValueKind;
+use utrace_format::ValueKind;
+use utrace_format::{Category, RangeKind};
+use utrace_tracepoints::spec;
 
 /// What the Perfetto reader and writer need of one tracepoint.
 #[derive(Debug)]
 pub struct Tracepoint {
     pub name: String,
-    pub kind: Kind,
+    pub kind: RangeKind,
     /// The range a begin or end belongs to.
     pub range: String,
     /// The stage it shows as (begins and markers).
@@ -74,10 +75,10 @@ impl StageSpec {
         for (i, t) in tracepoints.iter().enumerate() {
             s.by_name.insert(t.name.clone(), i);
             match t.kind {
-                Kind::End => {
+                RangeKind::End => {
                     s.ends.insert(t.range.clone(), i);
                 }
-                Kind::Begin | Kind::Marker => {
+                RangeKind::Begin | RangeKind::Marker => {
                     if let Some(stage) = &t.stage {
                         s.by_stage.entry(stage.clone()).or_default().push(i);
                     }
@@ -98,7 +99,7 @@ impl StageSpec {
     /// The end tracepoint of `begin`'s range.
     pub fn end_of(&self, begin: &Tracepoint) -> Option<&Tracepoint> {
         match begin.kind {
-            Kind::Begin => self.ends.get(&begin.range).map(|&i| &self.tracepoints[i]),
+            RangeKind::Begin => self.ends.get(&begin.range).map(|&i| &self.tracepoints[i]),
             _ => None,
         }
     }
@@ -121,9 +122,9 @@ impl StageSpec {
             _ => (self.labelled.as_slice(), true),
         };
         let want = if duration == 0 {
-            Kind::Marker
+            RangeKind::Marker
         } else {
-            Kind::Begin
+            RangeKind::Begin
         };
         let at = candidates
             .iter()

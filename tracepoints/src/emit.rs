@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::spec::{Arg, Category, Kind, Spec, Tracepoint};
+use crate::spec::{Arg, Category, RangeKind, Spec, Tracepoint};
 use crate::types::{Repr, ValueKind};
 
 fn camel(name: &str) -> String {
@@ -278,9 +278,9 @@ fn emit_words(o: &mut String, spec: &Spec) {
 
 fn emit_info(o: &mut String, tp: &Tracepoint) {
     let kind = match tp.kind {
-        Kind::Begin => "RangeKind::Begin",
-        Kind::End => "RangeKind::End",
-        Kind::Marker => "RangeKind::Marker",
+        RangeKind::Begin => "RangeKind::Begin",
+        RangeKind::End => "RangeKind::End",
+        RangeKind::Marker => "RangeKind::Marker",
     };
     let category = match tp.category {
         None => "None".to_string(),

@@ -38,20 +38,7 @@ struct RawArg {
     ty: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Begin,
-    End,
-    Marker,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Category {
-    Graphics,
-    Compute,
-    Transfer,
-    Other,
-}
+pub use utrace_format::{Category, RangeKind};
 
 #[derive(Debug)]
 pub struct Arg {
@@ -63,7 +50,7 @@ pub struct Arg {
 pub struct Tracepoint {
     pub name: String,
     pub doc: String,
-    pub kind: Kind,
+    pub kind: RangeKind,
     /// The range a begin/end belongs to; a marker's own name.
     pub range: String,
     pub end_of_pipe: bool,
@@ -129,17 +116,17 @@ pub fn parse(text: &str, file: &str) -> Result<Spec, Vec<String>> {
             err("declared twice".into());
         }
         let kind = match rt.kind.as_str() {
-            "begin" => Kind::Begin,
-            "end" => Kind::End,
-            "marker" => Kind::Marker,
+            "begin" => RangeKind::Begin,
+            "end" => RangeKind::End,
+            "marker" => RangeKind::Marker,
             other => {
                 err(format!("kind `{other}` is not one of begin, end, marker"));
                 continue;
             }
         };
         let range = match (kind, rt.range) {
-            (Kind::Marker, None) => name.clone(),
-            (Kind::Marker, Some(_)) => {
+            (RangeKind::Marker, None) => name.clone(),
+            (RangeKind::Marker, Some(_)) => {
                 err("a marker has no range".into());
                 name.clone()
             }
@@ -167,7 +154,7 @@ pub fn parse(text: &str, file: &str) -> Result<Spec, Vec<String>> {
             }
         };
         match kind {
-            Kind::Begin | Kind::Marker => {
+            RangeKind::Begin | RangeKind::Marker => {
                 if rt.stage.is_none() {
                     err("a begin or marker needs `stage` (its Perfetto stage name)".into());
                 }
@@ -175,7 +162,7 @@ pub fn parse(text: &str, file: &str) -> Result<Spec, Vec<String>> {
                     err("a begin or marker needs `category`".into());
                 }
             }
-            Kind::End => {
+            RangeKind::End => {
                 if rt.stage.is_some() || rt.category.is_some() {
                     err("`stage` and `category` belong on the range's begin, not its end".into());
                 }
@@ -211,11 +198,13 @@ pub fn parse(text: &str, file: &str) -> Result<Spec, Vec<String>> {
         }
         let entry = ranges.entry(range.clone()).or_default();
         match kind {
-            Kind::Begin if entry.0.is_some() => err(format!("range `{range}` has a second begin")),
-            Kind::End if entry.1.is_some() => err(format!("range `{range}` has a second end")),
-            Kind::Begin => entry.0 = Some(line),
-            Kind::End => entry.1 = Some(line),
-            Kind::Marker => {
+            RangeKind::Begin if entry.0.is_some() => {
+                err(format!("range `{range}` has a second begin"))
+            }
+            RangeKind::End if entry.1.is_some() => err(format!("range `{range}` has a second end")),
+            RangeKind::Begin => entry.0 = Some(line),
+            RangeKind::End => entry.1 = Some(line),
+            RangeKind::Marker => {
                 if entry.0.is_some() || entry.1.is_some() {
                     err(format!("marker `{range}` has the name of a range"));
                 }
@@ -243,7 +232,7 @@ pub fn parse(text: &str, file: &str) -> Result<Spec, Vec<String>> {
             doc: rt.doc.unwrap_or_default(),
             kind,
             range,
-            end_of_pipe: rt.end_of_pipe.unwrap_or(kind != Kind::Begin),
+            end_of_pipe: rt.end_of_pipe.unwrap_or(kind != RangeKind::Begin),
             stage: rt.stage,
             category,
             args,

@@ -2,18 +2,7 @@
 //! `trace_*` function takes, the type stored in the payload, and the layer function that
 //! prints it (`crate::trace::args::<printer>`). Anything else in the spec is an error.
 
-/// How a value appears in structured output (JSON, CSV, Perfetto `extra_data`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueKind {
-    /// A number, written bare in JSON.
-    Number,
-    /// `true` / `false`.
-    Bool,
-    /// Text, quoted (and escaped) in JSON.
-    Text,
-    /// Already printed as a quoted, JSON-escaped string (labels).
-    Quoted,
-}
+pub use utrace_format::ValueKind;
 
 /// How a value is kept in a trace's argument words (`u32`s, so that a recorded event takes
 /// only the room its own arguments need).

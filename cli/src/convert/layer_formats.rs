@@ -8,8 +8,8 @@
 
 use std::fmt::Write;
 
-use utrace_tracepoints::spec::Kind;
-use utrace_tracepoints::types::ValueKind;
+use utrace_format::escape::push_json_string;
+use utrace_format::{RangeKind, ValueKind};
 
 use crate::args;
 use crate::ranges::Spec;
@@ -28,11 +28,11 @@ fn walk<'b>(batch: &'b Batch, spec: &Spec) -> Vec<(&'b Event, i64, usize)> {
             let delta = e.ns.wrapping_sub(prev) as i64;
             prev = e.ns;
             let at = match spec.kind(&e.name) {
-                Some(Kind::Begin) => {
+                Some(RangeKind::Begin) => {
                     depth += 1;
                     depth - 1
                 }
-                Some(Kind::End) => {
+                Some(RangeKind::End) => {
                     depth = depth.saturating_sub(1);
                     depth
                 }
@@ -41,23 +41,6 @@ fn walk<'b>(batch: &'b Batch, spec: &Spec) -> Vec<(&'b Event, i64, usize)> {
             (e, delta, at)
         })
         .collect()
-}
-
-/// `text` as a JSON string, escaped as the layer's json sink escapes (`push_json_string`).
-fn push_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// One argument's JSON value: a quoted value (a label, a pipeline's name) as it is, since
@@ -70,7 +53,7 @@ fn push_value(out: &mut String, raw: &str, kind: Option<ValueKind>) {
             Ok(_) => out.push_str(raw),
             Err(_) => {
                 let pairs = args::parse(&format!("v={raw}"));
-                push_string(out, pairs.first().map_or(raw, |(_, v)| v.as_str()));
+                push_json_string(out, pairs.first().map_or(raw, |(_, v)| v.as_str()));
             }
         }
         return;
@@ -86,7 +69,7 @@ fn push_value(out: &mut String, raw: &str, kind: Option<ValueKind>) {
     if bare {
         out.push_str(raw);
     } else {
-        push_string(out, raw);
+        push_json_string(out, raw);
     }
 }
 
@@ -96,14 +79,14 @@ fn push_event(out: &mut String, e: &Event, delta: i64, depth: usize, stages: &St
         "{{\"ns\":{},\"delta\":{delta},\"depth\":{depth},\"name\":",
         e.ns
     );
-    push_string(out, &e.name);
+    push_json_string(out, &e.name);
     out.push_str(",\"args\":{");
     let kinds = stages.tracepoint(&e.name).map(|t| t.args.as_slice());
     for (i, (name, raw)) in args::split(&e.args).into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_string(out, name);
+        push_json_string(out, name);
         out.push(':');
         let kind = kinds.and_then(|k| k.iter().find(|(n, _)| n == name).map(|(_, k)| *k));
         push_value(out, raw, kind);

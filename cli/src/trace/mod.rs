@@ -33,14 +33,7 @@ pub struct Batch {
     pub events: Vec<Event>,
 }
 
-/// The formats the layer writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Txt,
-    Json,
-    Csv,
-    Perfetto,
-}
+pub use utrace_format::Format;
 
 #[derive(Debug, Default)]
 pub struct Trace {

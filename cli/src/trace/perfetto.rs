@@ -7,8 +7,8 @@ use prost::Message;
 
 use super::perfetto_batches::Assembler;
 use super::Trace;
-use crate::perfetto_proto::{TracePacket, TRACE_PACKET_FIELD};
 use crate::stages::StageSpec;
+use utrace_format::perfetto::{TracePacket, TRACE_PACKET_FIELD};
 
 /// The key of a `Trace.packet` field: field 1, wire type 2 (length-delimited).
 const PACKET_KEY: u64 = ((TRACE_PACKET_FIELD as u64) << 3) | 2;
@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn packets_are_split_and_cuts_told_apart() {
         let mut bytes = Vec::new();
-        crate::perfetto_proto::encode_packet(
+        utrace_format::perfetto::encode_packet(
             &TracePacket {
                 timestamp: Some(300),
                 ..Default::default()

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use super::{number, Batch, Event, Trace};
 use crate::args;
-use crate::perfetto_proto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
 use crate::stages::StageSpec;
+use utrace_format::perfetto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
 
 /// An interned specification: a stage's or a hardware queue's name.
 struct Interned {

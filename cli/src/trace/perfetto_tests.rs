@@ -1,10 +1,10 @@
 //! The Perfetto reader on traces built here (encoded with the same prost types), and the
 //! writer read back.
 
-use crate::perfetto_proto::*;
 use crate::ranges::{pair, Spec};
 use crate::stages::StageSpec;
 use crate::trace::{perfetto, txt, Trace};
+use utrace_format::perfetto::*;
 
 const QUEUE_A: &str = "VkQueue 0xa0: family 0, index 0";
 const QUEUE_B: &str = "VkQueue 0xb0: family 1, index 0";

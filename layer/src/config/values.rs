@@ -3,38 +3,8 @@
 
 use std::path::PathBuf;
 
-/// Output format of the trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Txt,
-    /// JSON Lines: one object per batch, frame end and trace end.
-    Json,
-    Csv,
-    /// GPU render stages in a Perfetto trace (an in-process session written to a file).
-    Perfetto,
-}
-
-impl Format {
-    fn parse(name: &str) -> Option<Format> {
-        match name {
-            "txt" => Some(Format::Txt),
-            "json" => Some(Format::Json),
-            "csv" => Some(Format::Csv),
-            "perfetto" => Some(Format::Perfetto),
-            _ => None,
-        }
-    }
-
-    /// The name `GPU_TRACE_FORMAT` uses for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Txt => "txt",
-            Format::Json => "json",
-            Format::Csv => "csv",
-            Format::Perfetto => "perfetto",
-        }
-    }
-}
+/// Output format of the trace (the format crate's, which the command reads).
+pub use utrace_format::Format;
 
 /// How a boolean-ish variable was understood.
 #[derive(Debug, PartialEq, Eq)]

@@ -16,6 +16,8 @@
 
 use std::fmt::Write;
 
+use utrace_format::escape::push_json_string;
+
 use super::output::Output;
 use super::ranges::Ranges;
 use super::{BatchInfo, Event, Sink, TraceSummary};
@@ -44,23 +46,6 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
         "{{\"type\":\"end_of_trace\",\"device\":{},\"batches\":{},\"events\":{},\"dropped\":{}}}",
         s.device, s.batches, s.events, s.dropped
     );
-}
-
-/// Appends `text` as a JSON string.
-pub fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Formats one batch as a line; separate from the sink so it is testable without an output.

@@ -5,6 +5,7 @@
 use std::fmt::{self, Write};
 
 use ash::vk;
+use utrace_format::escape::push_quoted;
 
 use super::tracepoint::LabelRef;
 use crate::digits;
@@ -132,31 +133,9 @@ pub fn copy_mode(out: &mut String, v: &vk::CopyAccelerationStructureModeKHR) {
 
 /// A label, quoted, with `"` and `\` escaped and control characters written as `\uXXXX`
 /// (so that the printed label is also a valid JSON string); bytes that are not UTF-8
-/// become U+FFFD.
+/// become U+FFFD. Object names are shown so too ([`push_quoted`]).
 pub fn label(out: &mut String, v: &LabelRef, strings: &[u8]) {
-    quoted(out, v.bytes(strings));
-}
-
-/// `text` quoted and escaped as [`label`] writes labels (object names are shown so too).
-pub fn quoted(out: &mut String, text: &[u8]) {
-    out.push('"');
-    for chunk in text.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
-        }
-        if !chunk.invalid().is_empty() {
-            out.push(char::REPLACEMENT_CHARACTER);
-        }
-    }
-    out.push('"');
+    push_quoted(out, v.bytes(strings));
 }
 
 /// Writes `v`'s Debug form (ash prints Vulkan's names, flags joined by ` | `) lower-cased

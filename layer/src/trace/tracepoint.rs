@@ -3,35 +3,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Whether a tracepoint opens a range, closes one, or marks a point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RangeKind {
-    Begin,
-    End,
-    Marker,
-}
-
-/// The kind of GPU work a range is, for Perfetto's stage categories.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Category {
-    Graphics,
-    Compute,
-    Transfer,
-    Other,
-}
-
-/// How an argument appears in structured output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueKind {
-    /// Printed bare in JSON.
-    Number,
-    /// `true`/`false`, bare in JSON.
-    Bool,
-    /// Text to quote and escape.
-    Text,
-    /// Printed already quoted and escaped (labels), valid as a JSON string as it is.
-    Quoted,
-}
+/// The spec's kinds, shared with the generator and the command.
+pub use utrace_format::{Category, RangeKind, ValueKind};
 
 #[derive(Debug)]
 pub struct FieldInfo {

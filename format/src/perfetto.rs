@@ -2,8 +2,9 @@
 //! of Perfetto's protos (`trace_packet.proto`, `gpu_render_stage_event.proto`,
 //! `vulkan_api_event.proto`, `clock_snapshot.proto`). A trace file is a `Trace`: its
 //! packets, each field 1, length-delimited; fields not listed here are skipped on reading.
-//! The layer writes the same messages (through Perfetto's SDK); the tests crate has its own
-//! copy (`tests/src/perfetto_trace.rs`), so that neither side checks itself.
+//! The layer writes the same messages (through Perfetto's SDK) and the command decodes and
+//! writes them with these; the tests crate has its own copy (`tests/src/perfetto_trace.rs`),
+//! so that neither side checks itself.
 
 use prost::Message;
 

@@ -1,0 +1,20 @@
+//! The trace format of utrace, defined once for the layer that writes traces and the
+//! `utrace` command that reads, converts and writes them again. Nothing here knows Vulkan.
+//!
+//! - [`spec_types`]: the kinds of the tracepoint spec that live on at run time (a
+//!   tracepoint's range kind, its stage category, its arguments' value kinds);
+//! - [`Format`]: the formats a trace is written in;
+//! - [`escape`]: how text is quoted in the txt, csv and json formats;
+//! - `perfetto` (feature `perfetto`): the Perfetto messages the command decodes and writes.
+//!
+//! The tests crate keeps its own strict readers on purpose, so that neither side checks
+//! itself.
+
+pub mod escape;
+mod formats;
+#[cfg(feature = "perfetto")]
+pub mod perfetto;
+pub mod spec_types;
+
+pub use formats::Format;
+pub use spec_types::{Category, RangeKind, ValueKind};
