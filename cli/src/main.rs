@@ -16,7 +16,7 @@ mod report;
 mod report_out;
 mod run;
 mod significance;
-mod stages;
+mod spec;
 mod stats;
 mod stdout;
 mod trace;

@@ -14,7 +14,7 @@ use std::io::Write;
 use utrace_format::{Category, RangeKind};
 
 use crate::args;
-use crate::stages::{StageSpec, Tracepoint};
+use crate::spec::{StageSpec, Tracepoint};
 use crate::trace::{Batch, Trace};
 use utrace_format::perfetto::{
     encode_packet, ExtraData, GpuRenderStageEvent, InternedData,

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use utrace_format::RangeKind;
-use utrace_tracepoints::spec;
 
 use crate::trace::{Batch, Trace};
 
@@ -34,11 +33,8 @@ pub struct Spec {
 impl Spec {
     /// The spec this build of utrace was made with.
     pub fn built_in() -> Spec {
-        let text = include_str!("../../tracepoints/tracepoints.toml");
-        let parsed = spec::parse(text, "tracepoints.toml")
-            .unwrap_or_else(|e| unreachable!("the layer builds with this spec: {e:?}"));
         Spec {
-            kinds: parsed
+            kinds: crate::spec::built_in()
                 .tracepoints
                 .into_iter()
                 .map(|t| (t.name, (t.kind, t.range)))

@@ -13,7 +13,7 @@ use utrace_format::{RangeKind, ValueKind};
 
 use crate::args;
 use crate::ranges::Spec;
-use crate::stages::StageSpec;
+use crate::spec::StageSpec;
 use crate::trace::{Batch, Event, Trace};
 
 /// Each event of `batch` with its delta from the previous and its depth (open ranges

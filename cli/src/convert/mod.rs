@@ -36,7 +36,7 @@ pub fn render(trace: &Trace, target: Target) -> Result<Vec<u8>, String> {
         Target::MesaCsv => mesa_csv::render(trace).into_bytes(),
         Target::Perfetto => {
             let mut out = Vec::new();
-            let stages = crate::stages::StageSpec::built_in();
+            let stages = crate::spec::StageSpec::built_in();
             crate::perfetto_write::write(trace, &stages, &mut out)?;
             out
         }

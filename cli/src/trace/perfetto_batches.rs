@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::{number, Batch, Event, Trace};
 use crate::args;
-use crate::stages::StageSpec;
+use crate::spec::StageSpec;
 use utrace_format::perfetto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
 
 /// An interned specification: a stage's or a hardware queue's name.

@@ -2,7 +2,7 @@
 //! writer read back.
 
 use crate::ranges::{pair, Spec};
-use crate::stages::StageSpec;
+use crate::spec::StageSpec;
 use crate::trace::{perfetto, txt, Trace};
 use utrace_format::perfetto::*;
 

@@ -4,8 +4,7 @@
 
 use std::collections::HashMap;
 
-use utrace_format::ValueKind;
-use utrace_format::{Category, RangeKind};
+use utrace_format::{Category, RangeKind, ValueKind};
 use utrace_tracepoints::spec;
 
 /// What the Perfetto reader and writer need of one tracepoint.
@@ -46,10 +45,7 @@ pub struct StageSpec {
 impl StageSpec {
     /// The spec this build of utrace was made with (the layer's).
     pub fn built_in() -> StageSpec {
-        let text = include_str!("../../tracepoints/tracepoints.toml");
-        let parsed = spec::parse(text, "tracepoints.toml")
-            .unwrap_or_else(|e| unreachable!("the layer builds with this spec: {e:?}"));
-        StageSpec::new(parsed)
+        StageSpec::new(super::built_in())
     }
 
     fn new(parsed: spec::Spec) -> StageSpec {
