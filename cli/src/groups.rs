@@ -1,8 +1,8 @@
 //! What ranges are grouped by: the key of a range under each `--by` (shared by `report`
 //! and `diff`).
 
-use crate::args;
 use crate::ranges::Range;
+use utrace_format::text_args;
 
 /// What ranges are grouped by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -42,7 +42,7 @@ impl By {
 /// The key of `r` under `by`; `None` when the range is not in any group of it.
 pub fn key(r: &Range<'_>, by: By) -> Option<String> {
     let arg = |name: &str| {
-        args::parse(r.args)
+        text_args::parse(r.args)
             .into_iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)

@@ -1,7 +1,6 @@
 //! `utrace`: reads the traces the layer writes (txt, json, csv, Perfetto; the format told
 //! from the content) and answers where the GPU time went.
 
-mod args;
 mod capture;
 mod convert;
 mod diff;

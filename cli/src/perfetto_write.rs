@@ -13,7 +13,6 @@ use std::io::Write;
 
 use utrace_format::{Category, RangeKind};
 
-use crate::args;
 use crate::spec::{StageSpec, Tracepoint};
 use crate::trace::{Batch, Trace};
 use utrace_format::perfetto::{
@@ -22,6 +21,7 @@ use utrace_format::perfetto::{
     VulkanApiEvent, API_VULKAN, CATEGORY_COMPUTE, CATEGORY_GRAPHICS, CATEGORY_OTHER,
     CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE,
 };
+use utrace_format::text_args;
 
 /// The interned graphics context of every sequence (one per device).
 const CONTEXT_IID: u64 = 1;
@@ -181,10 +181,10 @@ fn pair<'t>(batch: &Batch, spec: &'t StageSpec) -> Vec<Stage<'t>> {
             continue;
         };
         let handle = |pairs: &[(String, String)], name: &str| {
-            args::handle(&pairs.iter().find(|(n, _)| n == name)?.1)
+            text_args::handle(&pairs.iter().find(|(n, _)| n == name)?.1)
         };
         let within = |get: fn(&Stage<'t>) -> Option<u64>| open.iter().rev().find_map(get);
-        let pairs = args::parse(&e.args);
+        let pairs = text_args::parse(&e.args);
         let stage = Stage {
             begin: i,
             tracepoint: tp,

@@ -5,6 +5,7 @@
 //!   tracepoint's range kind, its stage category, its arguments' value kinds);
 //! - [`Format`]: the formats a trace is written in;
 //! - [`escape`]: how text is quoted in the txt, csv and json formats;
+//! - [`text_args`]: an event's arguments as the txt and csv formats write them, read back;
 //! - `perfetto` (feature `perfetto`): the Perfetto messages the command decodes and writes.
 //!
 //! The tests crate keeps its own strict readers on purpose, so that neither side checks
@@ -15,6 +16,7 @@ mod formats;
 #[cfg(feature = "perfetto")]
 pub mod perfetto;
 pub mod spec_types;
+pub mod text_args;
 
 pub use formats::Format;
 pub use spec_types::{Category, RangeKind, ValueKind};

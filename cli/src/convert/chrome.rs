@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::args;
 use crate::ranges::{pair, Spec};
 use crate::trace::Trace;
+use utrace_format::text_args;
 
 pub fn render(trace: &Trace, spec: &Spec) -> String {
     let paired = pair(trace, spec);
@@ -52,7 +52,7 @@ pub fn render(trace: &Trace, spec: &Spec) -> String {
         }
     }
     for r in &paired.ranges {
-        let pairs = args::parse(r.args);
+        let pairs = text_args::parse(r.args);
         let name = match pairs.iter().find(|(k, _)| k == "label") {
             Some((_, label)) if r.range == "label" => label.clone(),
             _ => r.range.to_string(),

@@ -11,10 +11,10 @@ use std::fmt::Write;
 use utrace_format::escape::push_json_string;
 use utrace_format::{RangeKind, ValueKind};
 
-use crate::args;
 use crate::ranges::Spec;
 use crate::spec::StageSpec;
 use crate::trace::{Batch, Event, Trace};
+use utrace_format::text_args;
 
 /// Each event of `batch` with its delta from the previous and its depth (open ranges
 /// around it, as the layer indents).
@@ -52,7 +52,7 @@ fn push_value(out: &mut String, raw: &str, kind: Option<ValueKind>) {
         match serde_json::from_str::<String>(raw) {
             Ok(_) => out.push_str(raw),
             Err(_) => {
-                let pairs = args::parse(&format!("v={raw}"));
+                let pairs = text_args::parse(&format!("v={raw}"));
                 push_json_string(out, pairs.first().map_or(raw, |(_, v)| v.as_str()));
             }
         }
@@ -82,7 +82,7 @@ fn push_event(out: &mut String, e: &Event, delta: i64, depth: usize, stages: &St
     push_json_string(out, &e.name);
     out.push_str(",\"args\":{");
     let kinds = stages.tracepoint(&e.name).map(|t| t.args.as_slice());
-    for (i, (name, raw)) in args::split(&e.args).into_iter().enumerate() {
+    for (i, (name, raw)) in text_args::split(&e.args).into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }

@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 
 use super::{number, Batch, Event, Trace};
-use crate::args;
 use crate::spec::StageSpec;
 use utrace_format::perfetto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
+use utrace_format::text_args;
 
 /// An interned specification: a stage's or a hardware queue's name.
 struct Interned {
@@ -135,7 +135,7 @@ impl<'s> Assembler<'s> {
             duration,
             begin: begin.name.clone(),
             end: self.spec.end_of(begin).map(|t| t.name.clone()),
-            args: args::format(&pairs, &begin.args),
+            args: text_args::format(&pairs, &begin.args),
         };
         let device = e.gpu_id.and_then(|g| u32::try_from(g).ok()).unwrap_or(0);
         let submission = e.submission_id.unwrap_or(0);

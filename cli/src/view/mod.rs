@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::args;
 use crate::ranges::{pair, Range, Spec};
 use crate::trace::Trace;
+use utrace_format::text_args;
 
 const PAGE: &str = include_str!("timeline.html");
 /// Where the page takes its data (a JSON object).
@@ -17,7 +17,7 @@ const DATA_MARK: &str = "/*UTRACE_DATA*/null";
 
 /// A range's bar: its lane, its depth there, its times relative to the trace's start.
 fn bar(r: &Range<'_>, lane: usize, depth: usize, start: u64) -> Value {
-    let pairs = args::parse(r.args);
+    let pairs = text_args::parse(r.args);
     let name = match pairs.iter().find(|(k, _)| k == "label") {
         Some((_, label)) if r.range == "label" => label.clone(),
         _ => r.range.to_string(),

@@ -2,11 +2,11 @@
 //! them; a label quoted, with `"`, `\` and control characters escaped) to and from the
 //! name/value pairs of Perfetto's `extra_data`, which hold a label as it is.
 
-use utrace_format::escape::push_quoted;
-use utrace_format::ValueKind;
+use crate::escape::push_quoted;
+use crate::ValueKind;
 
 /// `pairs` in the txt form; the arguments of kind `Quoted` in `kinds` (labels) quoted and
-/// escaped as the layer's txt printer does (the format crate's `push_quoted`).
+/// escaped as the layer's txt printer does ([`push_quoted`]).
 pub fn format(pairs: &[(String, String)], kinds: &[(String, ValueKind)]) -> String {
     let mut out = String::new();
     for (name, value) in pairs {
