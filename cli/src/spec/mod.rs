@@ -1,6 +1,6 @@
 //! The tracepoint spec this build of utrace was made with (the layer's
 //! `tracepoints/tracepoints.toml`), embedded once, and what the command reads from it: the
-//! range each tracepoint begins or ends ([`crate::ranges::Spec`]) and the Perfetto
+//! range each tracepoint begins or ends ([`crate::analysis::ranges::Spec`]) and the Perfetto
 //! stages ([`StageSpec`]).
 
 mod stages;

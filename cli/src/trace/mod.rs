@@ -6,6 +6,7 @@ mod csv;
 mod json;
 mod perfetto;
 mod perfetto_batches;
+pub mod perfetto_write;
 mod txt;
 
 use std::path::Path;
@@ -60,6 +61,19 @@ pub fn read(path: &Path) -> Result<Trace, String> {
         Format::Perfetto => perfetto::parse(&bytes),
     }
     .map_err(|e| format!("{name}: {e}"))
+}
+
+/// Reads a trace for a command: what the reader noticed goes to stderr, a trace without a
+/// batch is an error.
+pub fn load(path: &Path) -> Result<Trace, String> {
+    let t = read(path)?;
+    for note in &t.notes {
+        eprintln!("utrace: {}: {note}", path.display());
+    }
+    if t.batches.is_empty() {
+        return Err(format!("{}: the trace holds no batch", path.display()));
+    }
+    Ok(t)
 }
 
 /// The format of a trace by its first line (a Perfetto trace: its first packet); `None`

@@ -1,7 +1,7 @@
 //! The Perfetto reader on traces built here (encoded with the same prost types), and the
 //! writer read back.
 
-use crate::ranges::{pair, Spec};
+use crate::analysis::ranges::{pair, Spec};
 use crate::spec::StageSpec;
 use crate::trace::{perfetto, txt, Trace};
 use utrace_format::perfetto::*;
@@ -254,7 +254,7 @@ ELAPSED: 20 ns
 fn written_traces_read_back_with_the_same_ranges() {
     let original = txt::parse(TXT).unwrap();
     let mut bytes = Vec::new();
-    crate::perfetto_write::write(&original, &StageSpec::built_in(), &mut bytes).unwrap();
+    crate::trace::perfetto_write::write(&original, &StageSpec::built_in(), &mut bytes).unwrap();
     assert!(perfetto::detect(&bytes));
     let back = perfetto::parse(&bytes).unwrap();
     assert!(back.notes.is_empty(), "{:?}", back.notes);

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde_json::json;
 
 use super::{Diff, Row, ALPHA};
-use crate::groups::By;
+use crate::analysis::groups::By;
 
 /// A percentage with its sign; JSON has no infinity, so callers map it to null.
 fn pct(v: f64) -> String {
@@ -135,8 +135,8 @@ pub fn json(d: &Diff) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::compare;
-    use crate::diff::tests::{around, groups, keys};
+    use crate::commands::diff::compare;
+    use crate::commands::diff::tests::{around, groups, keys};
 
     #[test]
     fn output_lists_each_section() {

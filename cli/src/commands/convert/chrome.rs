@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::ranges::{pair, Spec};
+use crate::analysis::ranges::{pair, Spec};
 use crate::trace::Trace;
 use utrace_format::text_args;
 

@@ -10,6 +10,19 @@ use crate::write_whole::write_whole;
 
 const MANIFEST: &str = "VkLayer_utrace.json";
 
+/// `utrace install`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// As an implicit layer: loaded whenever GPU_TRACE=1 is set, no VK_INSTANCE_LAYERS
+    /// needed (never when UTRACE_DISABLE=1).
+    #[arg(long)]
+    implicit: bool,
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    install(args.implicit)
+}
+
 /// The user's loader folder for explicit or implicit layers.
 fn folder(implicit: bool) -> Result<PathBuf, String> {
     let data = match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
@@ -26,7 +39,7 @@ fn folder(implicit: bool) -> Result<PathBuf, String> {
     Ok(data.join("vulkan").join(kind))
 }
 
-pub fn install(implicit: bool) -> Result<(), String> {
+fn install(implicit: bool) -> Result<(), String> {
     let library = layer_files::library_beside_exe().ok_or_else(|| {
         format!(
             "no {} beside this program to install (build it with `cargo build --release`)",

@@ -6,9 +6,9 @@ mod chrome;
 mod layer_formats;
 mod mesa_csv;
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use crate::ranges::Spec;
+use crate::analysis::ranges::Spec;
 use crate::trace::Trace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -37,15 +37,28 @@ pub fn render(trace: &Trace, target: Target) -> Result<Vec<u8>, String> {
         Target::Perfetto => {
             let mut out = Vec::new();
             let stages = crate::spec::StageSpec::built_in();
-            crate::perfetto_write::write(trace, &stages, &mut out)?;
+            crate::trace::perfetto_write::write(trace, &stages, &mut out)?;
             out
         }
     })
 }
 
-pub fn run(input: &Path, target: Target, out: &Path) -> Result<(), String> {
-    let trace = crate::load(input)?;
-    crate::write_whole::write_whole(out, &render(&trace, target)?)
+/// `utrace convert`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace the layer wrote (txt, json, csv or Perfetto).
+    trace: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: Target,
+    /// The file to write (written whole: a failed conversion leaves no torn file).
+    #[arg(short = 'o', long = "out", value_name = "OUT")]
+    out: PathBuf,
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let trace = crate::trace::load(&args.trace)?;
+    crate::write_whole::write_whole(&args.out, &render(&trace, args.to)?)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use utrace_format::escape::push_json_string;
 use utrace_format::{RangeKind, ValueKind};
 
-use crate::ranges::Spec;
+use crate::analysis::ranges::Spec;
 use crate::spec::StageSpec;
 use crate::trace::{Batch, Event, Trace};
 use utrace_format::text_args;

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ranges::Range;
-use crate::stats::covered;
+use crate::analysis::ranges::Range;
+use crate::analysis::stats::covered;
 
 /// (begin, end) nanoseconds.
 type Spans = Vec<(u64, u64)>;

@@ -1,13 +1,14 @@
-//! `utrace report`: where the GPU time went, per group of ranges, per queue and per frame,
-//! and the longest ranges themselves. Rendered by `report_out`.
+//! The report of `utrace report` (and `utrace run`): where the GPU time went, per group of
+//! ranges, per queue and per frame, and the longest ranges themselves. Rendered by
+//! `commands::report::output`.
 
 use std::collections::BTreeMap;
 
-use crate::groups::{key, By};
-use crate::histogram::{self, Bucket};
-use crate::queues::{self, Queues};
-use crate::ranges::{Paired, Range};
-use crate::stats::{covered, Summary};
+use crate::analysis::groups::{key, By};
+use crate::analysis::histogram::{self, Bucket};
+use crate::analysis::queues::{self, Queues};
+use crate::analysis::ranges::{Paired, Range};
+use crate::analysis::stats::{covered, Summary};
 
 /// Buckets of the frame-time histogram.
 const FRAME_BUCKETS: usize = 10;

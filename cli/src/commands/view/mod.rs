@@ -4,10 +4,11 @@
 //! page is `timeline.html`; this module gives it its data.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::ranges::{pair, Range, Spec};
+use crate::analysis::ranges::{pair, Range, Spec};
 use crate::trace::Trace;
 use utrace_format::text_args;
 
@@ -93,10 +94,20 @@ pub fn page(trace: &Trace, spec: &Spec) -> String {
     PAGE.replacen(DATA_MARK, &data, 1)
 }
 
-pub fn run(input: &std::path::Path, out: &std::path::Path) -> Result<(), String> {
-    let trace = crate::load(input)?;
+/// `utrace view`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace the layer wrote (txt, json, csv or Perfetto).
+    trace: PathBuf,
+    /// The HTML file to write.
+    #[arg(short = 'o', long = "out", value_name = "OUT")]
+    out: PathBuf,
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let trace = crate::trace::load(&args.trace)?;
     let html = page(&trace, &Spec::built_in());
-    crate::write_whole::write_whole(out, html.as_bytes())
+    crate::write_whole::write_whole(&args.out, html.as_bytes())
 }
 
 #[cfg(test)]

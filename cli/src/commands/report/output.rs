@@ -4,9 +4,9 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use crate::histogram;
-use crate::queues;
-use crate::report::Report;
+use crate::analysis::histogram;
+use crate::analysis::queues;
+use crate::analysis::report::Report;
 
 fn us(ns: u64) -> String {
     format!("{:.1}", ns as f64 / 1000.0)

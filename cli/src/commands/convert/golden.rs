@@ -40,10 +40,10 @@ fn conversions_match_their_golden_files() {
 /// Every converted trace reads back with the same ranges as the original.
 #[test]
 fn conversions_read_back_the_same_ranges() {
-    let spec = crate::ranges::Spec::built_in();
+    let spec = crate::analysis::ranges::Spec::built_in();
     let trace = crate::trace::read(&golden("demo.txt")).expect("the golden trace");
     let ranges = |t: &crate::trace::Trace| {
-        let mut r: Vec<(String, u64)> = crate::ranges::pair(t, &spec)
+        let mut r: Vec<(String, u64)> = crate::analysis::ranges::pair(t, &spec)
             .ranges
             .iter()
             .map(|r| (r.range.to_string(), r.duration()))

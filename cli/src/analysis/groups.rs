@@ -1,7 +1,7 @@
 //! What ranges are grouped by: the key of a range under each `--by` (shared by `report`
 //! and `diff`).
 
-use crate::ranges::Range;
+use crate::analysis::ranges::Range;
 use utrace_format::text_args;
 
 /// What ranges are grouped by.

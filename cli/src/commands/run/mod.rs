@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::groups::By;
+use crate::analysis::groups::By;
 
 /// The formats the layer writes, as `GPU_TRACE_FORMAT` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -39,19 +39,35 @@ impl TraceFormat {
     }
 }
 
-pub struct Options {
+/// `utrace run`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Where the trace goes [default: $TMPDIR/utrace-APP-PID.EXT].
+    #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
+    /// The trace's format.
+    #[arg(long, value_enum, default_value = "txt")]
     pub format: TraceFormat,
+    /// Trace only frames FIRST to LAST (from 0).
+    #[arg(long, value_name = "FIRST-LAST", value_parser = parse_frames)]
     pub frames: Option<String>,
+    /// Tracepoints switched on (+name) or off (-name), as GPU_TRACEPOINTS.
+    #[arg(long, value_name = "LIST")]
     pub tracepoints: Option<String>,
+    /// What the report groups ranges by.
+    #[arg(long, value_enum, default_value = "tracepoint")]
     pub by: By,
+    /// Only the N groups with the most GPU time.
+    #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// The application and its arguments.
+    #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<OsString>,
 }
 
 /// `FIRST-LAST` (or one frame), as `GPU_TRACE_FRAMES` takes it: checked here, so that a
 /// typo is an error before the application starts, not a warning in its output.
-pub fn parse_frames(text: &str) -> Result<String, String> {
+fn parse_frames(text: &str) -> Result<String, String> {
     let (first, last) = text.split_once('-').unwrap_or((text, text));
     match (first.trim().parse::<u32>(), last.trim().parse::<u32>()) {
         (Ok(a), Ok(b)) if a <= b => Ok(format!("{a}-{b}")),
@@ -62,7 +78,7 @@ pub fn parse_frames(text: &str) -> Result<String, String> {
 }
 
 /// Runs the application; its exit status (the report printed when it wrote a trace).
-pub fn run(opts: Options) -> Result<u8, String> {
+pub fn run(opts: Args) -> Result<u8, String> {
     let Some((program, args)) = opts.app.split_first() else {
         return Err("no application to run: utrace run [OPTIONS] -- APP [ARGS...]".into());
     };
@@ -128,11 +144,8 @@ pub fn run(opts: Options) -> Result<u8, String> {
         ));
     }
     eprintln!("utrace: trace: {}", out.display());
-    let t = crate::load(&out)?;
-    let spec = crate::ranges::Spec::built_in();
-    let paired = crate::ranges::pair(&t, &spec);
-    let report = crate::report::build(&paired, opts.by, 5);
-    crate::stdout::print(&crate::report_out::text(&report, opts.top))?;
+    let t = crate::trace::load(&out)?;
+    super::report::print(&t, opts.by, opts.top, 5, false)?;
     Ok(code)
 }
 

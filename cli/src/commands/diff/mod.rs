@@ -8,9 +8,9 @@ mod output;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::groups::{key, By};
-use crate::ranges;
-use crate::significance::{change_pct, mann_whitney, median, median_change_ci, seed};
+use crate::analysis::groups::{key, By};
+use crate::analysis::ranges;
+use crate::analysis::significance::{change_pct, mann_whitney, median, median_change_ci, seed};
 
 /// The significance level of the Mann–Whitney test.
 const ALPHA: f64 = 0.05;
@@ -70,7 +70,7 @@ pub struct Diff {
 
 /// Runs the command: prints the diff; `Ok(true)` when something got slower (HURT).
 pub fn run(args: &Args) -> Result<bool, String> {
-    let (a, b) = (crate::load(&args.a)?, crate::load(&args.b)?);
+    let (a, b) = (crate::trace::load(&args.a)?, crate::trace::load(&args.b)?);
     let spec = ranges::Spec::built_in();
     let groups_a = durations(&ranges::pair(&a, &spec), args.by);
     let groups_b = durations(&ranges::pair(&b, &spec), args.by);

@@ -1,0 +1,11 @@
+//! What the command computes from a trace's model: ranges paired from begin and end events,
+//! grouped, summed per queue and per frame, summarised in statistics and histograms, and
+//! compared between two traces.
+
+pub mod groups;
+pub mod histogram;
+pub mod queues;
+pub mod ranges;
+pub mod report;
+pub mod significance;
+pub mod stats;

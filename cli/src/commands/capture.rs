@@ -1,0 +1,122 @@
+//! `utrace capture`: asks a process that loaded the layer to trace its next N frames, and
+//! waits for the file to be complete; or stops its capture.
+
+use std::path::{Path, PathBuf};
+
+use crate::control_socket::{ask, connect_error, socket_of};
+
+/// `utrace capture`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The process.
+    #[arg(long)]
+    pid: u32,
+    /// How many frames, from the end of the current one.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), required_unless_present = "stop", conflicts_with = "stop")]
+    frames: Option<u32>,
+    /// The file to write [default: utrace-PID-capture.EXT here].
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// The capture's format.
+    #[arg(long, value_parser = ["txt", "json", "csv"], default_value = "txt")]
+    format: String,
+    /// Ends the process's capture in progress.
+    #[arg(long)]
+    stop: bool,
+}
+
+pub fn run(args: Args) -> Result<(), String> {
+    let Args {
+        pid,
+        frames,
+        out,
+        format,
+        stop,
+    } = args;
+    if stop {
+        return self::stop(pid);
+    }
+    let out = out.unwrap_or_else(|| PathBuf::from(format!("utrace-{pid}-capture.{format}")));
+    capture(pid, frames.unwrap_or(1), &format, &out)
+}
+
+/// `utrace capture --pid PID --frames N`: waits for the capture's end.
+fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String> {
+    let path = socket_of(pid)?;
+    let out = std::env::current_dir()
+        .map(|d| d.join(out))
+        .unwrap_or_else(|_| out.to_path_buf());
+    let request = format!(
+        "capture frames={frames} format={format} path={}",
+        out.display()
+    );
+    let (mut started, mut done, mut error) = (false, None, None);
+    let result = ask(&path, &request, &mut |line| {
+        if line == "started" {
+            started = true;
+        } else if let Some(counts) = line.strip_prefix("done ") {
+            done = Some(counts.to_string());
+        } else if let Some(e) = line.strip_prefix("error ") {
+            error = Some(e.to_string());
+        }
+    });
+    if let Err(e) = result {
+        if !started {
+            return Err(connect_error(pid, &path, &e));
+        }
+    }
+    if let Some(e) = error {
+        return Err(format!("process {pid}: {e}"));
+    }
+    match done {
+        Some(counts) => {
+            let field = |k: &str| {
+                counts
+                    .split_whitespace()
+                    .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
+                    .unwrap_or("?")
+                    .to_string()
+            };
+            let stopped = if counts.contains("stopped=1") {
+                " (stopped early)"
+            } else {
+                ""
+            };
+            println!(
+                "captured {} frames, {} batches, {} events ({} dropped) to {}{stopped}",
+                field("frames"),
+                field("batches"),
+                field("events"),
+                field("dropped"),
+                out.display()
+            );
+            Ok(())
+        }
+        None if started => Err(format!(
+            "process {pid} exited during the capture; {} holds every batch written until then",
+            out.display()
+        )),
+        None => Err(format!(
+            "process {pid} closed the connection without an answer"
+        )),
+    }
+}
+
+/// `utrace capture --pid PID --stop`.
+fn stop(pid: u32) -> Result<(), String> {
+    let path = socket_of(pid)?;
+    let mut replies = Vec::new();
+    ask(&path, "stop", &mut |l| replies.push(l.to_string()))
+        .map_err(|e| connect_error(pid, &path, &e))?;
+    match replies.first().map(String::as_str) {
+        Some("ok stopped") => {
+            println!("process {pid}: the capture was stopped");
+            Ok(())
+        }
+        Some(l) => Err(format!(
+            "process {pid}: {}",
+            l.strip_prefix("error ").unwrap_or(l)
+        )),
+        None => Err(format!("process {pid} gave no answer")),
+    }
+}

@@ -1,0 +1,51 @@
+//! `utrace list`: the processes that can be captured (their control sockets).
+
+use std::path::PathBuf;
+
+use crate::control_socket::{ask, folder};
+
+/// `utrace list`: every process whose socket answers.
+pub fn run() -> Result<(), String> {
+    let Some(folder) = folder() else {
+        println!("no process can be captured (XDG_RUNTIME_DIR is not set)");
+        return Ok(());
+    };
+    let mut sockets: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    sockets.retain(|p| p.extension().is_some_and(|e| e == "sock"));
+    sockets.sort();
+    let mut any = false;
+    for path in sockets {
+        let mut reply = None;
+        let asked = ask(&path, "status", &mut |l| reply = Some(l.to_string()));
+        match (asked, reply) {
+            (Ok(()), Some(line)) if line.starts_with("ok ") => {
+                let field = |k: &str| {
+                    line.split_whitespace()
+                        .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
+                        .unwrap_or("?")
+                        .to_string()
+                };
+                let capturing = if field("capturing") == "1" {
+                    "yes"
+                } else {
+                    "no"
+                };
+                println!(
+                    "{:>8}  {:<20}  devices={}  capturing={capturing}",
+                    field("pid"),
+                    field("name"),
+                    field("devices")
+                );
+                any = true;
+            }
+            (_, Some(line)) => println!("{}: {line}", path.display()),
+            _ => println!("{}: stale (nobody answers)", path.display()),
+        }
+    }
+    if !any {
+        println!("no process can be captured");
+    }
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! The subcommands of `utrace`, one module each, each with its own arguments.
+
+pub mod capture;
+pub mod convert;
+pub mod diff;
+pub mod install;
+pub mod list;
+pub mod report;
+pub mod run;
+pub mod view;
