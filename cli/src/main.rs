@@ -2,7 +2,7 @@
 //! from the content) and answers where the GPU time went.
 //!
 //! From the top down: `commands` (one module per subcommand), `analysis` (ranges, groups,
-//! statistics), `trace` (the readers, `load`, and the Perfetto writer), `spec` (the
+//! statistics), `trace` (the readers, `load`, and the Perfetto writer), `tracepoint_spec` (the
 //! tracepoint spec the layer was built with); the format's shared definitions are the
 //! `utrace-format` crate's.
 
@@ -10,9 +10,9 @@ mod analysis;
 mod commands;
 mod control_socket;
 mod layer_files;
-mod spec;
 mod stdout;
 mod trace;
+mod tracepoint_spec;
 mod write_whole;
 
 use std::process::ExitCode;

@@ -34,7 +34,7 @@ impl Spec {
     /// The spec this build of utrace was made with.
     pub fn built_in() -> Spec {
         Spec {
-            kinds: crate::spec::built_in()
+            kinds: crate::tracepoint_spec::built_in()
                 .tracepoints
                 .into_iter()
                 .map(|t| (t.name, (t.kind, t.range)))

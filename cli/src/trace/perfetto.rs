@@ -7,7 +7,7 @@ use prost::Message;
 
 use super::perfetto_batches::Assembler;
 use super::Trace;
-use crate::spec::StageSpec;
+use crate::tracepoint_spec::StageSpec;
 use utrace_format::perfetto::{TracePacket, TRACE_PACKET_FIELD};
 
 /// The key of a `Trace.packet` field: field 1, wire type 2 (length-delimited).

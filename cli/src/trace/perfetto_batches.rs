@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use super::{number, Batch, Event, Trace};
-use crate::spec::StageSpec;
+use crate::tracepoint_spec::StageSpec;
 use utrace_format::perfetto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
 use utrace_format::text_args;
 

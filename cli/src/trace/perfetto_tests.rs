@@ -2,8 +2,8 @@
 //! writer read back.
 
 use crate::analysis::ranges::{pair, Spec};
-use crate::spec::StageSpec;
 use crate::trace::{perfetto, txt, Trace};
+use crate::tracepoint_spec::StageSpec;
 use utrace_format::perfetto::*;
 
 const QUEUE_A: &str = "VkQueue 0xa0: family 0, index 0";

@@ -13,8 +13,8 @@ use std::io::Write;
 
 use utrace_format::{Category, RangeKind};
 
-use crate::spec::{StageSpec, Tracepoint};
 use crate::trace::{Batch, Trace};
+use crate::tracepoint_spec::{StageSpec, Tracepoint};
 use utrace_format::perfetto::{
     encode_packet, ExtraData, GpuRenderStageEvent, InternedData,
     InternedGpuRenderStageSpecification, InternedGraphicsContext, TracePacket, VkQueueSubmit,

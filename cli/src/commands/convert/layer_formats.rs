@@ -12,8 +12,8 @@ use utrace_format::escape::push_json_string;
 use utrace_format::{RangeKind, ValueKind};
 
 use crate::analysis::ranges::Spec;
-use crate::spec::StageSpec;
 use crate::trace::{Batch, Event, Trace};
+use crate::tracepoint_spec::StageSpec;
 use utrace_format::text_args;
 
 /// Each event of `batch` with its delta from the previous and its depth (open ranges

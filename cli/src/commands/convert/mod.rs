@@ -36,7 +36,7 @@ pub fn render(trace: &Trace, target: Target) -> Result<Vec<u8>, String> {
         Target::MesaCsv => mesa_csv::render(trace).into_bytes(),
         Target::Perfetto => {
             let mut out = Vec::new();
-            let stages = crate::spec::StageSpec::built_in();
+            let stages = crate::tracepoint_spec::StageSpec::built_in();
             crate::trace::perfetto_write::write(trace, &stages, &mut out)?;
             out
         }
