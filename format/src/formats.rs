@@ -35,6 +35,10 @@ impl Format {
     }
 }
 
+/// The csv format's header line: the columns of every row (an `end_of_trace` row leaves
+/// the batch's empty).
+pub const CSV_HEADER: &str = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n";
+
 #[cfg(test)]
 mod tests {
     use super::Format;

@@ -18,5 +18,5 @@ pub mod perfetto;
 pub mod spec_types;
 pub mod text_args;
 
-pub use formats::Format;
+pub use formats::{Format, CSV_HEADER};
 pub use spec_types::{Category, RangeKind, ValueKind};

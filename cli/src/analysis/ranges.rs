@@ -96,11 +96,7 @@ mod tests {
     use crate::trace::Event;
 
     fn ev(ns: u64, name: &str) -> Event {
-        Event {
-            ns,
-            name: name.into(),
-            args: String::new(),
-        }
+        Event::at(ns, name, "")
     }
 
     #[test]

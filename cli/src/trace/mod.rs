@@ -20,6 +20,18 @@ pub struct Event {
     pub args: String,
 }
 
+#[cfg(test)]
+impl Event {
+    /// An event of the tests' traces.
+    pub fn at(ns: u64, name: &str, args: &str) -> Event {
+        Event {
+            ns,
+            name: name.into(),
+            args: args.into(),
+        }
+    }
+}
+
 /// One submitted batch (the txt format's `BATCH` block).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Batch {

@@ -19,13 +19,13 @@
 
 use std::fmt::Write;
 
+use utrace_format::CSV_HEADER;
+
 use super::output::Output;
 use super::ranges::Ranges;
 use super::text_args;
 use super::{BatchInfo, Event, Sink, TraceSummary};
 use crate::digits;
-
-pub const HEADER: &str = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n";
 
 pub struct CsvSink {
     out: Output,
@@ -35,7 +35,7 @@ pub struct CsvSink {
 impl CsvSink {
     pub fn new(out: Output) -> CsvSink {
         // One header per output, written before whatever record the output first takes.
-        out.set_header(HEADER);
+        out.set_header(CSV_HEADER);
         CsvSink {
             out,
             args: String::new(),

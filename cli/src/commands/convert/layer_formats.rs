@@ -133,7 +133,7 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
 }
 
 pub fn csv(trace: &Trace, spec: &Spec) -> String {
-    let mut out = String::from("device,batch,frame,submission,thread,ns,delta,depth,event,args\n");
+    let mut out = String::from(utrace_format::CSV_HEADER);
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
         for (e, delta, depth) in walk(b, spec) {
@@ -174,11 +174,7 @@ mod tests {
     }
 
     fn ev(ns: u64, name: &str, args: &str) -> Event {
-        Event {
-            ns,
-            name: name.into(),
-            args: args.into(),
-        }
+        Event::at(ns, name, args)
     }
 
     /// The layer's layout to the byte: its field order, its argument order, and each

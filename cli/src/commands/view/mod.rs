@@ -116,11 +116,7 @@ mod tests {
     use crate::trace::{Batch, Event};
 
     fn ev(ns: u64, name: &str, args: &str) -> Event {
-        Event {
-            ns,
-            name: name.into(),
-            args: args.into(),
-        }
+        Event::at(ns, name, args)
     }
 
     #[test]
