@@ -1,5 +1,6 @@
-//! How text is quoted in the trace's text formats. Two rules, both valid JSON strings:
+//! How text is quoted in the trace's text formats:
 //! - [`push_json_string`]: the json format's strings (argument values, object names);
+//! - [`push_csv_field`]: the csv format's quoted field (an event's arguments);
 //! - [`push_quoted`]: labels (and object names) as the txt and csv formats print them,
 //!   which the json format then writes as they are; it also escapes DEL and takes bytes
 //!   that may not be UTF-8.
@@ -54,6 +55,19 @@ pub fn push_quoted(out: &mut String, text: &[u8]) {
     out.push('"');
 }
 
+/// Appends `text` as a csv field: quoted, a quote inside doubled (RFC 4180).
+#[inline]
+pub fn push_csv_field(out: &mut String, text: &str) {
+    out.push('"');
+    for (i, piece) in text.split('"').enumerate() {
+        if i > 0 {
+            out.push_str("\"\"");
+        }
+        out.push_str(piece);
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +77,13 @@ mod tests {
         let mut out = String::new();
         push_json_string(&mut out, "a \"b\" \\ \n\u{1}\u{7f}é");
         assert_eq!(out, "\"a \\\"b\\\" \\\\ \\n\\u0001\u{7f}é\"");
+    }
+
+    #[test]
+    fn csv_fields_double_their_quotes() {
+        let mut out = String::new();
+        push_csv_field(&mut out, "label=\"a, b\"");
+        assert_eq!(out, "\"label=\"\"a, b\"\"\"");
     }
 
     #[test]

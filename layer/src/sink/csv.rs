@@ -19,6 +19,7 @@
 
 use std::fmt::Write;
 
+use utrace_format::escape::push_csv_field;
 use utrace_format::CSV_HEADER;
 
 use super::output::Output;
@@ -87,15 +88,10 @@ pub fn format_batch(
         digits::push_u64(buf, depth as u64);
         buf.push(',');
         buf.push_str(tp.name);
-        buf.push_str(",\"");
+        buf.push(',');
         // A quote inside the field is doubled (RFC 4180).
-        for (i, piece) in args.split('"').enumerate() {
-            if i > 0 {
-                buf.push_str("\"\"");
-            }
-            buf.push_str(piece);
-        }
-        buf.push_str("\"\n");
+        push_csv_field(buf, args);
+        buf.push('\n');
         spill(buf);
     }
 }

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use utrace_format::escape::push_json_string;
+use utrace_format::escape::{push_csv_field, push_json_string};
 use utrace_format::{RangeKind, ValueKind};
 
 use crate::analysis::ranges::Spec;
@@ -137,18 +137,14 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
         for (e, delta, depth) in walk(b, spec) {
-            // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "{},{},{},{},{thread},{},{delta},{depth},{},\"{}\"",
-                b.device,
-                b.number,
-                b.frame,
-                b.submission,
-                e.ns,
-                e.name,
-                e.args.replace('"', "\"\"")
+                "{},{},{},{},{thread},{},{delta},{depth},{},",
+                b.device, b.number, b.frame, b.submission, e.ns, e.name,
             );
+            // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
+            push_csv_field(&mut out, &e.args);
+            out.push('\n');
         }
     }
     out
