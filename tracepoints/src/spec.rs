@@ -38,6 +38,8 @@ struct RawArg {
     ty: String,
 }
 
+/// A tracepoint's range kind and stage category: the format crate's, which the generated
+/// code, the layer and the command name too.
 pub use utrace_format::{Category, RangeKind};
 
 #[derive(Debug)]

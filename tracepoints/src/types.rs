@@ -2,6 +2,8 @@
 //! `trace_*` function takes, the type stored in the payload, and the layer function that
 //! prints it (`crate::trace::args::<printer>`). Anything else in the spec is an error.
 
+/// How a value appears in structured output: the format crate's, which the layer and the
+/// command name too.
 pub use utrace_format::ValueKind;
 
 /// How a value is kept in a trace's argument words (`u32`s, so that a recorded event takes
