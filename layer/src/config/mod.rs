@@ -4,8 +4,6 @@
 //! unit-tested without touching the process environment. Problems with a value never stop
 //! the application: they become [`Config::problems`], printed once when the layer loads.
 
-use std::sync::OnceLock;
-
 pub mod settings;
 mod settings_file;
 mod values;
@@ -67,49 +65,12 @@ pub struct Config {
 }
 
 impl Config {
-    /// The process's configuration, parsed on first use (see [`Self::get_with_app`]).
-    pub fn get() -> &'static Config {
-        Self::get_with_app(Vec::new)
-    }
-
-    /// The process's configuration; on first use parsed from the environment, the settings
-    /// file and the application's settings `app` (given at the first `vkCreateInstance`:
-    /// the process's configuration is made once, so a later instance's settings are not
-    /// used, and said so).
-    pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config {
-        static CONFIG: OnceLock<Config> = OnceLock::new();
-        let mut app = Some(app);
-        let config = CONFIG.get_or_init(|| {
-            let app = app.take().map(|f| f()).unwrap_or_default();
-            let privileged = is_setid_process();
-            let env = |name: &str| std::env::var(name).ok();
-            let config = Config::from_sources(&env, &app, privileged);
-            crate::logger::init(config.log_level);
-            for problem in &config.problems {
-                log::warn!("{problem}");
-            }
-            for line in &config.settings {
-                log::info!("setting {line}");
-            }
-            if let Some(list) = &config.tracepoints {
-                let unknown = crate::trace::tracepoints::apply_toggles(list);
-                if !unknown.is_empty() {
-                    log::warn!(
-                        "GPU_TRACEPOINTS names unknown tracepoints {unknown:?} (known: {}); the others apply",
-                        crate::trace::tracepoints::toggle_names().join(", ")
-                    );
-                }
-            }
-            config
-        });
-        if let Some(later) = app {
-            if !later().is_empty() {
-                log::info!(
-                    "an instance created after the first gives VK_LAYER_utrace settings; the process's configuration was made at the first and stays"
-                );
-            }
-        }
-        config
+    /// The configuration from the process's environment, the settings file it leads to,
+    /// and the application's settings `app`. Plain data: nothing else happens (the
+    /// caller says the problems, starts the logger, applies the tracepoint switches).
+    pub fn load(app: &settings::Entries) -> Config {
+        let env = |name: &str| std::env::var(name).ok();
+        Config::from_sources(&env, app, is_setid_process())
     }
 
     /// The contract from every source of settings (see [`settings`]): `env` for the

@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::device_record::{self, Device};
 use super::guarded;
-use crate::config::Config;
+use super::process_config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::features::{self, DevicePlan};
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
-use crate::loader::registry::{self, dispatch_key, Device, Instance};
+use crate::loader::registry::{self, dispatch_key, Instance};
 use crate::sink::{self, perfetto::SessionHooks};
 use crate::trace::{capture, DeviceTracer};
 
@@ -33,7 +34,9 @@ pub unsafe extern "system" fn create_instance(
     // application's own settings for the layer are one of its sources.
     let _ = guarded("vkCreateInstance", || {
         // SAFETY: the application's create info and its pNext chain are valid.
-        Config::get_with_app(|| unsafe { super::layer_settings::from_create_info(create_info) })
+        process_config::get_with_app(|| unsafe {
+            super::layer_settings::from_create_info(create_info)
+        })
     });
     // SAFETY: as above.
     let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
@@ -129,9 +132,12 @@ pub unsafe extern "system" fn destroy_instance(
     unsafe { (record.dispatch.fp_v1_0.destroy_instance)(instance, p_allocator) };
 }
 
+/// The device's chain, its record and its tracer; the entry's `vkCreateDevice`
+/// (`crate::entry::device_creation`) calls it and then sets up what the process needs.
+///
 /// # Safety
 /// Vulkan's rules for `vkCreateDevice`, called by the loader with its chain info.
-pub unsafe extern "system" fn create_device(
+pub unsafe fn create_device(
     physical_device: vk::PhysicalDevice,
     p_create_info: *const vk::DeviceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -159,7 +165,7 @@ pub unsafe extern "system" fn create_device(
     // SAFETY: the pointer is the next layer's vkCreateDevice.
     let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
-    let config = guarded("vkCreateDevice", Config::get);
+    let config = guarded("vkCreateDevice", process_config::get);
     let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
     let force_fence = config.is_some_and(|c| c.force_fence);
     let want_calibration = config.is_some_and(|c| c.perfetto() && !c.force_measured_clock);
@@ -238,8 +244,7 @@ pub unsafe extern "system" fn create_device(
             }
             _ => None,
         };
-        let traced = tracer.is_some();
-        registry::insert_device(
+        device_record::insert_device(
             key,
             Arc::new(Device {
                 dispatch,
@@ -247,13 +252,6 @@ pub unsafe extern "system" fn create_device(
                 tracer,
             }),
         );
-        if traced {
-            // Now that the driver and the layers beneath are loaded and initialised.
-            crate::loader::process_exit::register();
-            if config.is_some_and(|c| c.control) {
-                crate::control::start();
-            }
-        }
     });
     if registered.is_none() {
         // The device's next functions may not have been taken into account.
@@ -291,7 +289,7 @@ const SESSION_HOOKS: SessionHooks = SessionHooks {
 /// Waits (bounded, per device) until every traced device wrote what it submitted so far:
 /// a stopping session's last batches. On Perfetto's stop thread, never an application's.
 fn write_every_device(timeout: std::time::Duration) {
-    for device in registry::all_devices() {
+    for device in device_record::all_devices() {
         if let Some(tracer) = device.tracer.as_ref() {
             tracer.sync(timeout);
         }

@@ -13,7 +13,7 @@ macro_rules! device_or {
     };
     ($handle:expr, $otherwise:expr) => {
         // SAFETY: the application passes a live dispatchable object of this chain.
-        match unsafe { crate::loader::registry::device_of($handle) } {
+        match unsafe { crate::hooks::device_record::device_of($handle) } {
             Some(dev) => dev,
             None => return $otherwise,
         }
@@ -24,9 +24,11 @@ pub mod command_buffer;
 pub mod commands;
 pub mod common_next;
 pub mod device;
+pub mod device_record;
 pub mod instance;
 pub mod layer_settings;
 pub mod objects;
+pub mod process_config;
 pub mod queue;
 
 pub use crate::guard::guarded;
@@ -114,7 +116,8 @@ mod tests {
     fn only_intercepted_names_resolve() {
         assert!(global_hook(c"vkCreateInstance").is_some());
         assert!(global_hook(c"vkCreateDevice").is_none());
-        assert!(instance_hook(c"vkCreateDevice").is_some());
+        // vkCreateDevice is the entry's (`crate::entry::device_creation`).
+        assert!(instance_hook(c"vkCreateDevice").is_none());
         assert!(device_hook(c"vkQueueSubmit2KHR").is_some());
         assert!(device_hook(c"vkCmdDraw").is_some());
         assert!(device_hook(c"vkCmdDrawIndirectCountAMD").is_some());
