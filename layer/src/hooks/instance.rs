@@ -8,13 +8,14 @@ use ash::vk;
 use super::device_record::{self, Device};
 use super::guarded;
 use super::process_config;
+use crate::config::Config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::features::{self, DevicePlan};
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Instance};
 use crate::sink::{self, perfetto::SessionHooks};
-use crate::trace::{capture, DeviceTracer};
+use crate::trace::{capture, DeviceTracer, TracerOptions};
 
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
@@ -232,8 +233,8 @@ pub unsafe fn create_device(
                     caps,
                     &plan,
                     next.set_device_loader_data,
-                    config,
-                    sink::outputs(config, SESSION_HOOKS),
+                    tracer_options(config),
+                    sink::outputs(output_choice(config), SESSION_HOOKS),
                 ) {
                     Ok(tracer) => Some(tracer),
                     Err(e) => {
@@ -258,6 +259,28 @@ pub unsafe fn create_device(
         super::forget_common_next();
     }
     result
+}
+
+/// What the trace core reads of the configuration.
+fn tracer_options(config: &Config) -> TracerOptions {
+    TracerOptions {
+        frames: config.frames,
+        instrument: config.instrument,
+        perfetto: config.perfetto(),
+        on_demand: config.on_demand,
+    }
+}
+
+/// What the outputs read of the configuration.
+fn output_choice(config: &Config) -> sink::OutputChoice {
+    sink::OutputChoice {
+        on_demand: config.on_demand,
+        destination: config.destination.clone(),
+        formats: config.formats.clone(),
+        perfetto: config.perfetto(),
+        perfetto_buffer_kb: config.perfetto_buffer_kb,
+        frames: config.frames,
+    }
 }
 
 /// Whether `name` is among an application's `count` enabled names.
