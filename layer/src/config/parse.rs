@@ -1,6 +1,9 @@
 //! The contract parsed from the variables' values: each rule, and what is said when a value
 //! is not understood.
 
+use super::settings::{
+    CONTROL, FRAMES, INSTRUMENT, LOG, TRACE, TRACEPOINTS, TRACE_FILE, TRACE_FORMAT,
+};
 use super::values::{
     format_of_name, parse_formats, parse_frames, parse_switch, unknown_sequences, Switch,
 };
@@ -15,13 +18,14 @@ impl Config {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, privileged: bool) -> Config {
         let mut problems = Vec::new();
 
-        let log_level = match lookup("UTRACE_LOG") {
+        let log_level = match lookup(LOG.alias) {
             None => log::LevelFilter::Warn,
             Some(v) => match v.trim().parse::<log::LevelFilter>() {
                 Ok(level) => level,
                 Err(_) => {
                     problems.push(format!(
-                        "UTRACE_LOG={v:?} is not one of off, error, warn, info, debug, trace; using warn"
+                        "{}={v:?} is not one of off, error, warn, info, debug, trace; using warn",
+                        LOG.alias
                     ));
                     log::LevelFilter::Warn
                 }
@@ -32,13 +36,14 @@ impl Config {
         // `GPU_TRACE=0` said in so many words (not an empty value) switches tracing off even
         // where `GPU_TRACEFILE` would switch it on.
         let mut switched_off = false;
-        if let Some(v) = lookup("GPU_TRACE") {
+        if let Some(v) = lookup(TRACE.alias) {
             match parse_switch(&v) {
                 Switch::On => enabled = true,
                 Switch::Off => switched_off = !v.trim().is_empty(),
                 Switch::Unrecognised => {
                     problems.push(format!(
-                        "GPU_TRACE={v:?} is not a recognised value (use 1 or 0); tracing is on"
+                        "{}={v:?} is not a recognised value (use 1 or 0); tracing is on",
+                        TRACE.alias
                     ));
                     enabled = true;
                 }
@@ -46,7 +51,7 @@ impl Config {
         }
 
         let mut destination = Destination::Stdout;
-        match lookup("GPU_TRACEFILE") {
+        match lookup(TRACE_FILE.alias) {
             Some(path) if !path.is_empty() => {
                 if privileged {
                     problems.push(
@@ -57,7 +62,8 @@ impl Config {
                     let unknown = unknown_sequences(&path);
                     if !unknown.is_empty() {
                         problems.push(format!(
-                            "GPU_TRACEFILE={path:?}: {} not one of %p (pid), %i (device), %% (a %); kept as written",
+                            "{}={path:?}: {} not one of %p (pid), %i (device), %% (a %); kept as written",
+                            TRACE_FILE.alias,
                             unknown.join(", ") + if unknown.len() == 1 { " is" } else { " are" }
                         ));
                     }
@@ -70,13 +76,14 @@ impl Config {
 
         if switched_off && enabled {
             problems.push(format!(
-                "GPU_TRACE={:?} switches tracing off; GPU_TRACEFILE is not used",
-                lookup("GPU_TRACE").unwrap_or_default()
+                "{}={:?} switches tracing off; GPU_TRACEFILE is not used",
+                TRACE.alias,
+                lookup(TRACE.alias).unwrap_or_default()
             ));
             enabled = false;
         }
 
-        let formats = match lookup("GPU_TRACE_FORMAT") {
+        let formats = match lookup(TRACE_FORMAT.alias) {
             // A file's name may say the format by itself (`.pftrace`, `.json`, `.csv`).
             None => match &destination {
                 Destination::File(p) => vec![format_of_name(p).unwrap_or(Format::Txt)],
@@ -123,40 +130,43 @@ impl Config {
         let force_measured_clock =
             lookup("UTRACE_FORCE_MEASURED_CLOCK").is_some_and(|v| parse_switch(&v) == Switch::On);
 
-        let frames = match lookup("GPU_TRACE_FRAMES") {
+        let frames = match lookup(FRAMES.alias) {
             None => None,
             Some(v) => match parse_frames(&v) {
                 Some(range) => Some(range),
                 None => {
                     problems.push(format!(
-                        "GPU_TRACE_FRAMES={v:?} is not FIRST-LAST (e.g. 3-5) with FIRST <= LAST; tracing every frame"
+                        "{}={v:?} is not FIRST-LAST (e.g. 3-5) with FIRST <= LAST; tracing every frame",
+                        FRAMES.alias
                     ));
                     None
                 }
             },
         };
-        let instrument = match lookup("GPU_TRACE_INSTRUMENT") {
+        let instrument = match lookup(INSTRUMENT.alias) {
             None => false,
             Some(v) => match parse_switch(&v) {
                 Switch::On => true,
                 Switch::Off => false,
                 Switch::Unrecognised => {
                     problems.push(format!(
-                        "GPU_TRACE_INSTRUMENT={v:?} is not a recognised value (use 1 or 0); instrumenting"
+                        "{}={v:?} is not a recognised value (use 1 or 0); instrumenting",
+                        INSTRUMENT.alias
                     ));
                     true
                 }
             },
         };
-        let tracepoints = lookup("GPU_TRACEPOINTS");
-        let control = match lookup("UTRACE_CONTROL") {
+        let tracepoints = lookup(TRACEPOINTS.alias);
+        let control = match lookup(CONTROL.alias) {
             None => true,
             Some(v) => match parse_switch(&v) {
                 Switch::On => true,
                 Switch::Off => v.trim().is_empty(),
                 Switch::Unrecognised => {
                     problems.push(format!(
-                        "UTRACE_CONTROL={v:?} is not a recognised value (use 1 or 0); the control socket is offered"
+                        "{}={v:?} is not a recognised value (use 1 or 0); the control socket is offered",
+                        CONTROL.alias
                     ));
                     true
                 }
