@@ -10,12 +10,13 @@ use std::ffi::{c_char, CStr};
 use ash::vk;
 use ash_layer::{NegotiateLayerInterface, NegotiateLayerStructType};
 
-use super::device_creation::create_device;
+use super::creation::{create_device, create_instance};
+use super::process_config;
 use super::properties::{
     enumerate_device_extension_properties, enumerate_device_layer_properties,
     enumerate_instance_extension_properties, enumerate_instance_layer_properties,
 };
-use crate::hooks::{self, device_record, process_config};
+use crate::hooks::{self, device_record};
 use crate::loader::registry;
 
 /// A function of the entry as the loader's untyped pointer.
@@ -32,6 +33,7 @@ macro_rules! own {
 /// The entry's functions reachable with a null instance.
 fn own_global(name: &CStr) -> vk::PFN_vkVoidFunction {
     match name.to_bytes() {
+        b"vkCreateInstance" => own!(create_instance),
         b"vkGetInstanceProcAddr" => own!(get_instance_proc_addr),
         b"vkEnumerateInstanceLayerProperties" => own!(enumerate_instance_layer_properties),
         b"vkEnumerateInstanceExtensionProperties" => {
@@ -94,7 +96,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     }
     // SAFETY: Vulkan requires a NUL-terminated name.
     let name = unsafe { CStr::from_ptr(p_name) };
-    if let Some(global) = own_global(name).or_else(|| hooks::global_hook(name)) {
+    if let Some(global) = own_global(name) {
         return Some(global);
     }
     if instance == vk::Instance::null() {
@@ -178,10 +180,11 @@ mod tests {
     }
 
     #[test]
-    fn the_entry_answers_device_creation() {
+    fn the_entry_answers_instance_and_device_creation() {
         assert!(own_global(c"vkGetInstanceProcAddr").is_some());
         assert!(own_instance(c"vkCreateDevice").is_some());
         assert!(own_device(c"vkGetDeviceProcAddr").is_some());
+        assert!(own_global(c"vkCreateInstance").is_some());
         assert!(own_instance(c"vkCreateInstance").is_none());
     }
 }

@@ -7,7 +7,6 @@ use ash::vk;
 
 use super::device_record::{self, Device};
 use super::guarded;
-use super::process_config;
 use crate::config::Config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::features::{self, DevicePlan};
@@ -20,9 +19,12 @@ use crate::trace::{capture, DeviceTracer, TracerOptions};
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
 
+/// The instance's chain and record; the entry's `vkCreateInstance`
+/// (`crate::entry::creation`) reads the process's configuration first, then calls this.
+///
 /// # Safety
 /// Vulkan's rules for `vkCreateInstance`, called by the loader with its chain info.
-pub unsafe extern "system" fn create_instance(
+pub unsafe fn create_instance(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
@@ -31,14 +33,6 @@ pub unsafe extern "system" fn create_instance(
     let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // Reading the configuration here prints any complaint about it once, early; the
-    // application's own settings for the layer are one of its sources.
-    let _ = guarded("vkCreateInstance", || {
-        // SAFETY: the application's create info and its pNext chain are valid.
-        process_config::get_with_app(|| unsafe {
-            super::layer_settings::from_create_info(create_info)
-        })
-    });
     // SAFETY: as above.
     let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -133,12 +127,14 @@ pub unsafe extern "system" fn destroy_instance(
     unsafe { (record.dispatch.fp_v1_0.destroy_instance)(instance, p_allocator) };
 }
 
-/// The device's chain, its record and its tracer; the entry's `vkCreateDevice`
-/// (`crate::entry::device_creation`) calls it and then sets up what the process needs.
+/// The device's chain, its record and its tracer (when `config`, the process's, asks for
+/// one); the entry's `vkCreateDevice` (`crate::entry::creation`) calls it and then sets up
+/// what the process needs.
 ///
 /// # Safety
 /// Vulkan's rules for `vkCreateDevice`, called by the loader with its chain info.
 pub unsafe fn create_device(
+    config: Option<&'static Config>,
     physical_device: vk::PhysicalDevice,
     p_create_info: *const vk::DeviceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -166,7 +162,6 @@ pub unsafe fn create_device(
     // SAFETY: the pointer is the next layer's vkCreateDevice.
     let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
-    let config = guarded("vkCreateDevice", process_config::get);
     let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
     let force_fence = config.is_some_and(|c| c.force_fence);
     let want_calibration = config.is_some_and(|c| c.perfetto() && !c.force_measured_clock);
