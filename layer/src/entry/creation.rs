@@ -29,7 +29,7 @@ pub unsafe extern "system" fn create_instance(
         })
     });
     // SAFETY: forwarded from the loader.
-    unsafe { hooks::instance::create_instance(p_create_info, p_allocator, p_instance) }
+    unsafe { hooks::instance::create_instance(create_info, p_allocator, p_instance) }
 }
 
 /// # Safety

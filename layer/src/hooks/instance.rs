@@ -25,15 +25,11 @@ static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
 /// # Safety
 /// Vulkan's rules for `vkCreateInstance`, called by the loader with its chain info.
 pub unsafe fn create_instance(
-    p_create_info: *const vk::InstanceCreateInfo<'_>,
+    create_info: &vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
     // SAFETY: the loader passes a valid create info with its chain.
-    let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: as above.
     let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
