@@ -1,6 +1,6 @@
 //! The environment contract (README, "Environment"), as plain data: reading it changes
-//! nothing in the process (the hooks read it once, at the first `vkCreateInstance`, and
-//! act on it: the logger, the problems said, the tracepoint switches).
+//! nothing in the process (the entry reads it once, at the first `vkCreateInstance`, and
+//! acts on it: the logger, the problems said, the tracepoint switches).
 //!
 //! Parsing is pure: [`Config::from_lookup`] takes a variable look-up so that every rule is
 //! unit-tested without touching the process environment. Problems with a value never stop
