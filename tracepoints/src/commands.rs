@@ -88,14 +88,7 @@ pub struct Intercept {
     pub line: usize,
 }
 
-const GROUPS: &[&str] = &[
-    "global",
-    "instance",
-    "lifetime",
-    "device",
-    "command",
-    "bracketed",
-];
+const GROUPS: &[&str] = &["instance", "lifetime", "device", "command", "bracketed"];
 
 /// Parses the list, checking every command against the registry; every problem, with its
 /// line, as the error.
@@ -195,11 +188,6 @@ pub fn intercepts_code(list: &[Intercept], reg: &Registry) -> String {
     };
     let plain = |_: &str, i: &Intercept| format!("hook!({})", i.hook);
     for (group, func, doc) in [
-        (
-            "global",
-            "global_hook",
-            "Functions reachable with a null instance (besides the loader-facing ones).",
-        ),
         (
             "instance",
             "instance_hook",

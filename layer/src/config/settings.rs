@@ -12,45 +12,41 @@
 
 /// One setting: its key (the manifest's, vkconfig's, the settings file's) and the older
 /// environment variable it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setting {
     pub key: &'static str,
     pub alias: &'static str,
 }
 
-pub const SETTINGS: &[Setting] = &[
-    Setting {
-        key: "trace",
-        alias: "GPU_TRACE",
-    },
-    Setting {
-        key: "trace_file",
-        alias: "GPU_TRACEFILE",
-    },
-    Setting {
-        key: "trace_format",
-        alias: "GPU_TRACE_FORMAT",
-    },
-    Setting {
-        key: "frames",
-        alias: "GPU_TRACE_FRAMES",
-    },
-    Setting {
-        key: "instrument",
-        alias: "GPU_TRACE_INSTRUMENT",
-    },
-    Setting {
-        key: "tracepoints",
-        alias: "GPU_TRACEPOINTS",
-    },
-    Setting {
-        key: "log",
-        alias: "UTRACE_LOG",
-    },
-    Setting {
-        key: "control",
-        alias: "UTRACE_CONTROL",
-    },
-];
+/// Declares each setting once, as a constant that the parsing rules name, and lists them all
+/// in [`SETTINGS`].
+macro_rules! settings {
+    ($($(#[$doc:meta])* $name:ident = $key:literal, $alias:literal;)*) => {
+        $($(#[$doc])* pub const $name: Setting = Setting { key: $key, alias: $alias };)*
+
+        /// Every setting, in the manifests' order (a test holds them to it).
+        pub const SETTINGS: &[Setting] = &[$($name),*];
+    };
+}
+
+settings! {
+    /// Trace every frame.
+    TRACE = "trace", "GPU_TRACE";
+    /// Where the trace goes.
+    TRACE_FILE = "trace_file", "GPU_TRACEFILE";
+    /// The trace's formats.
+    TRACE_FORMAT = "trace_format", "GPU_TRACE_FORMAT";
+    /// The frames to trace.
+    FRAMES = "frames", "GPU_TRACE_FRAMES";
+    /// Instrument every command buffer, even outside a capture.
+    INSTRUMENT = "instrument", "GPU_TRACE_INSTRUMENT";
+    /// Tracepoints switched on or off.
+    TRACEPOINTS = "tracepoints", "GPU_TRACEPOINTS";
+    /// The layer's own messages.
+    LOG = "log", "UTRACE_LOG";
+    /// The control socket.
+    CONTROL = "control", "UTRACE_CONTROL";
+}
 
 /// The environment variable of `key`: `VK_UTRACE_` and the key in capitals.
 pub fn env_name(key: &str) -> String {
@@ -200,5 +196,40 @@ mod tests {
         let lines = r.describe();
         assert!(lines.contains(&"instrument = \"true\" (from instrument (the application's VkLayerSettingsCreateInfoEXT))".to_string()), "{lines:?}");
         assert!(lines.contains(&"tracepoints unset (default)".to_string()));
+    }
+
+    /// Both manifests declare the settings of [`SETTINGS`], in its order, each with its
+    /// environment variable and its older name in the description, so that vkconfig offers
+    /// exactly what the layer reads.
+    #[test]
+    fn the_manifests_declare_the_settings_of_the_table() {
+        for (name, text) in [
+            (
+                "VkLayer_utrace.json",
+                include_str!("../../../manifest/VkLayer_utrace.json"),
+            ),
+            (
+                "VkLayer_utrace_implicit.json",
+                include_str!("../../../manifest/VkLayer_utrace_implicit.json"),
+            ),
+        ] {
+            let manifest: serde_json::Value = serde_json::from_str(text).expect(name);
+            let declared = manifest["layer"]["features"]["settings"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}: features.settings"));
+            let keys: Vec<&str> = declared.iter().filter_map(|s| s["key"].as_str()).collect();
+            let table: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();
+            assert_eq!(keys, table, "{name}");
+            for (entry, setting) in declared.iter().zip(SETTINGS) {
+                assert_eq!(entry["env"], env_name(setting.key), "{name}");
+                let description = entry["description"].as_str().unwrap_or_default();
+                assert!(
+                    description.contains(setting.alias),
+                    "{name}: {}'s description names {}",
+                    setting.key,
+                    setting.alias
+                );
+            }
+        }
     }
 }

@@ -12,12 +12,16 @@ use super::{capture, peer};
 
 /// The socket's path, once it exists (removed at exit).
 static SOCKET: OnceLock<PathBuf> = OnceLock::new();
+/// How many devices are traced (for `status`), given by whoever started the socket.
+static TRACED_DEVICES: OnceLock<fn() -> usize> = OnceLock::new();
 
 /// Starts listening, once per process, unless there is no `XDG_RUNTIME_DIR` or the socket
-/// cannot be made (said once; tracing goes on without it).
-pub fn start() {
+/// cannot be made (said once; tracing goes on without it). `traced_devices` counts the
+/// traced devices for `status`.
+pub fn start(traced_devices: fn() -> usize) {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
+        let _ = TRACED_DEVICES.set(traced_devices);
         let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) else {
             log::info!(
                 "no XDG_RUNTIME_DIR: no control socket (utrace capture cannot reach this process)"
@@ -131,10 +135,7 @@ fn handle(mut stream: UnixStream) {
                     "ok pid={} name={} devices={} capturing={}",
                     std::process::id(),
                     name.trim(),
-                    crate::loader::registry::all_devices()
-                        .iter()
-                        .filter(|d| d.tracer.is_some())
-                        .count(),
+                    TRACED_DEVICES.get().map_or(0, |count| count()),
                     u8::from(capture::capturing())
                 ),
             )

@@ -5,8 +5,9 @@
 
 use ash::vk;
 
+use super::device_record::{self, device_of};
 use super::guarded;
-use crate::loader::registry::{self, device_of, dispatch_key};
+use crate::loader::registry::dispatch_key;
 
 /// # Safety
 /// Vulkan's rules for `vkDestroyDevice`.
@@ -19,7 +20,8 @@ pub unsafe extern "system" fn destroy_device(
     }
     // SAFETY: a live device of this chain.
     let key = unsafe { dispatch_key(device) };
-    let Some(record) = guarded("vkDestroyDevice", || registry::remove_device(key)).flatten() else {
+    let Some(record) = guarded("vkDestroyDevice", || device_record::remove_device(key)).flatten()
+    else {
         return;
     };
     // Every batch already submitted is written before the layer's objects go. The

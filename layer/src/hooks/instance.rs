@@ -5,37 +5,31 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::device_record::{self, Device};
 use super::guarded;
 use crate::config::Config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::features::{self, DevicePlan};
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
-use crate::loader::registry::{self, dispatch_key, Device, Instance};
+use crate::loader::registry::{self, dispatch_key, Instance};
 use crate::sink::{self, perfetto::SessionHooks};
-use crate::trace::{capture, DeviceTracer};
+use crate::trace::{capture, DeviceTracer, TracerOptions};
 
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
 
+/// The instance's chain and record; the entry's `vkCreateInstance`
+/// (`crate::entry::creation`) reads the process's configuration first, then calls this.
+///
 /// # Safety
 /// Vulkan's rules for `vkCreateInstance`, called by the loader with its chain info.
-pub unsafe extern "system" fn create_instance(
-    p_create_info: *const vk::InstanceCreateInfo<'_>,
+pub unsafe fn create_instance(
+    create_info: &vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_instance: *mut vk::Instance,
 ) -> vk::Result {
     // SAFETY: the loader passes a valid create info with its chain.
-    let Some(create_info) = (unsafe { p_create_info.as_ref() }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // Reading the configuration here prints any complaint about it once, early; the
-    // application's own settings for the layer are one of its sources.
-    let _ = guarded("vkCreateInstance", || {
-        // SAFETY: the application's create info and its pNext chain are valid.
-        Config::get_with_app(|| unsafe { super::layer_settings::from_create_info(create_info) })
-    });
-    // SAFETY: as above.
     let Some(next) = (unsafe { chain::take_instance_link(create_info) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -129,9 +123,14 @@ pub unsafe extern "system" fn destroy_instance(
     unsafe { (record.dispatch.fp_v1_0.destroy_instance)(instance, p_allocator) };
 }
 
+/// The device's chain, its record and its tracer (when `config`, the process's, asks for
+/// one); the entry's `vkCreateDevice` (`crate::entry::creation`) calls it and then sets up
+/// what the process needs.
+///
 /// # Safety
 /// Vulkan's rules for `vkCreateDevice`, called by the loader with its chain info.
-pub unsafe extern "system" fn create_device(
+pub unsafe fn create_device(
+    config: Option<&'static Config>,
     physical_device: vk::PhysicalDevice,
     p_create_info: *const vk::DeviceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -159,7 +158,6 @@ pub unsafe extern "system" fn create_device(
     // SAFETY: the pointer is the next layer's vkCreateDevice.
     let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
-    let config = guarded("vkCreateDevice", Config::get);
     let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
     let force_fence = config.is_some_and(|c| c.force_fence);
     let want_calibration = config.is_some_and(|c| c.perfetto() && !c.force_measured_clock);
@@ -226,8 +224,8 @@ pub unsafe extern "system" fn create_device(
                     caps,
                     &plan,
                     next.set_device_loader_data,
-                    config,
-                    sink::outputs(config, SESSION_HOOKS),
+                    tracer_options(config),
+                    sink::outputs(output_choice(config), SESSION_HOOKS),
                 ) {
                     Ok(tracer) => Some(tracer),
                     Err(e) => {
@@ -238,8 +236,7 @@ pub unsafe extern "system" fn create_device(
             }
             _ => None,
         };
-        let traced = tracer.is_some();
-        registry::insert_device(
+        device_record::insert_device(
             key,
             Arc::new(Device {
                 dispatch,
@@ -247,19 +244,34 @@ pub unsafe extern "system" fn create_device(
                 tracer,
             }),
         );
-        if traced {
-            // Now that the driver and the layers beneath are loaded and initialised.
-            crate::loader::process_exit::register();
-            if config.is_some_and(|c| c.control) {
-                crate::control::start();
-            }
-        }
     });
     if registered.is_none() {
         // The device's next functions may not have been taken into account.
         super::forget_common_next();
     }
     result
+}
+
+/// What the trace core reads of the configuration.
+fn tracer_options(config: &Config) -> TracerOptions {
+    TracerOptions {
+        frames: config.frames,
+        instrument: config.instrument,
+        perfetto: config.perfetto(),
+        on_demand: config.on_demand,
+    }
+}
+
+/// What the outputs read of the configuration.
+fn output_choice(config: &Config) -> sink::OutputChoice {
+    sink::OutputChoice {
+        on_demand: config.on_demand,
+        destination: config.destination.clone(),
+        formats: config.formats.clone(),
+        perfetto: config.perfetto(),
+        perfetto_buffer_kb: config.perfetto_buffer_kb,
+        frames: config.frames,
+    }
 }
 
 /// Whether `name` is among an application's `count` enabled names.
@@ -291,7 +303,7 @@ const SESSION_HOOKS: SessionHooks = SessionHooks {
 /// Waits (bounded, per device) until every traced device wrote what it submitted so far:
 /// a stopping session's last batches. On Perfetto's stop thread, never an application's.
 fn write_every_device(timeout: std::time::Duration) {
-    for device in registry::all_devices() {
+    for device in device_record::all_devices() {
         if let Some(tracer) = device.tracer.as_ref() {
             tracer.sync(timeout);
         }

@@ -13,7 +13,7 @@ macro_rules! device_or {
     };
     ($handle:expr, $otherwise:expr) => {
         // SAFETY: the application passes a live dispatchable object of this chain.
-        match unsafe { crate::loader::registry::device_of($handle) } {
+        match unsafe { crate::hooks::device_record::device_of($handle) } {
             Some(dev) => dev,
             None => return $otherwise,
         }
@@ -24,6 +24,7 @@ pub mod command_buffer;
 pub mod commands;
 pub mod common_next;
 pub mod device;
+pub mod device_record;
 pub mod instance;
 pub mod layer_settings;
 pub mod objects;
@@ -104,17 +105,17 @@ mod tests {
     /// The hook a name resolves to, in whichever table holds it.
     fn any_hook(name: &str) -> vk::PFN_vkVoidFunction {
         let name = CString::new(name).unwrap();
-        global_hook(&name)
-            .or_else(|| instance_hook(&name))
+        instance_hook(&name)
             .or_else(|| device_lifetime_hook(&name))
             .or_else(|| device_hook(&name))
     }
 
     #[test]
     fn only_intercepted_names_resolve() {
-        assert!(global_hook(c"vkCreateInstance").is_some());
-        assert!(global_hook(c"vkCreateDevice").is_none());
-        assert!(instance_hook(c"vkCreateDevice").is_some());
+        // vkCreateInstance and vkCreateDevice are the entry's (`crate::entry::creation`).
+        assert!(instance_hook(c"vkCreateInstance").is_none());
+        assert!(instance_hook(c"vkCreateDevice").is_none());
+        assert!(instance_hook(c"vkDestroyInstance").is_some());
         assert!(device_hook(c"vkQueueSubmit2KHR").is_some());
         assert!(device_hook(c"vkCmdDraw").is_some());
         assert!(device_hook(c"vkCmdDrawIndirectCountAMD").is_some());

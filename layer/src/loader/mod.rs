@@ -1,14 +1,11 @@
-//! The loader side of the layer: interface negotiation and the exported entry points
-//! ([`exports`]), walking the loader's chain info ([`chain`]), the next layer's function
-//! tables ([`dispatch`]), every command's aliases ([`command_aliases`]) and the per-instance and per-device state keyed by the loader's
-//! dispatch key ([`registry`]), and closing the traces when the process exits
-//! ([`process_exit`]).
+//! The bottom of the house, the loader's side: walking the loader's chain info ([`chain`]),
+//! the next layer's function tables ([`dispatch`]), every command's aliases
+//! ([`command_aliases`]) and the instances and devices keyed by the loader's dispatch key
+//! ([`registry`], generic over what is kept for a device).
 
 pub mod chain;
 pub mod command_aliases;
 pub mod dispatch;
-pub mod exports;
-pub mod process_exit;
 pub mod registry;
 
 pub use registry::{dispatch_key, DispatchKey};

@@ -15,7 +15,9 @@ mod text_args;
 pub mod txt;
 pub(crate) mod writer;
 
-use crate::config::{Config, Destination, Format};
+use std::sync::Arc;
+
+use crate::config::{Destination, Format};
 
 pub use crate::trace::batch::SubmitTiming;
 pub use crate::trace::output::{
@@ -23,19 +25,38 @@ pub use crate::trace::output::{
     TraceSummary,
 };
 
-/// The outputs `config` asks for, as the core is given them; `hooks` are what a Perfetto
+/// What the configuration says of the outputs.
+#[derive(Clone, Debug)]
+pub struct OutputChoice {
+    /// Traced on demand: only a Perfetto session (or a capture from outside) asks for the
+    /// trace.
+    pub on_demand: bool,
+    pub destination: Destination,
+    /// At most one text format (txt, json, csv) and maybe perfetto; never empty.
+    pub formats: Vec<Format>,
+    /// Devices feed Perfetto: a file session or, on demand, a system one.
+    pub perfetto: bool,
+    /// The in-process Perfetto session's buffer, in KiB.
+    pub perfetto_buffer_kb: u32,
+    /// `GPU_TRACE_FRAMES`: the frames to trace; all when `None`.
+    pub frames: Option<(u32, u32)>,
+}
+
+/// The outputs `choice` asks for, as the core is given them; `hooks` are what a Perfetto
 /// session's start and stop do in the core.
-pub fn outputs(config: &'static Config, hooks: perfetto::SessionHooks) -> Outputs {
+pub fn outputs(choice: OutputChoice, hooks: perfetto::SessionHooks) -> Outputs {
+    let config = Arc::new(choice);
     Outputs {
-        open: Box::new(move |device| open(config, device)),
-        lifecycle: config.perfetto().then(|| {
-            Box::new(perfetto::PerfettoLifecycle::new(config, hooks)) as Box<dyn Lifecycle>
+        lifecycle: config.perfetto.then(|| {
+            Box::new(perfetto::PerfettoLifecycle::new(Arc::clone(&config), hooks))
+                as Box<dyn Lifecycle>
         }),
+        open: Box::new(move |device| open(&config, device)),
     }
 }
 
 /// The sinks `config` asks for, writing to their destinations for device `device`.
-fn open(config: &Config, device: DeviceContext) -> Box<dyn Sink> {
+fn open(config: &OutputChoice, device: DeviceContext) -> Box<dyn Sink> {
     use perfetto::render_stages::RenderStageSink;
     // A capture asked from outside the process writes through each device's slot.
     let slot = remote_slot::slot(device.index);

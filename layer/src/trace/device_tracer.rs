@@ -17,8 +17,8 @@ use super::cmdbufs::CommandBuffers;
 use super::handle_index::HandleIndex;
 use super::health::Health;
 use super::objects::Objects;
+use super::options::TracerOptions;
 use super::output::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
-use crate::config::Config;
 use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
@@ -107,7 +107,7 @@ impl DeviceTracer {
         caps: DeviceCaps,
         plan: &DevicePlan,
         set_loader_data: Option<SetLoaderData>,
-        config: &Config,
+        options: TracerOptions,
         outputs: Outputs,
     ) -> Result<DeviceTracer, String> {
         if !dispatch.missing.is_empty() {
@@ -130,7 +130,7 @@ impl DeviceTracer {
             lifecycle.device_created();
         }
         // Perfetto places GPU stages on the CPU's timeline.
-        let (clock, measured_clock) = if config.perfetto() {
+        let (clock, measured_clock) = if options.perfetto {
             gpu_clock(&dispatch, &caps, calibrated)
         } else {
             (None, None)
@@ -149,7 +149,7 @@ impl DeviceTracer {
             move || traceq::spawn(index, dispatch, caps, sink, stats, names)
         };
         // On demand, the thread waits for the first batch a session captures.
-        let consumer = if config.on_demand {
+        let consumer = if options.on_demand {
             TraceqHandle::lazy(start)
         } else {
             TraceqHandle::started(
@@ -187,11 +187,11 @@ impl DeviceTracer {
             mode,
             set_loader_data,
             health,
-            capture: Capture::new(config.frames, config.instrument, config.perfetto()),
+            capture: Capture::new(options.frames, options.instrument, options.perfetto),
             not_yet_gone: AtomicBool::new(lifecycle.is_some()),
             lifecycle,
-            names_shown: config.perfetto(),
-            submissions_timed: config.perfetto(),
+            names_shown: options.perfetto,
+            submissions_timed: options.perfetto,
             measured_clock,
             names,
             names_full: AtomicBool::new(false),

@@ -18,6 +18,7 @@ pub mod handle_index;
 mod health;
 pub mod object_names;
 pub mod objects;
+mod options;
 pub mod output;
 pub mod pipeline_names;
 mod query_slots;
@@ -33,4 +34,5 @@ pub mod tracepoints;
 pub mod traceq;
 
 pub use device_tracer::DeviceTracer;
+pub use options::TracerOptions;
 pub use submit::Prepared;

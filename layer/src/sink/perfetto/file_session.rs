@@ -24,7 +24,8 @@ use perfetto_sdk::protos::config::trace_config::{
 };
 use perfetto_sdk::tracing_session::TracingSession;
 
-use crate::config::{expand_path, Config, Destination, DEFAULT_PERFETTO_FILE};
+use super::super::OutputChoice;
+use crate::config::{expand_path, Destination, DEFAULT_PERFETTO_FILE};
 
 /// Interned data is re-sent this often, so that a ring buffer that wrapped still holds
 /// the specifications its remaining events refer to.
@@ -56,7 +57,7 @@ unsafe impl Send for SendSession {}
 static STATE: Mutex<Option<SendSession>> = Mutex::new(None);
 
 /// A device writes to the file; the session starts now unless a frame window starts it.
-pub fn device_added(config: &Config, start_now: bool) {
+pub fn device_added(config: &OutputChoice, start_now: bool) {
     let mut guard = STATE.lock();
     let state = &mut guard
         .get_or_insert_with(|| SendSession(FileState::new(config)))
@@ -92,7 +93,7 @@ pub fn device_removed() {
 }
 
 impl FileState {
-    fn new(config: &Config) -> FileState {
+    fn new(config: &OutputChoice) -> FileState {
         let configured = trace_path(config);
         // Checked now, so that a path that cannot be written is reported while the
         // application starts, not when its trace is lost.
@@ -244,7 +245,7 @@ fn append_and_remove(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::remove_file(from)
 }
 
-fn trace_path(config: &Config) -> PathBuf {
+fn trace_path(config: &OutputChoice) -> PathBuf {
     let template = match &config.destination {
         Destination::File(t) => t.as_str(),
         Destination::Stdout => DEFAULT_PERFETTO_FILE,

@@ -18,7 +18,7 @@ mod sequence;
 mod stage_event;
 mod stage_pairs;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use perfetto_sdk::data_source::{
@@ -26,7 +26,7 @@ use perfetto_sdk::data_source::{
 };
 use perfetto_sdk::producer::{Backends, Producer, ProducerInitArgsBuilder};
 
-use crate::config::Config;
+use super::OutputChoice;
 use crate::trace::output::Lifecycle;
 use sequence::SequenceState;
 
@@ -62,7 +62,7 @@ pub struct SessionHooks {
 
 /// Registers the data source once per process: with the in-process backend for
 /// `GPU_TRACE_FORMAT=perfetto`, with the system backend (`traced`) on demand.
-fn register(config: &Config, hooks: SessionHooks) -> Option<&'static RenderStages> {
+fn register(config: &OutputChoice, hooks: SessionHooks) -> Option<&'static RenderStages> {
     DATA_SOURCE
         .get_or_init(|| {
             // A batch of 10,000 traced draws is about 1 MB of packets: with the SDK's default
@@ -142,19 +142,19 @@ pub fn session_config(buffer_kb: u32) -> Vec<u8> {
 /// and ends with the last device. On demand (a system session) only the registration is
 /// done here.
 pub struct PerfettoLifecycle {
-    config: &'static Config,
+    config: Arc<OutputChoice>,
     hooks: SessionHooks,
 }
 
 impl PerfettoLifecycle {
-    pub fn new(config: &'static Config, hooks: SessionHooks) -> PerfettoLifecycle {
+    pub fn new(config: Arc<OutputChoice>, hooks: SessionHooks) -> PerfettoLifecycle {
         PerfettoLifecycle { config, hooks }
     }
 }
 
 impl Lifecycle for PerfettoLifecycle {
     fn device_created(&self) {
-        let config = self.config;
+        let config = &self.config;
         if register(config, self.hooks).is_some() && !config.on_demand {
             let start_now = config.frames.is_none_or(|(first, _)| first == 0);
             file_session::device_added(config, start_now);

@@ -50,7 +50,7 @@ fn close_all() {
         return;
     }
     let _ = std::panic::catch_unwind(|| {
-        for device in super::registry::all_devices() {
+        for device in crate::hooks::device_record::all_devices() {
             if let Some(tracer) = device.tracer.as_ref() {
                 tracer.shutdown(true);
             }

@@ -1,0 +1,56 @@
+//! The process's configuration, made once, at the first `vkCreateInstance`: read (by
+//! [`crate::config`], plain data), then acted on here, once: the logger started, the
+//! problems and settings said, the `GPU_TRACEPOINTS` switches applied (before any device
+//! exists; they never change after).
+
+use std::sync::OnceLock;
+
+use crate::config::{settings, Config};
+
+/// The process's configuration (see [`get_with_app`]).
+pub fn get() -> &'static Config {
+    get_with_app(Vec::new)
+}
+
+/// The process's configuration; on first use read from the environment, the settings file
+/// and the application's settings `app` (given at the first `vkCreateInstance`: the
+/// process's configuration is made once, so a later instance's settings are not used, and
+/// said so).
+pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    let mut app = Some(app);
+    let config = CONFIG.get_or_init(|| {
+        let app = app.take().map(|f| f()).unwrap_or_default();
+        let config = Config::load(&app);
+        apply(&config);
+        config
+    });
+    if let Some(later) = app {
+        if !later().is_empty() {
+            log::info!(
+                "an instance created after the first gives VK_LAYER_utrace settings; the process's configuration was made at the first and stays"
+            );
+        }
+    }
+    config
+}
+
+/// What the configuration changes in the process, done once.
+fn apply(config: &Config) {
+    crate::logger::init(config.log_level);
+    for problem in &config.problems {
+        log::warn!("{problem}");
+    }
+    for line in &config.settings {
+        log::info!("setting {line}");
+    }
+    if let Some(list) = &config.tracepoints {
+        let unknown = crate::trace::tracepoints::apply_toggles(list);
+        if !unknown.is_empty() {
+            log::warn!(
+                "GPU_TRACEPOINTS names unknown tracepoints {unknown:?} (known: {}); the others apply",
+                crate::trace::tracepoints::toggle_names().join(", ")
+            );
+        }
+    }
+}
