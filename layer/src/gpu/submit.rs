@@ -10,7 +10,7 @@
 use ash::vk;
 
 use super::completion::Completion;
-use super::queue_context::SegmentCommands;
+use super::segments::SegmentCommands;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// The layer's command buffers of one traced submission.

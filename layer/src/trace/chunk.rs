@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 use super::health::Health;
 use crate::gpu::query_pool;
-use crate::gpu::queue_context::{CopyRange, QueryRange};
+use crate::gpu::segments::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Lists of each kind kept for reuse; more than this are freed.

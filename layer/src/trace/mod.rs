@@ -22,6 +22,7 @@ pub mod output;
 pub mod pipeline_names;
 mod query_slots;
 pub mod recorded_trace;
+pub mod recorder;
 mod recording;
 pub mod remote;
 mod segment_lists;
@@ -33,4 +34,3 @@ pub mod tracepoints;
 pub mod traceq;
 
 pub use device_tracer::DeviceTracer;
-pub use submit::Prepared;

@@ -103,7 +103,7 @@ impl DeviceTracer {
             return plain();
         }
         let submission = self.next_submission();
-        let Some(prepared) = self
+        let Some(pending) = self
             .guarded(what, || self.prepare(queue, cmdbufs, can_split, syncs))
             .flatten()
         else {
@@ -113,7 +113,7 @@ impl DeviceTracer {
         // made only for outputs that show it.
         let timed = self.submissions_timed;
         let start_ns = if timed { cpu_clock::boottime_ns() } else { 0 };
-        let result = wrapped(&prepared.wrapping());
+        let result = wrapped(&pending.wrapping());
         let timing = SubmitTiming {
             start_ns,
             duration_ns: if timed {
@@ -123,7 +123,7 @@ impl DeviceTracer {
             },
             tid: cpu_clock::tid(),
         };
-        self.guarded(what, || self.commit(prepared, result, submission, timing));
+        self.guarded(what, || self.commit(pending, result, submission, timing));
         result
     }
 
