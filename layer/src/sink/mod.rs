@@ -9,6 +9,7 @@ pub mod json;
 pub mod output;
 pub mod perfetto;
 mod ranges;
+mod record_queue;
 pub mod remote_slot;
 mod tee;
 mod text_args;
