@@ -12,7 +12,7 @@
 //!   [`batch_resources`]: what one submission holds of them; `recorded_wraps`: those kept
 //!   recorded for the next equal submission (`recipe`);
 //! - [`completion`]: waiting for a batch with a bounded timeout;
-//! - [`submit`]: the application's submission wrapped with the layer's batches;
+//! - [`wrapped_submit`]: the application's submission wrapped with the layer's batches;
 //! - [`timestamps`]: a tracepoint's timestamp, written into the application's command buffer.
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
@@ -33,9 +33,9 @@ pub mod readback;
 mod recipe;
 mod recorded_wraps;
 pub mod segments;
-pub mod submit;
 mod timeline_signals;
 pub mod timestamps;
+pub mod wrapped_submit;
 
 use ash::vk;
 

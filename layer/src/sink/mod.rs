@@ -19,7 +19,7 @@ pub(crate) mod writer;
 use crate::config::{Config, Destination, Format};
 
 pub use crate::trace::batch::SubmitTiming;
-pub use crate::trace::output::{
+pub use crate::trace::sink_interface::{
     BatchInfo, DeviceContext, Event, Lifecycle, ObjectName, ObjectNames, Outputs, Sink,
     TraceSummary,
 };

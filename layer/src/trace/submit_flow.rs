@@ -1,7 +1,7 @@
 //! A traced device's submission, from the hook's one call to the batch on its way to the
 //! traceq thread (u_trace_flush): counted, its command buffers' traces collected
 //! ([`DeviceTracer::prepare`]), the application's batches submitted as they are or with the
-//! layer's ([`crate::gpu::submit`]), and the result committed.
+//! layer's ([`crate::gpu::wrapped_submit`]), and the result committed.
 
 use ash::vk;
 use ash::vk::Handle;
@@ -9,7 +9,7 @@ use ash::vk::Handle;
 use super::batch::SubmitTiming;
 use super::DeviceTracer;
 use crate::ffi::slice;
-use crate::gpu::{cpu_clock, submit};
+use crate::gpu::{cpu_clock, wrapped_submit};
 
 impl DeviceTracer {
     /// `vkQueueSubmit`, traced.
@@ -32,7 +32,7 @@ impl DeviceTracer {
                 .iter()
                 .copied()
         });
-        let can_split = submit::splittable(submits);
+        let can_split = wrapped_submit::splittable(submits);
         let syncs =
             fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_count > 0);
         self.submit_with(
@@ -43,7 +43,7 @@ impl DeviceTracer {
             plain,
             |wrap| {
                 // SAFETY: the application's batches, untouched, between the layer's own.
-                unsafe { submit::queue_submit(d, queue, submits, fence, wrap) }
+                unsafe { wrapped_submit::queue_submit(d, queue, submits, fence, wrap) }
             },
         )
     }
@@ -67,7 +67,7 @@ impl DeviceTracer {
                 .iter()
                 .map(|info| info.command_buffer)
         });
-        let can_split = submit::splittable2(submits);
+        let can_split = wrapped_submit::splittable2(submits);
         let syncs =
             fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_info_count > 0);
         let d = &self.dispatch;
@@ -79,7 +79,7 @@ impl DeviceTracer {
             plain,
             |wrap| {
                 // SAFETY: the application's batches, untouched, between the layer's own.
-                unsafe { submit::queue_submit2(d, next, queue, submits, fence, wrap) }
+                unsafe { wrapped_submit::queue_submit2(d, next, queue, submits, fence, wrap) }
             },
         )
     }
@@ -97,7 +97,7 @@ impl DeviceTracer {
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         (can_split, syncs): (bool, bool),
         plain: impl FnOnce() -> vk::Result,
-        wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
+        wrapped: impl FnOnce(&wrapped_submit::Wrapping<'_>) -> vk::Result,
     ) -> vk::Result {
         if self.submission_untraced() {
             return plain();

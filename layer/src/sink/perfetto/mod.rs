@@ -30,7 +30,7 @@ use perfetto_sdk::data_source::{
 use perfetto_sdk::producer::{Backends, Producer, ProducerInitArgsBuilder};
 
 use crate::config::Config;
-use crate::trace::output::Lifecycle;
+use crate::trace::sink_interface::Lifecycle;
 use sequence::SequenceState;
 
 /// The data source's name, as a trace config enables it.

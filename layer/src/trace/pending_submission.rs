@@ -16,7 +16,7 @@ use crate::gpu::batch_resources::BatchResources;
 use crate::gpu::completion::Completion;
 use crate::gpu::queue_context::QueueContext;
 use crate::gpu::segments::Arming;
-use crate::gpu::submit::Wrapping;
+use crate::gpu::wrapped_submit::Wrapping;
 use crate::trace::traceq::Message;
 
 /// A batch ready to go down with the application's, waiting for the submit call's result.
@@ -61,7 +61,7 @@ impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
     /// with them. `None`: nothing to trace, submit the application's batches as they are.
     /// `can_split`: whether the layer may insert its command buffers between the
-    /// application's (see [`crate::gpu::submit::splittable`]); without it a command buffer
+    /// application's (see [`crate::gpu::wrapped_submit::splittable`]); without it a command buffer
     /// that runs twice in the call cannot be timed the second time.
     ///
     /// A submission whose traces all run for the first time with queries reset on the host
