@@ -12,11 +12,13 @@
 //!   [`batch_resources`]: what one submission holds of them; `recorded_wraps`: those kept
 //!   recorded for the next equal submission (`recipe`);
 //! - [`completion`]: waiting for a batch with a bounded timeout;
-//! - [`wrapped_submit`]: the application's submission wrapped with the layer's batches;
+//! - [`wrapped_submit`]: the application's submission wrapped with the layer's batches
+//!   (`batch_lists`: the lists handed to the next layer, for both kinds of batch);
 //! - [`timestamps`]: a tracepoint's timestamp, written into the application's command buffer.
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
 
+mod batch_lists;
 pub mod batch_resources;
 pub mod calibration;
 pub mod caps;

@@ -9,6 +9,7 @@
 
 use ash::vk;
 
+use super::batch_lists::{framed, with_insertions, Batch, LayerBatches};
 use super::completion::Completion;
 use super::segments::SegmentCommands;
 use crate::loader::dispatch::DeviceDispatch;
@@ -64,62 +65,53 @@ pub fn splittable2(submits: &[vk::SubmitInfo2<'_>]) -> bool {
         .all(|s| !s.flags.contains(vk::SubmitFlags::PROTECTED))
 }
 
-/// The command buffer lists of batches with the layer's inserted at the splits: before the
-/// command buffer at position `splits[k]`, segment k's copy and (with `rearm`) segment
-/// k+1's re-arm.
-fn with_insertions<T: Copy>(
-    lists: &[&[T]],
-    splits: &[usize],
-    segments: &[SegmentCommands],
-    rearm: bool,
-    layer: impl Fn(vk::CommandBuffer) -> T,
-) -> Vec<Vec<T>> {
-    let mut position = 0;
-    let mut next_split = 0;
-    lists
-        .iter()
-        .map(|list| {
-            let mut out = Vec::with_capacity(list.len() + 2);
-            for &item in *list {
-                if splits.get(next_split) == Some(&position) {
-                    out.push(layer(segments[next_split].copy));
-                    if rearm {
-                        out.push(layer(segments[next_split + 1].rearm));
-                    }
-                    next_split += 1;
-                }
-                out.push(item);
-                position += 1;
-            }
-            out
-        })
-        .collect()
-}
-
-/// Batches per call kept on the stack (more take an allocation).
-const INLINE_BATCHES: usize = 8;
-
-/// Calls `f` with `[head] + app + [tail]`, on the stack when it fits.
-fn framed<T: Copy, R>(head: Option<T>, app: &[T], tail: T, f: impl FnOnce(&[T]) -> R) -> R {
-    let len = usize::from(head.is_some()) + app.len() + 1;
-    let fill = |out: &mut [T]| {
-        let mut n = 0;
-        if let Some(head) = head {
-            out[0] = head;
-            n = 1;
+/// The application's batches `app` with the layer's, handed to `submit` (the next layer's
+/// `vkQueueSubmit` or `vkQueueSubmit2`).
+///
+/// # Safety
+/// `app` is the application's valid batches; `submit` calls the next layer's function with
+/// the application's queue and fence.
+unsafe fn wrapped<S: Batch>(
+    d: &DeviceDispatch,
+    queue: vk::Queue,
+    app: &[S],
+    wrap: &Wrapping<'_>,
+    layer: LayerBatches<S>,
+    submit: impl Fn(&[S]) -> vk::Result,
+) -> vk::Result {
+    if wrap.segments.is_empty() {
+        if !wrap.signal {
+            // A later submission signals this batch's value: the application's call as it is.
+            return submit(app);
         }
-        out[n..n + app.len()].copy_from_slice(app);
-        out[len - 1] = tail;
-    };
-    if len <= INLINE_BATCHES {
-        let mut buf = [tail; INLINE_BATCHES];
-        fill(&mut buf[..len]);
-        f(&buf[..len])
-    } else {
-        let mut buf = vec![tail; len];
-        fill(&mut buf);
-        f(&buf)
+        // Signal only: the application's batches untouched, then the timeline's signal.
+        let result = framed(None, app, layer.signal_only, &submit);
+        // SAFETY: the application's queue, inside its submit call.
+        return unsafe { completed_by_fence(d, queue, wrap, result) };
     }
+    let result = if wrap.splits.is_empty() {
+        // The application's batches, untouched, between the layer's.
+        framed(wrap.rearm.then_some(layer.rearm), app, layer.copy, &submit)
+    } else {
+        // SAFETY: each of the application's batches holds a valid list.
+        let app_lists: Vec<&[S::Item]> = app.iter().map(|s| unsafe { s.items() }).collect();
+        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, S::item);
+        let split: Vec<S> = app
+            .iter()
+            .zip(&lists)
+            .map(|(info, list)| info.with_items(list))
+            .collect();
+        // The application's batches, unchanged but for the layer's command buffers inserted
+        // at the splits; the layer's reference live objects.
+        framed(
+            wrap.rearm.then_some(layer.rearm),
+            &split,
+            layer.copy,
+            &submit,
+        )
+    };
+    // SAFETY: the application's queue, inside its submit call.
+    unsafe { completed_by_fence(d, queue, wrap, result) }
 }
 
 /// # Safety
@@ -135,86 +127,43 @@ pub unsafe fn queue_submit(
         Completion::Timeline { semaphore, value } => (semaphore, value),
         Completion::Fence(_) => (vk::Semaphore::null(), 0),
     };
-    let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
+    let mut signal_only_timeline = vk::TimelineSemaphoreSubmitInfo::default()
         .signal_semaphore_values(std::slice::from_ref(&value));
-    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
-        (Some(first), Some(last)) => (*first, *last),
-        _ if !wrap.signal => {
-            // A later submission signals this batch's value: the application's call as it is.
-            // SAFETY: the application's arguments.
-            return unsafe {
-                (d.fp_v1_0.queue_submit)(
-                    queue,
-                    app_submits.len() as u32,
-                    app_submits.as_ptr(),
-                    fence,
-                )
-            };
-        }
-        _ => {
-            // Signal only: the application's batches, then the timeline's signal.
-            let tail = vk::SubmitInfo::default()
-                .signal_semaphores(std::slice::from_ref(&signal))
-                .push_next(&mut timeline_info);
-            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
-            let result = framed(None, app_submits, tail, |all| unsafe {
-                (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
-            });
-            // SAFETY: as above.
-            return unsafe { completed_by_fence(d, queue, wrap, result) };
-        }
-    };
+    let mut copy_timeline = signal_only_timeline;
+    let signal_only = vk::SubmitInfo::default()
+        .signal_semaphores(std::slice::from_ref(&signal))
+        .push_next(&mut signal_only_timeline);
+    let (rearm_cb, copy_cb) = first_and_last(wrap);
     let wait_semaphores: Vec<vk::Semaphore> = wrap.waits.iter().map(|w| w.0).collect();
     let wait_values: Vec<u64> = wrap.waits.iter().map(|w| w.1).collect();
     let wait_stages = vec![vk::PipelineStageFlags::TRANSFER; wrap.waits.len()];
     let mut wait_info =
         vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&wait_values);
-    let mut rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&first.rearm));
+    let mut rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&rearm_cb));
     if !wrap.waits.is_empty() {
         rearm = rearm
             .wait_semaphores(&wait_semaphores)
             .wait_dst_stage_mask(&wait_stages)
             .push_next(&mut wait_info);
     }
-    let mut copy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&last.copy));
+    let mut copy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&copy_cb));
     if signal != vk::Semaphore::null() {
         copy = copy
             .signal_semaphores(std::slice::from_ref(&signal))
-            .push_next(&mut timeline_info);
+            .push_next(&mut copy_timeline);
     }
-    let result = if wrap.splits.is_empty() {
-        // SAFETY: the application's batches, untouched, between the layer's.
-        framed(
-            wrap.rearm.then_some(rearm),
-            app_submits,
-            copy,
-            |all| unsafe { (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence) },
-        )
-    } else {
-        // SAFETY: each batch holds `command_buffer_count` command buffers.
-        let app_lists: Vec<&[vk::CommandBuffer]> = app_submits
-            .iter()
-            .map(|s| unsafe { crate::ffi::slice(s.p_command_buffers, s.command_buffer_count) })
-            .collect();
-        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| cb);
-        let split: Vec<vk::SubmitInfo<'_>> = app_submits
-            .iter()
-            .zip(&lists)
-            .map(|(info, list)| {
-                let mut info = *info;
-                info.command_buffer_count = list.len() as u32;
-                info.p_command_buffers = list.as_ptr();
-                info
-            })
-            .collect();
-        // SAFETY: the application's batches, unchanged but for the layer's command buffers
-        // inserted at the splits; the layer's reference live objects.
-        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
-            (d.fp_v1_0.queue_submit)(queue, all.len() as u32, all.as_ptr(), fence)
-        })
+    let layer = LayerBatches {
+        rearm,
+        copy,
+        signal_only,
     };
+    let next = d.fp_v1_0.queue_submit;
+    // SAFETY: the application's batches (and the layer's, which reference live objects), its
+    // queue and fence.
+    let submit =
+        |all: &[vk::SubmitInfo<'_>]| unsafe { next(queue, all.len() as u32, all.as_ptr(), fence) };
     // SAFETY: as above.
-    unsafe { completed_by_fence(d, queue, wrap, result) }
+    unsafe { wrapped(d, queue, app_submits, wrap, layer, submit) }
 }
 
 /// # Safety
@@ -237,28 +186,10 @@ pub unsafe fn queue_submit2(
         ),
         Completion::Fence(_) => None,
     };
-    let (first, last) = match (wrap.segments.first(), wrap.segments.last()) {
-        (Some(first), Some(last)) => (*first, *last),
-        _ if !wrap.signal => {
-            // As in `queue_submit`: the application's call as it is.
-            // SAFETY: the application's arguments; `submit2` is the next layer's function.
-            return unsafe {
-                submit2(queue, app_submits.len() as u32, app_submits.as_ptr(), fence)
-            };
-        }
-        _ => {
-            // Signal only: the application's batches, then the timeline's signal.
-            let tail = vk::SubmitInfo2::default().signal_semaphore_infos(signal.as_slice());
-            // SAFETY: the application's batches untouched, and an empty batch of the layer's.
-            let result = framed(None, app_submits, tail, |all| unsafe {
-                submit2(queue, all.len() as u32, all.as_ptr(), fence)
-            });
-            // SAFETY: as above.
-            return unsafe { completed_by_fence(d, queue, wrap, result) };
-        }
-    };
-    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(first.rearm);
-    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(last.copy);
+    let signal_only = vk::SubmitInfo2::default().signal_semaphore_infos(signal.as_slice());
+    let (rearm_cb, copy_cb) = first_and_last(wrap);
+    let rearm_cb = vk::CommandBufferSubmitInfo::default().command_buffer(rearm_cb);
+    let copy_cb = vk::CommandBufferSubmitInfo::default().command_buffer(copy_cb);
     let waits: Vec<vk::SemaphoreSubmitInfo<'_>> = wrap
         .waits
         .iter()
@@ -275,42 +206,26 @@ pub unsafe fn queue_submit2(
     let copy = vk::SubmitInfo2::default()
         .command_buffer_infos(std::slice::from_ref(&copy_cb))
         .signal_semaphore_infos(signal.as_slice());
-    let result = if wrap.splits.is_empty() {
-        // SAFETY: as in `queue_submit`.
-        framed(
-            wrap.rearm.then_some(rearm),
-            app_submits,
-            copy,
-            |all| unsafe { submit2(queue, all.len() as u32, all.as_ptr(), fence) },
-        )
-    } else {
-        // SAFETY: each batch holds `command_buffer_info_count` infos.
-        let app_lists: Vec<&[vk::CommandBufferSubmitInfo<'_>]> = app_submits
-            .iter()
-            .map(|s| unsafe {
-                crate::ffi::slice(s.p_command_buffer_infos, s.command_buffer_info_count)
-            })
-            .collect();
-        let lists = with_insertions(&app_lists, wrap.splits, wrap.segments, wrap.rearm, |cb| {
-            vk::CommandBufferSubmitInfo::default().command_buffer(cb)
-        });
-        let split: Vec<vk::SubmitInfo2<'_>> = app_submits
-            .iter()
-            .zip(&lists)
-            .map(|(info, list)| {
-                let mut info = *info;
-                info.command_buffer_info_count = list.len() as u32;
-                info.p_command_buffer_infos = list.as_ptr();
-                info
-            })
-            .collect();
-        // SAFETY: as in `queue_submit`.
-        framed(wrap.rearm.then_some(rearm), &split, copy, |all| unsafe {
-            submit2(queue, all.len() as u32, all.as_ptr(), fence)
-        })
+    let layer = LayerBatches {
+        rearm,
+        copy,
+        signal_only,
+    };
+    // SAFETY: as in `queue_submit`; `submit2` is the next layer's function.
+    let submit = |all: &[vk::SubmitInfo2<'_>]| unsafe {
+        submit2(queue, all.len() as u32, all.as_ptr(), fence)
     };
     // SAFETY: as above.
-    unsafe { completed_by_fence(d, queue, wrap, result) }
+    unsafe { wrapped(d, queue, app_submits, wrap, layer, submit) }
+}
+
+/// The first segment's re-arm and the last segment's copy (null when the batch is only
+/// signalled: there are no segments, and neither is submitted).
+fn first_and_last(wrap: &Wrapping<'_>) -> (vk::CommandBuffer, vk::CommandBuffer) {
+    match (wrap.segments.first(), wrap.segments.last()) {
+        (Some(first), Some(last)) => (first.rearm, last.copy),
+        _ => (vk::CommandBuffer::null(), vk::CommandBuffer::null()),
+    }
 }
 
 /// After a successful submission in fence mode, an empty submission whose fence signals
@@ -336,51 +251,4 @@ unsafe fn completed_by_fence(
         }
     }
     result
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ash::vk::Handle;
-
-    fn cb(n: u64) -> vk::CommandBuffer {
-        vk::CommandBuffer::from_raw(n)
-    }
-
-    #[test]
-    fn framing_puts_the_layers_batches_around_the_applications() {
-        for app_len in [0usize, 1, 6, 7, 20] {
-            let app: Vec<u32> = (1..=app_len as u32).collect();
-            let with_head = framed(Some(100), &app, 200, |all| all.to_vec());
-            let mut want = vec![100];
-            want.extend(&app);
-            want.push(200);
-            assert_eq!(with_head, want);
-            let tail_only = framed(None, &app, 200, |all| all.to_vec());
-            assert_eq!(tail_only, want[1..]);
-        }
-    }
-
-    #[test]
-    fn insertions_go_before_each_second_run_across_batches() {
-        let segments: Vec<SegmentCommands> = (0..3)
-            .map(|k| SegmentCommands {
-                rearm: cb(100 + k),
-                copy: cb(200 + k),
-            })
-            .collect();
-        // Batches [A B] [A C B]: segment 1 starts at position 2 (A again), segment 2 at
-        // position 4 (B again).
-        let a = [cb(1), cb(2)];
-        let b = [cb(1), cb(3), cb(2)];
-        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, true, |c| c);
-        assert_eq!(lists[0], vec![cb(1), cb(2)]);
-        assert_eq!(
-            lists[1],
-            vec![cb(200), cb(101), cb(1), cb(3), cb(201), cb(102), cb(2)]
-        );
-        // Queries reset by each copy: only the copies go in.
-        let lists = with_insertions(&[&a[..], &b[..]], &[2, 4], &segments, false, |c| c);
-        assert_eq!(lists[1], vec![cb(200), cb(1), cb(3), cb(201), cb(2)]);
-    }
 }
