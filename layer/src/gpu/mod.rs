@@ -14,6 +14,7 @@
 //! - [`completion`]: waiting for a batch with a bounded timeout;
 //! - [`wrapped_submit`]: the application's submission wrapped with the layer's batches
 //!   (`batch_lists`: the lists handed to the next layer, for both kinds of batch);
+//!   [`submission`]: the two submit commands as one interface;
 //! - [`timestamps`]: a tracepoint's timestamp, written into the application's command buffer.
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
@@ -35,6 +36,7 @@ pub mod readback;
 mod recipe;
 mod recorded_wraps;
 pub mod segments;
+pub mod submission;
 mod timeline_signals;
 pub mod timestamps;
 pub mod wrapped_submit;

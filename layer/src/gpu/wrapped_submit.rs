@@ -31,40 +31,6 @@ pub struct Wrapping<'a> {
     pub signal: bool,
 }
 
-/// Whether the layer may insert command buffers into these batches: not into protected
-/// batches (its command buffers are not protected) nor where a device group gives each
-/// command buffer a device mask.
-pub fn splittable(submits: &[vk::SubmitInfo<'_>]) -> bool {
-    submits.iter().all(|s| {
-        let mut next = s.p_next.cast::<vk::BaseInStructure>();
-        while !next.is_null() {
-            // SAFETY: a valid chain of the application's; each element starts with
-            // sType/pNext, and the protected info is read as its own type.
-            unsafe {
-                match (*next).s_type {
-                    vk::StructureType::DEVICE_GROUP_SUBMIT_INFO => return false,
-                    vk::StructureType::PROTECTED_SUBMIT_INFO
-                        if (*next.cast::<vk::ProtectedSubmitInfo>()).protected_submit
-                            == vk::TRUE =>
-                    {
-                        return false
-                    }
-                    _ => {}
-                }
-                next = (*next).p_next;
-            }
-        }
-        true
-    })
-}
-
-/// As [`splittable`], for `vkQueueSubmit2`.
-pub fn splittable2(submits: &[vk::SubmitInfo2<'_>]) -> bool {
-    submits
-        .iter()
-        .all(|s| !s.flags.contains(vk::SubmitFlags::PROTECTED))
-}
-
 /// The application's batches `app` with the layer's, handed to `submit` (the next layer's
 /// `vkQueueSubmit` or `vkQueueSubmit2`).
 ///
@@ -115,9 +81,11 @@ unsafe fn wrapped<S: Batch>(
 }
 
 /// # Safety
-/// The application's arguments must be valid for `vkQueueSubmit`.
+/// The application's arguments must be valid for `vkQueueSubmit`, and `next` the next
+/// layer's function.
 pub unsafe fn queue_submit(
     d: &DeviceDispatch,
+    next: vk::PFN_vkQueueSubmit,
     queue: vk::Queue,
     app_submits: &[vk::SubmitInfo<'_>],
     fence: vk::Fence,
@@ -157,7 +125,6 @@ pub unsafe fn queue_submit(
         copy,
         signal_only,
     };
-    let next = d.fp_v1_0.queue_submit;
     // SAFETY: the application's batches (and the layer's, which reference live objects), its
     // queue and fence.
     let submit =

@@ -61,7 +61,7 @@ impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
     /// with them. `None`: nothing to trace, submit the application's batches as they are.
     /// `can_split`: whether the layer may insert its command buffers between the
-    /// application's (see [`crate::gpu::wrapped_submit::splittable`]); without it a command buffer
+    /// application's (see [`crate::gpu::submission::Submission::splittable`]); without it a command buffer
     /// that runs twice in the call cannot be timed the second time.
     ///
     /// A submission whose traces all run for the first time with queries reset on the host
