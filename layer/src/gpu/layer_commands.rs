@@ -4,49 +4,8 @@
 use ash::vk;
 
 use super::check;
+use super::segments::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use crate::loader::dispatch::DeviceDispatch;
-
-/// A contiguous run of written queries at the start of one query pool (what a batch
-/// re-arms).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct QueryRange {
-    pub pool: vk::QueryPool,
-    pub count: u32,
-}
-
-/// Queries whose values a batch reads, and where in its readback they go (in 64-bit
-/// slots). In a multiview render pass a timestamp takes one query per view; only the first
-/// holds the time, the others are read with it and ignored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CopyRange {
-    pub pool: vk::QueryPool,
-    pub first: u32,
-    pub count: u32,
-    pub slot: u32,
-}
-
-/// How a submission's queries are made ready to be written again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Arming {
-    /// A re-arm before each segment resets its queries.
-    pub rearm: bool,
-    /// Each copy resets the queries it read.
-    pub reset_after_copy: bool,
-}
-
-/// What one segment of a submission re-arms before it runs and copies after.
-#[derive(Clone, Copy)]
-pub struct Segment<'a> {
-    pub resets: &'a [QueryRange],
-    pub copies: &'a [CopyRange],
-}
-
-/// The layer's command buffers around one segment of a submission.
-#[derive(Clone, Copy, Debug)]
-pub struct SegmentCommands {
-    pub rearm: vk::CommandBuffer,
-    pub copy: vk::CommandBuffer,
-}
 
 /// The layer's command buffers may run again as recorded (see `recorded_wraps`).
 fn reusable() -> vk::CommandBufferBeginInfo<'static> {

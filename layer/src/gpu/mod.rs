@@ -7,13 +7,20 @@
 //! - [`query_pool`]: timestamp query pools, the chunks' storage;
 //! - [`readback`]: host-visible buffers the GPU copies a batch's timestamps into;
 //! - [`queue_context`]: per-queue resources: the layer's command buffers that re-arm and copy
-//!   queries around each submission, and its completion semaphore; [`layer_commands`]: what
-//!   those command buffers hold;
+//!   queries around each submission, and its completion semaphore; [`segments`]: what those
+//!   command buffers are recorded from; [`layer_commands`]: what they hold;
+//!   [`batch_resources`]: what one submission holds of them; `recorded_wraps`: those kept
+//!   recorded for the next equal submission (`recipe`);
 //! - [`completion`]: waiting for a batch with a bounded timeout;
-//! - [`submit`]: the application's submission wrapped with the layer's batches.
+//! - [`wrapped_submit`]: the application's submission wrapped with the layer's batches
+//!   (`batch_lists`: the lists handed to the next layer, for both kinds of batch);
+//!   [`submission`]: the two submit commands as one interface;
+//! - [`timestamps`]: a tracepoint's timestamp, written into the application's command buffer.
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
 
+mod batch_lists;
+pub mod batch_resources;
 pub mod calibration;
 pub mod caps;
 pub mod chain_copy;
@@ -26,9 +33,13 @@ pub mod measured_clock;
 pub mod query_pool;
 pub mod queue_context;
 pub mod readback;
+mod recipe;
 mod recorded_wraps;
-pub mod submit;
+pub mod segments;
+pub mod submission;
 mod timeline_signals;
+pub mod timestamps;
+pub mod wrapped_submit;
 
 use ash::vk;
 

@@ -24,6 +24,17 @@ pub fn destroy(d: &DeviceDispatch, pool: vk::QueryPool) {
     unsafe { (d.fp_v1_0.destroy_query_pool)(d.handle, pool, std::ptr::null()) };
 }
 
+/// Resets every query of `pool` from the host (`vkResetQueryPool`), when the device has it.
+///
+/// # Safety
+/// `hostQueryReset` is enabled, and no pending work uses the pool.
+pub unsafe fn reset_on_host(d: &DeviceDispatch, pool: vk::QueryPool) {
+    if let Some(reset) = d.reset_query_pool {
+        // SAFETY: the caller's promise.
+        unsafe { reset(d.handle, pool, 0, CHUNK_QUERIES) };
+    }
+}
+
 /// Reads `out.len()` timestamps from `first` on, of queries whose writes have completed
 /// (their batch's completion was waited for).
 pub fn read(

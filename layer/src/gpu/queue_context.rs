@@ -1,9 +1,9 @@
 //! Per-queue resources of the layer: a command pool for its own command buffers, the sets of
 //! [`BatchResources`] that wrap each traced submission, and the queue's timeline semaphore.
 //!
-//! Around a traced submission that needs them (see `trace::submit`: one-time command
-//! buffers whose queries were reset on the host need none) the layer runs command buffers
-//! of its own:
+//! Around a traced submission that needs them (see `trace::pending_submission`: one-time
+//! command buffers whose queries were reset on the host need none) the layer runs command
+//! buffers of its own:
 //! - *re-arm*, before the application's batches: resets every query the submitted command
 //!   buffers write, after an execution barrier that orders it after the previous batch's copy
 //!   (so a reusable command buffer can be submitted again). Only where the queries are not
@@ -21,55 +21,16 @@ use std::ffi::c_void;
 use ash::vk;
 use parking_lot::Mutex;
 
+use super::batch_resources::{BatchResources, RecordedWrap};
 use super::check;
 use super::completion::{Completion, CompletionMode};
 use super::layer_commands::record_segment;
-pub use super::layer_commands::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use super::readback::Readback;
-use super::recorded_wraps::{fingerprint, Recipe, RecordedWraps};
+use super::recipe::{fingerprint, Recipe};
+use super::recorded_wraps::RecordedWraps;
+use super::segments::{Arming, Segment, SegmentCommands};
 use super::timeline_signals::TimelineSignals;
 use crate::loader::dispatch::DeviceDispatch;
-
-/// A submission's layer command buffers, recorded.
-pub struct Prepared {
-    pub resources: BatchResources,
-    pub completion: Completion,
-    /// `Some(error)` when no readback buffer could be had: the re-arms are recorded (the
-    /// application's queries stay valid) but nothing is copied, so the batch is untimed.
-    pub untimed: Option<vk::Result>,
-}
-
-/// What one traced submission needs on top of the application's work.
-pub struct BatchResources {
-    /// One pair per segment; more are allocated when a submission has more segments.
-    pub segments: Vec<SegmentCommands>,
-    /// How many of `segments` this batch uses.
-    pub used: usize,
-    pub readback: Option<Readback>,
-    /// Only in fence mode.
-    pub fence: vk::Fence,
-    /// What the command buffers hold, when they can run again as recorded.
-    pub recipe: Option<Box<Recipe>>,
-    fingerprint: u64,
-}
-
-impl BatchResources {
-    /// Resources with no command buffers, readback or fence yet.
-    pub fn empty() -> BatchResources {
-        BatchResources {
-            segments: Vec::new(),
-            used: 0,
-            readback: None,
-            fence: vk::Fence::null(),
-            recipe: None,
-            fingerprint: 0,
-        }
-    }
-
-    pub fn used(&self) -> &[SegmentCommands] {
-        &self.segments[..self.used]
-    }
-}
 
 pub struct QueueContext {
     pub queue: vk::Queue,
@@ -158,7 +119,7 @@ impl QueueContext {
         segments: &[Segment<'_>],
         total: u32,
         arming: Arming,
-    ) -> Result<Prepared, vk::Result> {
+    ) -> Result<RecordedWrap, vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
         let fingerprint = fingerprint(segments, total, arming);
@@ -204,7 +165,7 @@ impl QueueContext {
     }
 
     /// `res`, recorded, with the batch's completion.
-    fn prepared(&self, res: BatchResources, untimed: Option<vk::Result>) -> Prepared {
+    fn prepared(&self, res: BatchResources, untimed: Option<vk::Result>) -> RecordedWrap {
         let completion = if self.timeline != vk::Semaphore::null() {
             Completion::Timeline {
                 semaphore: self.timeline,
@@ -213,7 +174,7 @@ impl QueueContext {
         } else {
             Completion::Fence(res.fence)
         };
-        Prepared {
+        RecordedWrap {
             resources: res,
             completion,
             untimed,

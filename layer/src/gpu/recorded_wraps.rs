@@ -15,58 +15,10 @@
 //! plain free resources first, then the oldest kept ones, and allocates only when there are
 //! none.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
-use std::hash::{Hash, Hasher};
 
-use super::layer_commands::{Arming, CopyRange, QueryRange, Segment};
-use super::queue_context::BatchResources;
-
-/// What a submission's layer command buffers are recorded from.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Recipe {
-    segments: Vec<(Vec<QueryRange>, Vec<CopyRange>)>,
-    total: u32,
-    arming: Arming,
-}
-
-impl Recipe {
-    pub fn of(segments: &[Segment<'_>], total: u32, arming: Arming) -> Recipe {
-        Recipe {
-            segments: segments
-                .iter()
-                .map(|s| (s.resets.to_vec(), s.copies.to_vec()))
-                .collect(),
-            total,
-            arming,
-        }
-    }
-
-    /// Whether `segments` would be recorded as this recipe was (without building one).
-    fn matches(&self, segments: &[Segment<'_>], total: u32, arming: Arming) -> bool {
-        self.total == total
-            && self.arming == arming
-            && self.segments.len() == segments.len()
-            && self
-                .segments
-                .iter()
-                .zip(segments)
-                .all(|((r, c), s)| r[..] == *s.resets && c[..] == *s.copies)
-    }
-}
-
-/// The fingerprint of a recipe, computed from the segments as they come.
-pub fn fingerprint(segments: &[Segment<'_>], total: u32, arming: Arming) -> u64 {
-    let mut h = DefaultHasher::new();
-    segments.len().hash(&mut h);
-    for s in segments {
-        s.resets.hash(&mut h);
-        s.copies.hash(&mut h);
-    }
-    total.hash(&mut h);
-    arming.hash(&mut h);
-    h.finish()
-}
+use super::batch_resources::BatchResources;
+use super::segments::{Arming, Segment};
 
 /// Resources whose command buffers are recorded, by the fingerprint of their recipe, and
 /// the order they were kept in (oldest first) for taking them back.
@@ -156,6 +108,8 @@ impl RecordedWraps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::recipe::{fingerprint, Recipe};
+    use crate::gpu::segments::CopyRange;
     use ash::vk;
     use ash::vk::Handle;
 

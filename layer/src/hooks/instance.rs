@@ -14,7 +14,7 @@ use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Instance};
 use crate::sink::{self, perfetto::SessionHooks};
-use crate::trace::{capture, DeviceTracer, TracerOptions};
+use crate::trace::{capture_gates, DeviceTracer, TracerOptions};
 
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
@@ -295,8 +295,8 @@ unsafe fn enabled(
 
 /// What a Perfetto session's start and stop do to the devices.
 const SESSION_HOOKS: SessionHooks = SessionHooks {
-    started: capture::session_started,
-    stopped: capture::session_stopped,
+    started: capture_gates::session_started,
+    stopped: capture_gates::session_stopped,
     drain: write_every_device,
 };
 

@@ -4,7 +4,9 @@
 use ash::vk;
 
 use super::slice;
-use crate::trace::objects::{AttachmentInfo, ImageInfo, RenderPassInfo};
+use crate::loader::dispatch::DeviceDispatch;
+use crate::trace::objects::{AttachmentInfo, ImageInfo, Objects, RenderPassInfo};
+use crate::trace::DeviceTracer;
 
 /// The view masks of a `VkRenderPassMultiviewCreateInfo` in `p_next`, if any.
 ///
@@ -40,206 +42,202 @@ fn attachment(
     }
 }
 
-/// # Safety
-/// Vulkan's rules for `vkCreateRenderPass`.
-pub unsafe extern "system" fn create_render_pass(
-    device: vk::Device,
-    p_info: *const vk::RenderPassCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
-    // SAFETY: forwarded with the application's arguments.
-    let result =
-        unsafe { (dev.dispatch.fp_v1_0.create_render_pass)(device, p_info, p_allocator, p_pass) };
-    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        tracer.guarded("vkCreateRenderPass", || {
-            // SAFETY: a valid create info; the driver wrote the render pass.
-            let (info, pass) = unsafe { (&*p_info, *p_pass) };
-            // SAFETY: the info's arrays and chain are valid.
-            let (attachments, view_masks) = unsafe {
-                (
-                    slice(info.p_attachments, info.attachment_count),
-                    multiview_masks(info.p_next, info.subpass_count),
-                )
-            };
-            let attachments = attachments
-                .iter()
-                .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op))
-                .collect();
-            tracer.objects.add_render_pass(
-                pass,
-                RenderPassInfo {
-                    attachments,
-                    view_masks,
-                },
-            );
-        });
-    }
-    result
-}
+/// A `vkCreate*` function: device, create info, allocator, the new handle.
+type CreateFn<I, H> = unsafe extern "system" fn(
+    vk::Device,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut H,
+) -> vk::Result;
+/// A `vkDestroy*` function: device, handle, allocator.
+type DestroyFn<H> = unsafe extern "system" fn(vk::Device, H, *const vk::AllocationCallbacks<'_>);
 
+/// What every create hook here does: calls the next layer's function (`next` gives it;
+/// `None`: the extension's function is missing, `VK_ERROR_EXTENSION_NOT_PRESENT`), then on
+/// success `note` records what the layer needs of the new object, inside
+/// [`DeviceTracer::guarded`] so that a fault there never reaches the application. Returns
+/// the call's result.
+///
 /// # Safety
-/// Vulkan's rules for `vkCreateRenderPass2` (and KHR).
-pub unsafe extern "system" fn create_render_pass2(
-    device: vk::Device,
-    p_info: *const vk::RenderPassCreateInfo2<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_pass: *mut vk::RenderPass,
+/// Vulkan's rules for the command: the application's live device and valid arguments.
+unsafe fn create<I, H: Copy>(
+    (device, p_info, p_allocator, p_out): (
+        vk::Device,
+        *const I,
+        *const vk::AllocationCallbacks<'_>,
+        *mut H,
+    ),
+    call: &str,
+    next: impl FnOnce(&DeviceDispatch) -> Option<CreateFn<I, H>>,
+    note: impl FnOnce(&DeviceTracer, &I, H),
 ) -> vk::Result {
     let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
-    let Some(next) = dev.dispatch.ext.create_render_pass2 else {
+    let Some(next) = next(&dev.dispatch) else {
         return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
     };
     // SAFETY: forwarded with the application's arguments.
-    let result = unsafe { next(device, p_info, p_allocator, p_pass) };
+    let result = unsafe { next(device, p_info, p_allocator, p_out) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        tracer.guarded("vkCreateRenderPass2", || {
-            // SAFETY: a valid create info with valid arrays; the driver wrote the pass.
-            let (info, pass) = unsafe { (&*p_info, *p_pass) };
-            // SAFETY: the info's arrays hold the counts it gives.
-            let (attachments, subpasses) = unsafe {
-                (
-                    slice(info.p_attachments, info.attachment_count),
-                    slice(info.p_subpasses, info.subpass_count),
-                )
-            };
-            let attachments = attachments
-                .iter()
-                .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op))
-                .collect();
-            let view_masks = subpasses.iter().map(|s| s.view_mask).collect();
-            tracer.objects.add_render_pass(
-                pass,
-                RenderPassInfo {
-                    attachments,
-                    view_masks,
-                },
-            );
+        tracer.guarded(call, || {
+            // SAFETY: a valid create info; the driver wrote the new handle.
+            let (info, handle) = unsafe { (&*p_info, *p_out) };
+            note(tracer, info, handle)
         });
     }
     result
 }
 
+/// What every destroy hook here does: calls the next layer's function (`None`: the
+/// extension's function is missing, nothing is done), then drops what the layer noted of
+/// the object (`forget`), inside [`DeviceTracer::guarded`].
+///
 /// # Safety
-/// Vulkan's rules for `vkDestroyRenderPass`.
-pub unsafe extern "system" fn destroy_render_pass(
-    device: vk::Device,
+/// As [`create`].
+unsafe fn destroy<H: Copy>(
+    (device, handle, p_allocator): (vk::Device, H, *const vk::AllocationCallbacks<'_>),
+    call: &str,
+    next: impl FnOnce(&DeviceDispatch) -> Option<DestroyFn<H>>,
+    forget: fn(&Objects, H),
+) {
+    let dev = device_or!(device);
+    let Some(next) = next(&dev.dispatch) else {
+        return;
+    };
+    // SAFETY: forwarded with the application's arguments.
+    unsafe { next(device, handle, p_allocator) };
+    if let Some(tracer) = dev.tracer.as_ref() {
+        tracer.guarded(call, || forget(&tracer.objects, handle));
+    }
+}
+
+/// The create hooks: `hook: "command", create info => handle, next (where the next layer's
+/// function is), note (what is recorded of the new object)`. Each is [`create`].
+macro_rules! create_hooks {
+    ($($hook:ident: $call:literal, $info:ty => $handle:ty, next $next:expr, note $note:path;)*) => {$(
+        #[doc = concat!("# Safety\nVulkan's rules for `", $call, "`.")]
+        pub unsafe extern "system" fn $hook(
+            device: vk::Device,
+            p_info: *const $info,
+            p_allocator: *const vk::AllocationCallbacks<'_>,
+            p_out: *mut $handle,
+        ) -> vk::Result {
+            // SAFETY: the application's arguments.
+            unsafe { create((device, p_info, p_allocator, p_out), $call, $next, $note) }
+        }
+    )*};
+}
+
+/// The destroy hooks: `hook: "command", handle, next (where the next layer's function is),
+/// forget (what drops the object's record)`. Each is [`destroy`].
+macro_rules! destroy_hooks {
+    ($($hook:ident: $call:literal, $handle:ty, next $next:expr, forget $forget:path;)*) => {$(
+        #[doc = concat!("# Safety\nVulkan's rules for `", $call, "`.")]
+        pub unsafe extern "system" fn $hook(
+            device: vk::Device,
+            handle: $handle,
+            p_allocator: *const vk::AllocationCallbacks<'_>,
+        ) {
+            // SAFETY: the application's arguments.
+            unsafe { destroy((device, handle, p_allocator), $call, $next, $forget) }
+        }
+    )*};
+}
+
+create_hooks! {
+    create_render_pass: "vkCreateRenderPass", vk::RenderPassCreateInfo<'_> => vk::RenderPass,
+        next |d| Some(d.fp_v1_0.create_render_pass), note note_render_pass;
+    create_render_pass2: "vkCreateRenderPass2", vk::RenderPassCreateInfo2<'_> => vk::RenderPass,
+        next |d| d.ext.create_render_pass2, note note_render_pass2;
+    create_image: "vkCreateImage", vk::ImageCreateInfo<'_> => vk::Image,
+        next |d| Some(d.fp_v1_0.create_image), note note_image;
+    create_image_view: "vkCreateImageView", vk::ImageViewCreateInfo<'_> => vk::ImageView,
+        next |d| Some(d.fp_v1_0.create_image_view), note note_image_view;
+    create_swapchain: "vkCreateSwapchainKHR", vk::SwapchainCreateInfoKHR<'_> => vk::SwapchainKHR,
+        next |d| d.ext.create_swapchain, note note_swapchain;
+}
+
+destroy_hooks! {
+    destroy_render_pass: "vkDestroyRenderPass", vk::RenderPass,
+        next |d| Some(d.fp_v1_0.destroy_render_pass), forget Objects::remove_render_pass;
+    destroy_image: "vkDestroyImage", vk::Image,
+        next |d| Some(d.fp_v1_0.destroy_image), forget Objects::remove_image;
+    destroy_image_view: "vkDestroyImageView", vk::ImageView,
+        next |d| Some(d.fp_v1_0.destroy_image_view), forget Objects::remove_view;
+    destroy_swapchain: "vkDestroySwapchainKHR", vk::SwapchainKHR,
+        next |d| d.ext.destroy_swapchain, forget Objects::remove_swapchain;
+}
+
+/// `vkCreateRenderPass`: each attachment and each subpass's view mask.
+fn note_render_pass(
+    tracer: &DeviceTracer,
+    info: &vk::RenderPassCreateInfo<'_>,
     pass: vk::RenderPass,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    let dev = device_or!(device);
-    // SAFETY: forwarded with the application's arguments.
-    unsafe { (dev.dispatch.fp_v1_0.destroy_render_pass)(device, pass, p_allocator) };
-    if let Some(tracer) = dev.tracer.as_ref() {
-        tracer.guarded("vkDestroyRenderPass", || {
-            tracer.objects.remove_render_pass(pass)
-        });
-    }
-}
-
-/// # Safety
-/// Vulkan's rules for `vkCreateImage`.
-pub unsafe extern "system" fn create_image(
-    device: vk::Device,
-    p_info: *const vk::ImageCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_image: *mut vk::Image,
-) -> vk::Result {
-    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
-    // SAFETY: forwarded with the application's arguments.
-    let result =
-        unsafe { (dev.dispatch.fp_v1_0.create_image)(device, p_info, p_allocator, p_image) };
-    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        // SAFETY: a valid create info; the driver wrote the image.
-        let (info, image) = unsafe { (&*p_info, *p_image) };
-        tracer.guarded("vkCreateImage", || {
-            tracer.objects.add_image(
-                image,
-                ImageInfo {
-                    format: info.format,
-                    samples: info.samples,
-                },
-            )
-        });
-    }
-    result
-}
-
-/// # Safety
-/// Vulkan's rules for `vkDestroyImage`.
-pub unsafe extern "system" fn destroy_image(
-    device: vk::Device,
-    image: vk::Image,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let dev = device_or!(device);
-    // SAFETY: forwarded with the application's arguments.
-    unsafe { (dev.dispatch.fp_v1_0.destroy_image)(device, image, p_allocator) };
-    if let Some(tracer) = dev.tracer.as_ref() {
-        tracer.guarded("vkDestroyImage", || tracer.objects.remove_image(image));
-    }
-}
-
-/// # Safety
-/// Vulkan's rules for `vkCreateImageView`.
-pub unsafe extern "system" fn create_image_view(
-    device: vk::Device,
-    p_info: *const vk::ImageViewCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_view: *mut vk::ImageView,
-) -> vk::Result {
-    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
-    // SAFETY: forwarded with the application's arguments.
-    let result =
-        unsafe { (dev.dispatch.fp_v1_0.create_image_view)(device, p_info, p_allocator, p_view) };
-    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        // SAFETY: a valid create info; the driver wrote the view.
-        let (info, view) = unsafe { (&*p_info, *p_view) };
-        tracer.guarded("vkCreateImageView", || {
-            tracer.objects.add_view(view, info.image, info.format)
-        });
-    }
-    result
-}
-
-/// # Safety
-/// Vulkan's rules for `vkDestroyImageView`.
-pub unsafe extern "system" fn destroy_image_view(
-    device: vk::Device,
-    view: vk::ImageView,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let dev = device_or!(device);
-    // SAFETY: forwarded with the application's arguments.
-    unsafe { (dev.dispatch.fp_v1_0.destroy_image_view)(device, view, p_allocator) };
-    if let Some(tracer) = dev.tracer.as_ref() {
-        tracer.guarded("vkDestroyImageView", || tracer.objects.remove_view(view));
-    }
-}
-
-/// # Safety
-/// Vulkan's rules for `vkCreateSwapchainKHR`.
-pub unsafe extern "system" fn create_swapchain(
-    device: vk::Device,
-    p_info: *const vk::SwapchainCreateInfoKHR<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_swapchain: *mut vk::SwapchainKHR,
-) -> vk::Result {
-    let dev = device_or!(device, vk::Result::ERROR_DEVICE_LOST);
-    let Some(next) = dev.dispatch.ext.create_swapchain else {
-        return vk::Result::ERROR_EXTENSION_NOT_PRESENT;
+    // SAFETY: the info's arrays and chain are valid.
+    let (attachments, view_masks) = unsafe {
+        (
+            slice(info.p_attachments, info.attachment_count),
+            multiview_masks(info.p_next, info.subpass_count),
+        )
     };
-    // SAFETY: forwarded with the application's arguments.
-    let result = unsafe { next(device, p_info, p_allocator, p_swapchain) };
-    if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
-        // SAFETY: a valid create info; the driver wrote the swapchain.
-        let (format, swapchain) = unsafe { ((*p_info).image_format, *p_swapchain) };
-        tracer.guarded("vkCreateSwapchainKHR", || {
-            tracer.objects.add_swapchain(swapchain, format)
-        });
-    }
-    result
+    let attachments = attachments
+        .iter()
+        .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op));
+    add_render_pass(tracer, pass, attachments, view_masks);
+}
+
+/// `vkCreateRenderPass2`: as [`note_render_pass`], the view masks from the subpasses.
+fn note_render_pass2(
+    tracer: &DeviceTracer,
+    info: &vk::RenderPassCreateInfo2<'_>,
+    pass: vk::RenderPass,
+) {
+    // SAFETY: the info's arrays hold the counts it gives.
+    let (attachments, subpasses) = unsafe {
+        (
+            slice(info.p_attachments, info.attachment_count),
+            slice(info.p_subpasses, info.subpass_count),
+        )
+    };
+    let attachments = attachments
+        .iter()
+        .map(|a| attachment(a.format, a.samples, a.load_op, a.store_op));
+    let view_masks = subpasses.iter().map(|s| s.view_mask).collect();
+    add_render_pass(tracer, pass, attachments, view_masks);
+}
+
+/// Notes a render pass: its attachments, and each subpass's view mask.
+fn add_render_pass(
+    tracer: &DeviceTracer,
+    pass: vk::RenderPass,
+    attachments: impl Iterator<Item = AttachmentInfo>,
+    view_masks: Vec<u32>,
+) {
+    let info = RenderPassInfo {
+        attachments: attachments.collect(),
+        view_masks,
+    };
+    tracer.objects.add_render_pass(pass, info);
+}
+
+fn note_image(tracer: &DeviceTracer, info: &vk::ImageCreateInfo<'_>, image: vk::Image) {
+    let info = ImageInfo {
+        format: info.format,
+        samples: info.samples,
+    };
+    tracer.objects.add_image(image, info);
+}
+
+fn note_image_view(tracer: &DeviceTracer, info: &vk::ImageViewCreateInfo<'_>, view: vk::ImageView) {
+    tracer.objects.add_view(view, info.image, info.format);
+}
+
+fn note_swapchain(
+    tracer: &DeviceTracer,
+    info: &vk::SwapchainCreateInfoKHR<'_>,
+    swapchain: vk::SwapchainKHR,
+) {
+    tracer.objects.add_swapchain(swapchain, info.image_format);
 }
 
 /// # Safety
@@ -265,26 +263,6 @@ pub unsafe extern "system" fn get_swapchain_images(
         });
     }
     result
-}
-
-/// # Safety
-/// Vulkan's rules for `vkDestroySwapchainKHR`.
-pub unsafe extern "system" fn destroy_swapchain(
-    device: vk::Device,
-    swapchain: vk::SwapchainKHR,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let dev = device_or!(device);
-    let Some(next) = dev.dispatch.ext.destroy_swapchain else {
-        return;
-    };
-    // SAFETY: forwarded with the application's arguments.
-    unsafe { next(device, swapchain, p_allocator) };
-    if let Some(tracer) = dev.tracer.as_ref() {
-        tracer.guarded("vkDestroySwapchainKHR", || {
-            tracer.objects.remove_swapchain(swapchain)
-        });
-    }
 }
 
 /// # Safety

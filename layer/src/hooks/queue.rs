@@ -6,6 +6,36 @@
 use ash::vk;
 
 use super::slice;
+use crate::gpu::submission::Submission;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// Both submit hooks: the application's batches straight to the next layer's function
+/// (`next` gives it) when the device is not traced, else to the trace core in one call.
+///
+/// # Safety
+/// Vulkan's rules for the command of `S`.
+unsafe fn submit<S: Submission>(
+    queue: vk::Queue,
+    submit_count: u32,
+    p_submits: *const S,
+    fence: vk::Fence,
+    next: impl FnOnce(&DeviceDispatch) -> Option<S::Next>,
+) -> vk::Result {
+    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
+    // The hook of `vkQueueSubmit2` is only handed out when the next layer has the command.
+    let Some(next) = next(&dev.dispatch) else {
+        return vk::Result::ERROR_FEATURE_NOT_PRESENT;
+    };
+    let Some(tracer) = dev.tracer.as_ref() else {
+        // SAFETY: forwarded with the application's arguments.
+        return unsafe { S::call(next, queue, submit_count, p_submits, fence) };
+    };
+    // SAFETY: the application's array of `submit_count` batches.
+    let submits = unsafe { slice(p_submits, submit_count) };
+    // SAFETY: the application's arguments, for this device's queue; `next` is the next
+    // layer's function.
+    unsafe { tracer.submit(next, queue, submits, fence) }
+}
 
 /// # Safety
 /// Vulkan's rules for `vkQueueSubmit`.
@@ -15,17 +45,9 @@ pub unsafe extern "system" fn queue_submit(
     p_submits: *const vk::SubmitInfo<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
-    let next = dev.dispatch.fp_v1_0.queue_submit;
-    // SAFETY: forwarded with the application's arguments.
-    let plain = || unsafe { next(queue, submit_count, p_submits, fence) };
-    let Some(tracer) = dev.tracer.as_ref() else {
-        return plain();
-    };
-    // SAFETY: the application's array of `submit_count` batches.
-    let submits = unsafe { slice(p_submits, submit_count) };
-    // SAFETY: the application's arguments, for this device's queue.
-    unsafe { tracer.queue_submit(queue, submits, fence) }
+    let next = |d: &DeviceDispatch| Some(d.fp_v1_0.queue_submit);
+    // SAFETY: the application's arguments.
+    unsafe { submit(queue, submit_count, p_submits, fence, next) }
 }
 
 /// # Safety
@@ -36,21 +58,9 @@ pub unsafe extern "system" fn queue_submit2(
     p_submits: *const vk::SubmitInfo2<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    let dev = device_or!(queue, vk::Result::ERROR_DEVICE_LOST);
-    // The hook is only handed out when the next layer has the command.
-    let Some(next) = dev.dispatch.queue_submit2 else {
-        return vk::Result::ERROR_FEATURE_NOT_PRESENT;
-    };
-    // SAFETY: forwarded with the application's arguments.
-    let plain = || unsafe { next(queue, submit_count, p_submits, fence) };
-    let Some(tracer) = dev.tracer.as_ref() else {
-        return plain();
-    };
-    // SAFETY: the application's array of `submit_count` batches.
-    let submits = unsafe { slice(p_submits, submit_count) };
-    // SAFETY: the application's arguments, for this device's queue; `next` is the next
-    // layer's `vkQueueSubmit2`.
-    unsafe { tracer.queue_submit2(next, queue, submits, fence) }
+    let next = |d: &DeviceDispatch| d.queue_submit2;
+    // SAFETY: the application's arguments.
+    unsafe { submit(queue, submit_count, p_submits, fence, next) }
 }
 
 /// # Safety

@@ -14,7 +14,8 @@
 
 use parking_lot::MutexGuard;
 
-use super::output::{Output, Record, PART_BYTES};
+use super::output::{Output, PART_BYTES};
+use super::record_queue::Record;
 
 pub struct BatchStream<'o> {
     out: &'o Output,
@@ -96,7 +97,7 @@ impl BatchStream<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::output::Losses;
+    use crate::sink::record_queue::Losses;
 
     fn output(streams: bool) -> Output {
         Output::from_shared(Output::new_shared("test".into(), streams))

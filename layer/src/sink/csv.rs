@@ -120,7 +120,7 @@ impl Sink for CsvSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::Words;
+    use crate::trace::sink_interface::Words;
     use crate::trace::tracepoints::{BeginLabel, LabelRef, Payload};
 
     #[test]

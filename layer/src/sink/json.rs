@@ -145,7 +145,7 @@ impl Sink for JsonSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::Words;
+    use crate::trace::sink_interface::Words;
     use crate::trace::tracepoints::{BeginLabel, EndCmdBuffer, LabelRef, Payload};
 
     #[test]

@@ -9,6 +9,7 @@ pub mod json;
 pub mod output;
 pub mod perfetto;
 mod ranges;
+mod record_queue;
 pub mod remote_slot;
 mod tee;
 mod text_args;
@@ -20,7 +21,7 @@ use std::sync::Arc;
 use crate::config::{Destination, Format};
 
 pub use crate::trace::batch::SubmitTiming;
-pub use crate::trace::output::{
+pub use crate::trace::sink_interface::{
     BatchInfo, DeviceContext, Event, Lifecycle, ObjectName, ObjectNames, Outputs, Sink,
     TraceSummary,
 };

@@ -13,164 +13,20 @@
 //! [`STALL`] for room, after which the output counts as stalled and records are dropped
 //! (and counted) until it takes data again.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
-
+use super::record_queue::{Losses, Record, RenderEnd, Shared, State};
 use super::TraceSummary;
 
 /// Bytes of formatted records an output holds before records wait, then are dropped.
 pub const QUEUE_BYTES: usize = 64 << 20;
 /// How long a record waits for room before the output counts as stalled.
 pub const STALL: Duration = Duration::from_secs(2);
-/// Spare record buffers kept for reuse (formatting allocates nothing in the steady state).
-const SPARE_BUFFERS: usize = 8;
 /// A batch written to a regular file is handed to the writer in parts of about this size
 /// as it is formatted ([`super::batch_stream`]): memory stays bounded whatever the batch,
 /// and formatting and writing overlap.
 pub const PART_BYTES: usize = 1 << 20;
-
-/// How a device's end record is written, given its summary with the output's losses
-/// folded in.
-pub type RenderEnd = fn(&TraceSummary, &mut String);
-
-pub(super) enum Record {
-    /// One batch: counted as lost (its events as dropped) if it cannot be written.
-    Batch {
-        device: u32,
-        events: u64,
-        text: String,
-    },
-    /// A piece of a batch being streamed: the batch's last piece is its `Batch` record
-    /// (or `Torn`). Parts are only written to regular files, which a failed batch can be
-    /// truncated back on.
-    Part(String),
-    /// A batch whose parts were queued but whose rest could not be: the writer truncates
-    /// the file back to before it and counts it as lost.
-    Torn { device: u32, events: u64 },
-    /// A frame end or another line that carries no events.
-    Text(String),
-    /// The end of a device's trace, rendered by the writer with the losses it knows of.
-    End {
-        device: u32,
-        summary: TraceSummary,
-        render: RenderEnd,
-    },
-}
-
-/// What an output could not write, per device.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Losses {
-    pub batches: u64,
-    pub events: u64,
-}
-
-impl Losses {
-    /// `summary` with these losses folded in: lost batches are not in the trace, and their
-    /// events count as dropped.
-    pub fn apply(&self, summary: &TraceSummary) -> TraceSummary {
-        TraceSummary {
-            batches: summary.batches.saturating_sub(self.batches),
-            events: summary.events.saturating_sub(self.events),
-            dropped: summary.dropped + self.events,
-            ..summary.clone()
-        }
-    }
-}
-
-pub(super) struct State {
-    pub records: VecDeque<Record>,
-    /// Bytes of text in `records`.
-    pub bytes: usize,
-    /// Whether the writer is writing a record it took (the output is idle when not, and
-    /// `records` is empty).
-    pub writing: bool,
-    pub spare: Vec<String>,
-    pub losses: HashMap<u32, Losses>,
-    /// Set when a record could not get room in time; cleared when the writer takes one.
-    pub stalled: bool,
-    /// The destination is gone (a closed pipe) or could not be written at all: records are
-    /// counted as lost as they come.
-    pub closed: bool,
-    /// A batch is being streamed: more of it is coming.
-    pub streaming: bool,
-}
-
-pub(super) struct Shared {
-    /// "stdout" or the path, for messages.
-    pub name: String,
-    pub state: Mutex<State>,
-    /// Signalled when a record is queued (the writer waits on it).
-    pub queued: Condvar,
-    /// Signalled when the writer took or finished a record (producers and drains wait).
-    pub progressed: Condvar,
-    /// A format's header (csv): the writer puts it before the first record it writes, as
-    /// part of that record (so a file that takes nothing never holds a header alone, and a
-    /// file that takes anything starts with it).
-    pub header: OnceLock<&'static str>,
-    /// Batches are streamed in parts (a regular file).
-    pub streams: bool,
-    /// Held while a record goes in, and across a streamed batch, so that the records of
-    /// the devices sharing the output never land between a batch's parts.
-    pub gate: Mutex<()>,
-}
-
-impl Shared {
-    fn new(name: String, streams: bool) -> Shared {
-        Shared {
-            name,
-            state: Mutex::new(State {
-                records: VecDeque::new(),
-                bytes: 0,
-                writing: false,
-                spare: Vec::new(),
-                losses: HashMap::new(),
-                stalled: false,
-                closed: false,
-                streaming: false,
-            }),
-            queued: Condvar::new(),
-            progressed: Condvar::new(),
-            header: OnceLock::new(),
-            streams,
-            gate: Mutex::new(()),
-        }
-    }
-}
-
-impl State {
-    /// Counts `record` as lost and keeps its buffer for reuse.
-    pub fn lose(&mut self, record: Record) {
-        match record {
-            Record::Batch {
-                device,
-                events,
-                text,
-            } => {
-                let losses = self.losses.entry(device).or_default();
-                losses.batches += 1;
-                losses.events += events;
-                self.recycle(text);
-            }
-            Record::Torn { device, events } => {
-                let losses = self.losses.entry(device).or_default();
-                losses.batches += 1;
-                losses.events += events;
-            }
-            Record::Part(text) | Record::Text(text) => self.recycle(text),
-            Record::End { .. } => {}
-        }
-    }
-
-    pub fn recycle(&mut self, mut text: String) {
-        if self.spare.len() < SPARE_BUFFERS {
-            text.clear();
-            self.spare.push(text);
-        }
-    }
-}
 
 /// One destination of the process, shared by the devices writing to it.
 #[derive(Clone)]
@@ -327,34 +183,6 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn summary() -> TraceSummary {
-        TraceSummary {
-            device: 3,
-            batches: 10,
-            events: 60,
-            dropped: 2,
-        }
-    }
-
-    #[test]
-    fn losses_move_batches_and_events_to_dropped() {
-        let losses = Losses {
-            batches: 2,
-            events: 12,
-        };
-        let s = losses.apply(&summary());
-        assert_eq!(
-            (s.device, s.batches, s.events, s.dropped),
-            (3, 8, 48, 14),
-            "{s:?}"
-        );
-        assert_eq!(
-            Losses::default().apply(&summary()).dropped,
-            2,
-            "nothing lost, nothing changed"
-        );
-    }
 
     #[test]
     fn a_closed_output_counts_what_comes_and_keeps_no_text() {

@@ -122,8 +122,8 @@ impl Sink for TxtSink {
 mod tests {
     use super::*;
     use crate::sink::SubmitTiming;
-    use crate::trace::output::Words;
     use crate::trace::pipeline_names::PipelineNames;
+    use crate::trace::sink_interface::Words;
     use crate::trace::tracepoints::{
         EndCmdBuffer, EndDispatch, Payload, StartCmdBuffer, StartDispatch,
     };

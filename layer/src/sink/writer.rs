@@ -17,7 +17,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::c_stdout;
-use super::output::{Output, Record, Shared};
+use super::output::Output;
+use super::record_queue::{Record, Shared, State};
 
 enum Target {
     Stdout,
@@ -352,7 +353,7 @@ fn write_with_header(
 }
 
 /// Counts a record taken from the queue as lost.
-fn lose(state: &mut super::output::State, text: String, batch: Option<(u32, u64)>) {
+fn lose(state: &mut State, text: String, batch: Option<(u32, u64)>) {
     match batch {
         Some((device, events)) => state.lose(Record::Batch {
             device,

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::recorded_trace::RecordedTrace;
+use crate::gpu::batch_resources::BatchResources;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{BatchResources, QueueContext};
+use crate::gpu::queue_context::QueueContext;
 
 /// Where a batch's timestamps are read once it completed.
 pub enum Results {

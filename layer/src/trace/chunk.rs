@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 use super::health::Health;
 use crate::gpu::query_pool;
-use crate::gpu::queue_context::{CopyRange, QueryRange};
+use crate::gpu::segments::{CopyRange, QueryRange};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Lists of each kind kept for reuse; more than this are freed.
@@ -123,10 +123,10 @@ impl ChunkPool {
     }
 
     fn reset_on_host(&self, pool: vk::QueryPool) {
-        if let (true, Some(reset)) = (self.host_reset, self.dispatch.reset_query_pool) {
+        if self.host_reset {
             // SAFETY: `hostQueryReset` is enabled and no pending work uses the pool (see
             // `acquire` and `release`).
-            unsafe { reset(self.dispatch.handle, pool, 0, query_pool::CHUNK_QUERIES) };
+            unsafe { query_pool::reset_on_host(&self.dispatch, pool) };
         }
     }
 

@@ -19,8 +19,8 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
-use super::command_trace::CommandTrace;
 use super::handle_index::HandleIndex;
+use super::tracepoints::CommandTrace;
 
 /// One command buffer's trace.
 pub struct CbCell(UnsafeCell<CommandTrace>);

@@ -21,28 +21,27 @@ use ash::vk;
 
 use super::bound_pipelines::BoundPipelines;
 use super::chunk::{ChunkPool, RecordedEvent};
-use super::objects::Objects;
-use super::query_slots::{Place, QuerySlots};
+use super::query_slots::QuerySlots;
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
-use super::tracepoints::{LabelInput, LabelRef, Payload};
-use crate::loader::dispatch::DeviceDispatch;
+use super::recorder::Recorder;
+use super::tracepoint::{LabelInput, LabelRef};
 
 /// An event held back (`start_cmd_buffer`, until the first command that does work).
 #[derive(Clone, Copy, Debug)]
-struct HeldEvent {
+struct HeldEvent<const MAX_WORDS: usize> {
     id: usize,
     end_of_pipe: bool,
-    words: [u32; Payload::MAX_WORDS],
+    words: [u32; MAX_WORDS],
     len: usize,
 }
 
-impl HeldEvent {
-    fn new(id: usize, end_of_pipe: bool, words: &[u32]) -> HeldEvent {
+impl<const MAX_WORDS: usize> HeldEvent<MAX_WORDS> {
+    fn new(id: usize, end_of_pipe: bool, words: &[u32]) -> Self {
         let mut held = HeldEvent {
             id,
             end_of_pipe,
-            words: [0; Payload::MAX_WORDS],
-            len: words.len().min(Payload::MAX_WORDS),
+            words: [0; MAX_WORDS],
+            len: words.len().min(MAX_WORDS),
         };
         held.words[..held.len].copy_from_slice(&words[..held.len]);
         held
@@ -51,15 +50,6 @@ impl HeldEvent {
 
 /// Longest label kept, in bytes.
 pub const MAX_LABEL: usize = 256;
-
-/// What a tracepoint needs to record: the command buffer, where to get chunks, and what the
-/// layer knows of the application's objects (for arguments).
-pub struct Recorder<'a> {
-    pub dispatch: &'a DeviceDispatch,
-    pub chunks: &'a Arc<ChunkPool>,
-    pub objects: &'a Objects,
-    pub cmd: vk::CommandBuffer,
-}
 
 /// Whether a timestamp may be written at the current point of the recording.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +63,10 @@ pub enum WriteState {
     Suspended,
 }
 
-pub struct CommandTrace {
+/// `MAX_WORDS`: the most words a tracepoint's arguments take (the generated
+/// `Payload::MAX_WORDS`; `tracepoints::CommandTrace` names the trace with it). A parameter,
+/// so that the trace needs nothing of the generated code that calls it.
+pub struct CommandTrace<const MAX_WORDS: usize> {
     pub pool: vk::CommandPool,
     pub family: u32,
     pub level: vk::CommandBufferLevel,
@@ -94,7 +87,7 @@ pub struct CommandTrace {
     defer_next: bool,
     /// `start_cmd_buffer`, written before the first command that does work (so that a
     /// command buffer that resumes a render pass writes nothing before the resumption).
-    pending_start: Option<HeldEvent>,
+    pending_start: Option<HeldEvent<MAX_WORDS>>,
     pub write_state: WriteState,
     /// Queries per timestamp: the number of views of the current multiview subpass, else 1.
     pub views: u32,
@@ -125,7 +118,7 @@ pub struct CommandTrace {
     spare: Option<Arc<RecordedTrace>>,
 }
 
-impl CommandTrace {
+impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     pub fn new(pool: vk::CommandPool, family: u32, level: vk::CommandBufferLevel) -> Self {
         CommandTrace {
             pool,
@@ -178,7 +171,7 @@ impl CommandTrace {
             && !self.queries.noting();
         self.fast_left = if fast {
             let events = self.events.capacity() - self.events.len();
-            let args = (self.args.capacity() - self.args.len()) / Payload::MAX_WORDS.max(1);
+            let args = (self.args.capacity() - self.args.len()) / MAX_WORDS.max(1);
             events.min(args).min(u32::MAX as usize) as u32
         } else {
             0
@@ -189,7 +182,7 @@ impl CommandTrace {
         self.instrumented && self.complete
     }
 
-    /// Appends tracepoint `id` (its arguments as `words`, see [`Payload::encode`]): a
+    /// Appends tracepoint `id` (its arguments as `words`, see the generated `Payload::encode`): a
     /// timestamp write into the command buffer (where one may be written) and its event.
     ///
     /// The common case (see `fast_left`) stays inline in the tracepoint: its words are
@@ -206,7 +199,7 @@ impl CommandTrace {
         if self.fast_left > 0 {
             if let Some(place) = self.queries.take_one() {
                 self.fast_left -= 1;
-                write_timestamp(rec, end_of_pipe, place);
+                rec.write_timestamp(end_of_pipe, place);
                 self.last_slot = Some(place.slot);
                 self.events.push(RecordedEvent {
                     id: id as u16,
@@ -248,7 +241,7 @@ impl CommandTrace {
                     self.complete = false;
                     return;
                 };
-                write_timestamp(rec, end_of_pipe, place);
+                rec.write_timestamp(end_of_pipe, place);
                 self.queries.written(place);
                 self.last_slot = Some(place.slot);
                 place.slot
@@ -400,18 +393,4 @@ impl CommandTrace {
     pub fn recorded(&self) -> Option<&Arc<RecordedTrace>> {
         self.recorded.as_ref()
     }
-}
-
-/// Writes the tracepoint's timestamp at `place`: after the work before it (an end) or as
-/// the work after it starts.
-#[inline(always)]
-fn write_timestamp(rec: &Recorder<'_>, end_of_pipe: bool, place: Place) {
-    let stage = if end_of_pipe {
-        vk::PipelineStageFlags::BOTTOM_OF_PIPE
-    } else {
-        vk::PipelineStageFlags::TOP_OF_PIPE
-    };
-    // SAFETY: the command buffer is recording (the application is inside a call that records
-    // into it) and every batch that runs it re-arms the query first.
-    unsafe { (rec.dispatch.fp_v1_0.cmd_write_timestamp)(rec.cmd, stage, place.pool, place.query) };
 }

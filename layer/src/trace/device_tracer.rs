@@ -11,14 +11,14 @@ use ash::vk::Handle;
 use parking_lot::Mutex;
 
 use super::batch::SpareLists;
-use super::capture::Capture;
+use super::capture_gates::Capture;
 use super::chunk::ChunkPool;
 use super::cmdbufs::CommandBuffers;
 use super::handle_index::HandleIndex;
 use super::health::Health;
 use super::objects::Objects;
 use super::options::TracerOptions;
-use super::output::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
+use super::sink_interface::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
 use crate::gpu::calibration::{ClockPair, GpuClock};
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::completion::CompletionMode;
@@ -157,7 +157,7 @@ impl DeviceTracer {
             )
         };
         // Host resets serve one-time command buffers whose batches complete through the
-        // timeline (see `trace::submit`).
+        // timeline (see `trace::pending_submission`).
         let host_reset =
             host_reset && mode == CompletionMode::Timeline && dispatch.reset_query_pool.is_some();
         log::info!(

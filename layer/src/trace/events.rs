@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::output::Event;
 use super::recorded_trace::RecordedTrace;
+use super::sink_interface::Event;
 use super::tracepoints::Payload;
 use crate::gpu::query_pool;
 use crate::loader::dispatch::DeviceDispatch;

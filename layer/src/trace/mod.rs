@@ -2,13 +2,13 @@
 //! [`command_trace::CommandTrace`] per command buffer (u_trace), batches flushed at submit.
 //!
 //! The core knows tracepoints and batches; the Vulkan objects it needs come from
-//! [`crate::gpu`], its outputs are given to it ([`output::Outputs`]), and it never calls
+//! [`crate::gpu`], its outputs are given to it ([`sink_interface::Outputs`]), and it never calls
 //! hooks.
 
 pub mod args;
 pub mod batch;
 pub mod bound_pipelines;
-pub mod capture;
+pub mod capture_gates;
 pub mod chunk;
 pub mod cmdbufs;
 pub mod command_trace;
@@ -19,15 +19,16 @@ mod health;
 pub mod object_names;
 pub mod objects;
 mod options;
-pub mod output;
+mod pending_submission;
 pub mod pipeline_names;
 mod query_slots;
 pub mod recorded_trace;
+pub mod recorder;
 mod recording;
 pub mod remote;
 mod segment_lists;
 pub mod shader_sets;
-mod submit;
+pub mod sink_interface;
 mod submit_flow;
 pub mod tracepoint;
 pub mod tracepoints;
@@ -35,4 +36,3 @@ pub mod traceq;
 
 pub use device_tracer::DeviceTracer;
 pub use options::TracerOptions;
-pub use submit::Prepared;

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::command_trace::{CommandTrace, Recorder};
 use super::device_tracer::{DeviceTracer, PoolRecord};
 use super::objects;
 use super::recorded_trace::RecordedTrace;
+use super::recorder::Recorder;
+use super::tracepoints::CommandTrace;
 use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
 
 impl DeviceTracer {

@@ -3,7 +3,7 @@
 //! frames starts when the current frame ends and stops when N more frames have ended
 //! (frames counted at `vkQueuePresentKHR`, by whichever device presents). The recording and
 //! submit paths read it with one relaxed load ([`active`]), beside the frame window's and
-//! the Perfetto session's gates (see `capture`).
+//! the Perfetto session's gates (see `capture_gates`).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 

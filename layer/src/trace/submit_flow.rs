@@ -1,87 +1,42 @@
 //! A traced device's submission, from the hook's one call to the batch on its way to the
 //! traceq thread (u_trace_flush): counted, its command buffers' traces collected
 //! ([`DeviceTracer::prepare`]), the application's batches submitted as they are or with the
-//! layer's ([`crate::gpu::submit`]), and the result committed.
+//! layer's ([`crate::gpu::wrapped_submit`]), and the result committed.
 
 use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::SubmitTiming;
 use super::DeviceTracer;
-use crate::ffi::slice;
-use crate::gpu::{cpu_clock, submit};
+use crate::gpu::cpu_clock;
+use crate::gpu::submission::Submission;
+use crate::gpu::wrapped_submit;
 
 impl DeviceTracer {
-    /// `vkQueueSubmit`, traced.
+    /// A submission (`vkQueueSubmit` or `vkQueueSubmit2`, see [`Submission`]), traced;
+    /// `next` is the next layer's function.
     ///
     /// # Safety
-    /// The application's arguments, valid for `vkQueueSubmit` on this device's `queue`.
-    pub unsafe fn queue_submit(
+    /// The application's arguments, valid for the command on this device's `queue`.
+    pub unsafe fn submit<S: Submission>(
         &self,
+        next: S::Next,
         queue: vk::Queue,
-        submits: &[vk::SubmitInfo<'_>],
-        fence: vk::Fence,
-    ) -> vk::Result {
-        let d = &self.dispatch;
-        let next = d.fp_v1_0.queue_submit;
-        // SAFETY: forwarded with the application's arguments.
-        let plain = || unsafe { next(queue, submits.len() as u32, submits.as_ptr(), fence) };
-        let cmdbufs = submits.iter().flat_map(|s| {
-            // SAFETY: each batch holds `command_buffer_count` command buffers.
-            unsafe { slice(s.p_command_buffers, s.command_buffer_count) }
-                .iter()
-                .copied()
-        });
-        let can_split = submit::splittable(submits);
-        let syncs =
-            fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_count > 0);
-        self.submit_with(
-            "vkQueueSubmit",
-            queue,
-            cmdbufs,
-            (can_split, syncs),
-            plain,
-            |wrap| {
-                // SAFETY: the application's batches, untouched, between the layer's own.
-                unsafe { submit::queue_submit(d, queue, submits, fence, wrap) }
-            },
-        )
-    }
-
-    /// `vkQueueSubmit2`, traced; `next` is the next layer's function.
-    ///
-    /// # Safety
-    /// The application's arguments, valid for `vkQueueSubmit2` on this device's `queue`.
-    pub unsafe fn queue_submit2(
-        &self,
-        next: vk::PFN_vkQueueSubmit2,
-        queue: vk::Queue,
-        submits: &[vk::SubmitInfo2<'_>],
+        submits: &[S],
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: forwarded with the application's arguments.
-        let plain = || unsafe { next(queue, submits.len() as u32, submits.as_ptr(), fence) };
-        let cmdbufs = submits.iter().flat_map(|s| {
-            // SAFETY: each batch holds `command_buffer_info_count` infos.
-            unsafe { slice(s.p_command_buffer_infos, s.command_buffer_info_count) }
-                .iter()
-                .map(|info| info.command_buffer)
-        });
-        let can_split = submit::splittable2(submits);
-        let syncs =
-            fence != vk::Fence::null() || submits.iter().any(|s| s.signal_semaphore_info_count > 0);
+        let plain =
+            || unsafe { S::call(next, queue, submits.len() as u32, submits.as_ptr(), fence) };
+        // SAFETY: each of the application's batches holds a valid list.
+        let cmdbufs = submits.iter().flat_map(|s| unsafe { s.command_buffers() });
+        let can_split = submits.iter().all(S::splittable);
+        let syncs = fence != vk::Fence::null() || submits.iter().any(S::signals);
         let d = &self.dispatch;
-        self.submit_with(
-            "vkQueueSubmit2",
-            queue,
-            cmdbufs,
-            (can_split, syncs),
-            plain,
-            |wrap| {
-                // SAFETY: the application's batches, untouched, between the layer's own.
-                unsafe { submit::queue_submit2(d, next, queue, submits, fence, wrap) }
-            },
-        )
+        self.submit_with(S::NAME, queue, cmdbufs, (can_split, syncs), plain, |wrap| {
+            // SAFETY: the application's batches, untouched, between the layer's own.
+            unsafe { S::wrapped(d, next, queue, submits, fence, wrap) }
+        })
     }
 
     /// The shared path of every submit: when nothing is traced the application's batches go
@@ -97,13 +52,13 @@ impl DeviceTracer {
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         (can_split, syncs): (bool, bool),
         plain: impl FnOnce() -> vk::Result,
-        wrapped: impl FnOnce(&submit::Wrapping<'_>) -> vk::Result,
+        wrapped: impl FnOnce(&wrapped_submit::Wrapping<'_>) -> vk::Result,
     ) -> vk::Result {
         if self.submission_untraced() {
             return plain();
         }
         let submission = self.next_submission();
-        let Some(prepared) = self
+        let Some(pending) = self
             .guarded(what, || self.prepare(queue, cmdbufs, can_split, syncs))
             .flatten()
         else {
@@ -113,7 +68,7 @@ impl DeviceTracer {
         // made only for outputs that show it.
         let timed = self.submissions_timed;
         let start_ns = if timed { cpu_clock::boottime_ns() } else { 0 };
-        let result = wrapped(&prepared.wrapping());
+        let result = wrapped(&pending.wrapping());
         let timing = SubmitTiming {
             start_ns,
             duration_ns: if timed {
@@ -123,7 +78,7 @@ impl DeviceTracer {
             },
             tid: cpu_clock::tid(),
         };
-        self.guarded(what, || self.commit(prepared, result, submission, timing));
+        self.guarded(what, || self.commit(pending, result, submission, timing));
         result
     }
 

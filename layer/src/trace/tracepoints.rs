@@ -6,12 +6,16 @@
 use ash::vk;
 
 use super::args;
-use super::command_trace::{CommandTrace, Recorder};
+use super::command_trace;
+use super::recorder::Recorder;
 pub use super::tracepoint::{
     Category, FieldInfo, LabelInput, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,
 };
 
 include!(concat!(env!("OUT_DIR"), "/tracepoints.rs"));
+
+/// The trace of one command buffer, for this spec's payloads.
+pub type CommandTrace = command_trace::CommandTrace<{ Payload::MAX_WORDS }>;
 
 impl Payload {
     pub fn info(&self) -> &'static TracepointInfo {

@@ -7,7 +7,8 @@ use std::ffi::{c_char, CStr};
 use ash::vk;
 
 use super::bracketed;
-use crate::trace::command_trace::{CommandTrace, Recorder};
+use crate::trace::recorder::Recorder;
+use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 
 /// The bytes of an application's label (empty for a null pointer).

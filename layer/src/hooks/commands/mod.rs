@@ -109,13 +109,13 @@ macro_rules! bracketed {
                     $(, $arg: $ty)*
                 ) {
                     #[allow(unused_variables)]
-                    let before = |$r1: &crate::trace::command_trace::Recorder<'_>,
-                                  $t1: &mut crate::trace::command_trace::CommandTrace| {
+                    let before = |$r1: &crate::trace::recorder::Recorder<'_>,
+                                  $t1: &mut crate::trace::tracepoints::CommandTrace| {
                         $before;
                     };
                     #[allow(unused_variables)]
-                    let after = |$r2: &crate::trace::command_trace::Recorder<'_>,
-                                 $t2: &mut crate::trace::command_trace::CommandTrace| {
+                    let after = |$r2: &crate::trace::recorder::Recorder<'_>,
+                                 $t2: &mut crate::trace::tracepoints::CommandTrace| {
                         $after;
                     };
                     // SAFETY: `$cb` is the command buffer of the application's current call.

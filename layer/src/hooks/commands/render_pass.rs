@@ -13,9 +13,9 @@ use ash::vk;
 use ash::vk::Handle;
 
 use crate::hooks::slice;
-use crate::trace::command_trace::CommandTrace;
-use crate::trace::command_trace::Recorder;
 use crate::trace::objects::{views, RenderPassInfo};
+use crate::trace::recorder::Recorder;
+use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 
 /// `start_render_pass` for a begin info.

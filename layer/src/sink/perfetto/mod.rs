@@ -4,6 +4,8 @@
 //!   `VulkanApiEvent`s and clock snapshots, on the device's traceq thread (one sequence per
 //!   device and session);
 //! - [`sequence`]: what each sequence has interned and when it last sent a clock snapshot;
+//!   [`sequence_start`]: what each is told of the device first (context, clock snapshots,
+//!   object names);
 //! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
 //!   `GPU_TRACEFILE` when the frame window closes, the last device goes or the process
 //!   exits;
@@ -15,6 +17,7 @@
 mod file_session;
 pub mod render_stages;
 mod sequence;
+mod sequence_start;
 mod stage_event;
 mod stage_pairs;
 
@@ -27,7 +30,7 @@ use perfetto_sdk::data_source::{
 use perfetto_sdk::producer::{Backends, Producer, ProducerInitArgsBuilder};
 
 use super::OutputChoice;
-use crate::trace::output::Lifecycle;
+use crate::trace::sink_interface::Lifecycle;
 use sequence::SequenceState;
 
 /// The data source's name, as a trace config enables it.

@@ -4,7 +4,8 @@
 //! - a fresh sequence first gets `SEQ_INCREMENTAL_STATE_CLEARED` with the interned graphics
 //!   context (pid, API Vulkan), then a clock snapshot pairing the device's clock (the
 //!   sequence-scoped clock [`GPU_CLOCK_ID`]) with `CLOCK_BOOTTIME`; snapshots repeat every
-//!   [`SNAPSHOT_PERIOD`] so that drift is followed;
+//!   [`SNAPSHOT_PERIOD`](super::sequence_start::SNAPSHOT_PERIOD) so that drift is followed
+//!   ([`super::sequence_start`]);
 //! - the queue and stage specifications the batch uses for the first time on the sequence,
 //!   interned before the events that refer to them;
 //! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
@@ -20,37 +21,27 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 use perfetto_sdk::data_source::TraceContext;
-use perfetto_sdk::protos::trace::clock_snapshot::{ClockSnapshot, ClockSnapshotClock};
 use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
 use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
     InternedGpuRenderStageSpecification,
     InternedGpuRenderStageSpecificationRenderStageCategory as StageCategory,
-    InternedGraphicsContext, InternedGraphicsContextApi,
 };
 use perfetto_sdk_protos_gpu::protos::trace::gpu::vulkan_api_event::{
-    VulkanApiEvent, VulkanApiEventVkDebugUtilsObjectName, VulkanApiEventVkQueueSubmit,
+    VulkanApiEvent, VulkanApiEventVkQueueSubmit,
 };
 use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelude::*;
 use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::sequence::SequenceState;
+use super::sequence_start::{DeviceHeader, BOOTTIME_CLOCK_ID, CONTEXT_IID, GPU_CLOCK_ID};
 use super::stage_event::{Stage, StageEncoder};
 use super::stage_pairs::StagePairs;
-use crate::gpu::calibration::GpuClock;
-use crate::sink::{BatchInfo, DeviceContext, Event, ObjectNames, Sink, TraceSummary};
-use crate::trace::shader_sets::SHADER_SET_OBJECT_TYPE;
+use crate::sink::{BatchInfo, DeviceContext, Event, Sink, TraceSummary};
 use crate::trace::tracepoints::Category;
 
-/// The device clock's id: sequence-scoped (64..127), as each sequence is one device's.
-pub const GPU_CLOCK_ID: u32 = 64;
-const BOOTTIME_CLOCK_ID: u32 = 6;
-/// The interned graphics context's iid (one per sequence, which is one device's).
-const CONTEXT_IID: u64 = 1;
-pub const SNAPSHOT_PERIOD: Duration = Duration::from_secs(1);
 /// Stages written between two fresh starts of a sequence's state within one batch (a
 /// clear, the context, a clock snapshot, the specifications used): about 200 KB, so the
 /// smallest ring (1 MiB) that wraps inside a huge batch still holds whole slices whose
@@ -76,12 +67,7 @@ struct NewSpec<'a> {
 }
 
 pub struct RenderStageSink {
-    device: u32,
-    device_handle: u64,
-    clock: Option<GpuClock>,
-    pid: u32,
-    names: ObjectNames,
-    warned: bool,
+    header: DeviceHeader,
     // Scratch, reused from batch to batch.
     pairs: StagePairs,
     stage_iids: Vec<u64>,
@@ -91,12 +77,7 @@ pub struct RenderStageSink {
 impl RenderStageSink {
     pub fn new(device: DeviceContext) -> RenderStageSink {
         RenderStageSink {
-            device: device.index,
-            device_handle: device.handle,
-            clock: device.clock,
-            pid: std::process::id(),
-            names: device.names,
-            warned: false,
+            header: DeviceHeader::new(device),
             pairs: StagePairs::default(),
             stage_iids: Vec::new(),
             encoder: StageEncoder::default(),
@@ -119,7 +100,7 @@ impl RenderStageSink {
                 // buffer that wraps inside it keeps stages that can be placed.
                 perfetto_sdk::data_source::Clear::clear(state);
             }
-            self.start_sequence(ctx, state);
+            self.header.start(ctx, state);
             let queue_iid = self.intern(ctx, state, info, events, slice.clone());
             self.write_stages(ctx, info, events, queue_iid, slice.clone());
             if slice.end >= total {
@@ -128,7 +109,7 @@ impl RenderStageSink {
             start = slice.end;
         }
         self.write_submit(ctx, info);
-        self.send_names(ctx, state);
+        self.header.send_names(ctx, state);
     }
 
     /// Interns the queue and every stage of `self.pairs.ranges[slice]` (their iids into
@@ -218,6 +199,7 @@ impl RenderStageSink {
     fn queue_spec(&self, iid: u64, info: &BatchInfo) -> NewSpec<'static> {
         const VK_OBJECT_TYPE_QUEUE: i32 = 4;
         let named = self
+            .header
             .names
             .lock()
             .iter()
@@ -256,7 +238,7 @@ impl RenderStageSink {
                 duration: range.end_ns.saturating_sub(e.ns),
                 queue_iid,
                 stage_iid: *stage_iid,
-                gpu_id: self.device,
+                gpu_id: self.header.device,
                 context: CONTEXT_IID,
                 submission,
                 command_buffer: e.cmd,
@@ -278,7 +260,7 @@ impl RenderStageSink {
     /// The CPU side of the submission: a `vkQueueSubmit` slice on its thread.
     fn write_submit(&self, ctx: &mut TraceContext<'_, SequenceState>, info: &BatchInfo) {
         let submission = info.submission as u32;
-        let (pid, submit) = (self.pid, info.submit);
+        let (pid, submit) = (self.header.pid, info.submit);
         ctx.add_packet(|packet: &mut TracePacket| {
             packet.set_timestamp(submit.start_ns);
             packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
@@ -295,94 +277,6 @@ impl RenderStageSink {
                 });
             });
         });
-    }
-
-    /// What a sequence needs before its first event: the context and a clock snapshot
-    /// (again after a clear, and every [`SNAPSHOT_PERIOD`]).
-    fn start_sequence(
-        &mut self,
-        ctx: &mut TraceContext<'_, SequenceState>,
-        state: &mut SequenceState,
-    ) {
-        if state.cleared {
-            let pid = self.pid as i32;
-            ctx.add_packet(|packet: &mut TracePacket| {
-                packet.set_sequence_flags(
-                    TracePacketSequenceFlags::SeqIncrementalStateCleared as u32
-                        | TracePacketSequenceFlags::SeqNeedsIncrementalState as u32,
-                );
-                packet.set_interned_data(|data: &mut InternedData| {
-                    data.set_graphics_contexts(|c: &mut InternedGraphicsContext| {
-                        c.set_iid(CONTEXT_IID);
-                        c.set_pid(pid);
-                        c.set_api(InternedGraphicsContextApi::Vulkan);
-                    });
-                });
-            });
-            state.cleared = false;
-        }
-        if state
-            .last_snapshot
-            .is_some_and(|t| t.elapsed() < SNAPSHOT_PERIOD)
-        {
-            return;
-        }
-        let Some(pair) = self.clock.as_ref().and_then(GpuClock::sample) else {
-            if !self.warned {
-                log::warn!(
-                    "device {}: the GPU clock could not be paired with the CPU's; its Perfetto events cannot be placed on the timeline",
-                    self.device
-                );
-                self.warned = true;
-            }
-            return;
-        };
-        ctx.add_packet(|packet: &mut TracePacket| {
-            packet.set_timestamp(pair.boottime_ns);
-            packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
-            packet.set_clock_snapshot(|cs: &mut ClockSnapshot| {
-                cs.set_clocks(|c: &mut ClockSnapshotClock| {
-                    c.set_clock_id(BOOTTIME_CLOCK_ID);
-                    c.set_timestamp(pair.boottime_ns);
-                });
-                cs.set_clocks(|c: &mut ClockSnapshotClock| {
-                    c.set_clock_id(GPU_CLOCK_ID);
-                    c.set_timestamp(pair.gpu_ns);
-                });
-            });
-        });
-        state.last_snapshot = Some(Instant::now());
-    }
-
-    fn send_names(&self, ctx: &mut TraceContext<'_, SequenceState>, state: &mut SequenceState) {
-        let names = self.names.lock();
-        if state.names_sent >= names.len() {
-            return;
-        }
-        // The layer's own entries (shader sets, see `trace::shader_sets`) are no Vulkan
-        // object's names.
-        for n in names[state.names_sent..]
-            .iter()
-            .filter(|n| n.object_type != SHADER_SET_OBJECT_TYPE)
-        {
-            let (pid, device) = (self.pid, self.device_handle);
-            ctx.add_packet(|packet: &mut TracePacket| {
-                packet.set_timestamp(n.named_at_ns);
-                packet.set_timestamp_clock_id(BOOTTIME_CLOCK_ID);
-                packet.set_vulkan_api_event(|api: &mut VulkanApiEvent| {
-                    api.set_vk_debug_utils_object_name(
-                        |o: &mut VulkanApiEventVkDebugUtilsObjectName| {
-                            o.set_pid(pid);
-                            o.set_vk_device(device);
-                            o.set_object_type(n.object_type);
-                            o.set_object(n.object);
-                            o.msg.append_type2_field(5, n.name.as_bytes());
-                        },
-                    );
-                });
-            });
-        }
-        state.names_sent = names.len();
     }
 }
 

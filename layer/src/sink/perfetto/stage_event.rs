@@ -183,7 +183,7 @@ fn bytes_field(out: &mut Vec<u8>, id: u32, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::Words;
+    use crate::trace::sink_interface::Words;
     use crate::trace::tracepoints::{BeginLabel, LabelRef, Payload, StartDraw};
     use perfetto_sdk::pb_decoder::{PbDecoder, PbDecoderField};
 

@@ -84,7 +84,7 @@ impl StagePairs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::output::Words;
+    use crate::trace::sink_interface::Words;
     use crate::trace::tracepoints::{
         BeginLabel, EndCmdBuffer, EndDraw, EndRenderPass, LabelRef, StartCmdBuffer, StartDraw,
         StartRenderPass,

@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use crate::gpu::caps::DeviceCaps;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::trace::batch::Batch;
-use crate::trace::output::{ObjectNames, Sink};
+use crate::trace::sink_interface::{ObjectNames, Sink};
 
 mod mailbox;
 mod thread;

@@ -16,8 +16,8 @@ use crate::gpu::cpu_clock;
 use crate::loader::dispatch::DeviceDispatch;
 use crate::trace::batch::{Batch, Results};
 use crate::trace::events::{batch_events, read_queries};
-use crate::trace::output::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
 use crate::trace::pipeline_names::PipelineNames;
+use crate::trace::sink_interface::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
 
 pub(super) struct Traceq {
     device_index: u32,

@@ -12,13 +12,15 @@ use super::batch::{Batch, Results, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
 use super::segment_lists::SegmentLists;
 use super::DeviceTracer;
+use crate::gpu::batch_resources::BatchResources;
 use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::{Arming, BatchResources, QueueContext};
-use crate::gpu::submit::Wrapping;
+use crate::gpu::queue_context::QueueContext;
+use crate::gpu::segments::Arming;
+use crate::gpu::wrapped_submit::Wrapping;
 use crate::trace::traceq::Message;
 
 /// A batch ready to go down with the application's, waiting for the submit call's result.
-pub struct Prepared {
+pub struct PendingSubmission {
     queue: Arc<QueueContext>,
     /// The executions of instrumented command buffers, in order (a command buffer may run
     /// more than once in one call).
@@ -42,7 +44,7 @@ pub struct Prepared {
     frame: u32,
 }
 
-impl Prepared {
+impl PendingSubmission {
     pub fn wrapping(&self) -> Wrapping<'_> {
         Wrapping {
             segments: self.resources.as_ref().map_or(&[], |r| r.used()),
@@ -59,7 +61,7 @@ impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
     /// with them. `None`: nothing to trace, submit the application's batches as they are.
     /// `can_split`: whether the layer may insert its command buffers between the
-    /// application's (see [`crate::gpu::submit::splittable`]); without it a command buffer
+    /// application's (see [`crate::gpu::submission::Submission::splittable`]); without it a command buffer
     /// that runs twice in the call cannot be timed the second time.
     ///
     /// A submission whose traces all run for the first time with queries reset on the host
@@ -75,7 +77,7 @@ impl DeviceTracer {
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         can_split: bool,
         app_syncs: bool,
-    ) -> Option<Prepared> {
+    ) -> Option<PendingSubmission> {
         let (mut traces, mut submitted) = self.spare.take();
         // Where each segment's executions start in `traces`, after the first.
         let mut segment_starts: Vec<usize> = Vec::new();
@@ -133,7 +135,7 @@ impl DeviceTracer {
             for trace in &traces {
                 trace.ran_without_reset();
             }
-            return Some(Prepared {
+            return Some(PendingSubmission {
                 queue: queue_ctx,
                 traces,
                 command_buffers: submitted,
@@ -155,7 +157,7 @@ impl DeviceTracer {
             rearm: !reset_after_copy || !waits.is_empty(),
             reset_after_copy,
         };
-        let prepared = SegmentLists::with(&traces, &segment_starts, |lists| {
+        let wrap = SegmentLists::with(&traces, &segment_starts, |lists| {
             lists.segments(|segments| {
                 queue_ctx.prepare(
                     &self.dispatch,
@@ -167,12 +169,12 @@ impl DeviceTracer {
                 )
             })
         });
-        match prepared {
+        match wrap {
             Ok(recorded) => {
                 if let Some(e) = recorded.untimed {
                     self.fault("creating a readback buffer", e);
                 }
-                Some(Prepared {
+                Some(PendingSubmission {
                     queue: queue_ctx,
                     traces,
                     command_buffers: submitted,
@@ -196,12 +198,12 @@ impl DeviceTracer {
     /// its resources back (nothing of it was queued).
     pub fn commit(
         &self,
-        prepared: Prepared,
+        pending: PendingSubmission,
         result: vk::Result,
         submission: u64,
         submit: SubmitTiming,
     ) {
-        let Prepared {
+        let PendingSubmission {
             queue,
             traces,
             command_buffers,
@@ -210,7 +212,7 @@ impl DeviceTracer {
             signal,
             frame,
             ..
-        } = prepared;
+        } = pending;
         if result != vk::Result::SUCCESS {
             if let Some(resources) = resources {
                 queue.recycle(&self.dispatch, resources);
