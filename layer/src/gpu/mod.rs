@@ -1,4 +1,5 @@
-//! The Vulkan resources the trace core needs, behind a short interface:
+//! The Vulkan resources the trace core needs, behind a short interface: [`interface`], the
+//! one module the core imports ([`backend`]: one device's Vulkan and its operations);
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
 //! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks;
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
@@ -19,6 +20,7 @@
 //!
 //! Nothing here blocks without a timeout, and every error comes back as a `vk::Result`.
 
+mod backend;
 mod batch_lists;
 pub mod batch_resources;
 pub mod calibration;
@@ -28,6 +30,7 @@ pub mod completion;
 pub mod cpu_clock;
 mod feature_choice;
 pub mod features;
+pub mod interface;
 mod layer_commands;
 pub mod measured_clock;
 pub mod query_pool;

@@ -10,6 +10,7 @@ use super::guarded;
 use crate::config::Config;
 use crate::gpu::caps::DeviceCaps;
 use crate::gpu::features::{self, DevicePlan};
+use crate::gpu::interface::Backend;
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Instance};
@@ -218,15 +219,15 @@ pub unsafe fn create_device(
         let tracer = match (caps, plan, config) {
             (Some(caps), Some(plan), Some(config)) => {
                 let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
-                match DeviceTracer::new(
-                    index,
+                let options = tracer_options(config);
+                let outputs = sink::outputs(output_choice(config), SESSION_HOOKS);
+                let backend = Backend::new(
                     Arc::clone(&dispatch),
                     caps,
                     &plan,
                     next.set_device_loader_data,
-                    tracer_options(config),
-                    sink::outputs(output_choice(config), SESSION_HOOKS),
-                ) {
+                );
+                match backend.and_then(|b| DeviceTracer::new(index, b, options, outputs)) {
                     Ok(tracer) => Some(tracer),
                     Err(e) => {
                         log::error!("device {index} is not traced: {e}");

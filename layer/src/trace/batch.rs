@@ -6,9 +6,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::recorded_trace::RecordedTrace;
-use crate::gpu::batch_resources::BatchResources;
-use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::QueueContext;
+use crate::gpu::interface::{BatchResources, Completion, QueueContext};
 
 /// Where a batch's timestamps are read once it completed.
 pub enum Results {

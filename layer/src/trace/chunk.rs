@@ -10,9 +10,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::health::Health;
-use crate::gpu::query_pool;
-use crate::gpu::segments::{CopyRange, QueryRange};
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::{Backend, CopyRange, QueryRange};
 
 /// Lists of each kind kept for reuse; more than this are freed.
 const SPARE_LISTS: usize = 256;
@@ -43,7 +41,7 @@ impl<T> Spares<T> {
 }
 
 pub struct ChunkPool {
-    dispatch: Arc<DeviceDispatch>,
+    backend: Backend,
     health: Arc<Health>,
     free: Mutex<Vec<vk::QueryPool>>,
     all: Mutex<Vec<vk::QueryPool>>,
@@ -71,10 +69,10 @@ pub struct RecordedEvent {
 }
 
 impl ChunkPool {
-    pub fn new(dispatch: Arc<DeviceDispatch>, health: Arc<Health>, host_reset: bool) -> ChunkPool {
-        let host_reset = host_reset && dispatch.reset_query_pool.is_some();
+    pub fn new(backend: Backend, health: Arc<Health>) -> ChunkPool {
+        let host_reset = backend.host_reset();
         ChunkPool {
-            dispatch,
+            backend,
             health,
             free: Mutex::new(Vec::new()),
             all: Mutex::new(Vec::new()),
@@ -99,7 +97,7 @@ impl ChunkPool {
         if let Some(pool) = self.free.lock().pop() {
             return Ok(pool);
         }
-        let pool = query_pool::create(&self.dispatch).inspect_err(|&e| {
+        let pool = self.backend.create_query_chunk().inspect_err(|&e| {
             self.health.fault("creating a timestamp query pool", e);
         })?;
         self.reset_on_host(pool);
@@ -126,7 +124,7 @@ impl ChunkPool {
         if self.host_reset {
             // SAFETY: `hostQueryReset` is enabled and no pending work uses the pool (see
             // `acquire` and `release`).
-            unsafe { query_pool::reset_on_host(&self.dispatch, pool) };
+            unsafe { self.backend.reset_query_chunk(pool) };
         }
     }
 
@@ -153,7 +151,7 @@ impl ChunkPool {
     pub fn destroy_all(&self) {
         self.free.lock().clear();
         for pool in self.all.lock().drain(..) {
-            query_pool::destroy(&self.dispatch, pool);
+            self.backend.destroy_query_chunk(pool);
         }
     }
 }

@@ -19,21 +19,14 @@ use super::health::Health;
 use super::objects::Objects;
 use super::options::TracerOptions;
 use super::sink_interface::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
-use crate::gpu::calibration::{ClockPair, GpuClock};
-use crate::gpu::caps::DeviceCaps;
-use crate::gpu::completion::CompletionMode;
-use crate::gpu::features::DevicePlan;
-use crate::gpu::queue_context::{QueueContext, SetLoaderData};
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::{cpu_clock, Backend, ClockPair, CompletionMode, QueueContext};
 use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 
 pub struct DeviceTracer {
     /// Creation order of the device in this process (`%i` in `GPU_TRACEFILE`).
     pub index: u32,
-    pub(super) dispatch: Arc<DeviceDispatch>,
-    pub(super) caps: Arc<DeviceCaps>,
-    pub(super) mode: CompletionMode,
-    pub(super) set_loader_data: Option<SetLoaderData>,
+    /// The device's Vulkan: the only way the core reaches it.
+    pub(super) backend: Backend,
     pub(super) chunks: Arc<ChunkPool>,
     /// The application's render passes and images, for tracepoint arguments.
     pub objects: Objects,
@@ -74,27 +67,6 @@ pub struct DeviceTracer {
 /// Object names kept for Perfetto sessions that start later; beyond it new names are not kept.
 const MAX_NAMES: usize = 1 << 16;
 
-/// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
-/// else measured when the application first gets a queue (the slot returned).
-fn gpu_clock(
-    dispatch: &Arc<DeviceDispatch>,
-    caps: &DeviceCaps,
-    calibrated: bool,
-) -> (Option<GpuClock>, Option<Arc<OnceLock<ClockPair>>>) {
-    let Some(family) = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f)) else {
-        return (None, None);
-    };
-    let mask = caps.timestamp_mask(family);
-    if calibrated {
-        if let Some(clock) = GpuClock::calibrated(Arc::clone(dispatch), mask, caps.timestamp_period)
-        {
-            return (Some(clock), None);
-        }
-    }
-    let slot = Arc::new(OnceLock::new());
-    (Some(GpuClock::Measured(Arc::clone(&slot))), Some(slot))
-}
-
 pub(super) struct PoolRecord {
     pub family: u32,
     pub cmdbufs: HashSet<u64>,
@@ -103,27 +75,10 @@ pub(super) struct PoolRecord {
 impl DeviceTracer {
     pub fn new(
         index: u32,
-        dispatch: Arc<DeviceDispatch>,
-        caps: DeviceCaps,
-        plan: &DevicePlan,
-        set_loader_data: Option<SetLoaderData>,
+        backend: Backend,
         options: TracerOptions,
         outputs: Outputs,
     ) -> Result<DeviceTracer, String> {
-        if !dispatch.missing.is_empty() {
-            return Err(format!("the driver lacks {:?}", dispatch.missing));
-        }
-        let (mode, host_reset, calibrated) = (plan.mode, plan.host_reset, plan.calibrated);
-        let mode = match mode {
-            CompletionMode::Timeline
-                if dispatch.wait_semaphores.is_none()
-                    || dispatch.get_semaphore_counter_value.is_none() =>
-            {
-                CompletionMode::Fence
-            }
-            mode => mode,
-        };
-        let caps = Arc::new(caps);
         let stats = Arc::new(Stats::default());
         let Outputs { open, lifecycle } = outputs;
         if let Some(lifecycle) = &lifecycle {
@@ -131,22 +86,21 @@ impl DeviceTracer {
         }
         // Perfetto places GPU stages on the CPU's timeline.
         let (clock, measured_clock) = if options.perfetto {
-            gpu_clock(&dispatch, &caps, calibrated)
+            backend.gpu_clock()
         } else {
             (None, None)
         };
         let names = ObjectNames::default();
         let sink = open(DeviceContext {
             index,
-            handle: dispatch.handle.as_raw(),
+            handle: backend.device_handle(),
             clock,
             names: Arc::clone(&names),
         });
         let start = {
-            let (dispatch, caps, stats) =
-                (Arc::clone(&dispatch), Arc::clone(&caps), Arc::clone(&stats));
+            let (backend, stats) = (backend.clone(), Arc::clone(&stats));
             let names = Arc::clone(&names);
-            move || traceq::spawn(index, dispatch, caps, sink, stats, names)
+            move || traceq::spawn(index, backend, sink, stats, names)
         };
         // On demand, the thread waits for the first batch a session captures.
         let consumer = if options.on_demand {
@@ -156,18 +110,14 @@ impl DeviceTracer {
                 start().map_err(|e| format!("could not start the traceq thread: {e}"))?,
             )
         };
-        // Host resets serve one-time command buffers whose batches complete through the
-        // timeline (see `trace::pending_submission`).
-        let host_reset =
-            host_reset && mode == CompletionMode::Timeline && dispatch.reset_query_pool.is_some();
         log::info!(
             "tracing device {index} ({}), completion by {}, queries reset {}",
-            caps.device_name,
-            match mode {
+            backend.caps().device_name,
+            match backend.mode() {
                 CompletionMode::Timeline => "timeline semaphore",
                 CompletionMode::Fence => "fence",
             },
-            if host_reset {
+            if backend.host_reset() {
                 "on the host"
             } else {
                 "on the GPU"
@@ -176,16 +126,9 @@ impl DeviceTracer {
         let health = Arc::new(Health::new(index));
         Ok(DeviceTracer {
             index,
-            chunks: Arc::new(ChunkPool::new(
-                Arc::clone(&dispatch),
-                Arc::clone(&health),
-                host_reset,
-            )),
+            chunks: Arc::new(ChunkPool::new(backend.clone(), Arc::clone(&health))),
             objects: Objects::new(Arc::clone(&names)),
-            dispatch,
-            caps,
-            mode,
-            set_loader_data,
+            backend,
             health,
             capture: Capture::new(options.frames, options.instrument, options.perfetto),
             not_yet_gone: AtomicBool::new(lifecycle.is_some()),
@@ -230,7 +173,7 @@ impl DeviceTracer {
 
     /// A queue the application got (`vkGetDeviceQueue*`).
     pub fn register_queue(&self, queue: vk::Queue, family: u32, index: u32) {
-        if queue == vk::Queue::null() || !self.caps.family_traceable(family) {
+        if queue == vk::Queue::null() || !self.backend.caps().family_traceable(family) {
             return;
         }
         if self
@@ -255,7 +198,7 @@ impl DeviceTracer {
             });
         }
         let (family, index) = *self.known_queues.lock().get(&queue.as_raw())?;
-        match QueueContext::new(&self.dispatch, queue, family, index, self.mode) {
+        match self.backend.queue_context(queue, family, index) {
             Ok(ctx) => {
                 let mut queues = self.queues.lock();
                 let ctx = queues
@@ -282,14 +225,7 @@ impl DeviceTracer {
         if slot.get().is_some() {
             return;
         }
-        match crate::gpu::measured_clock::measure(
-            &self.dispatch,
-            self.set_loader_data,
-            queue,
-            family,
-            self.caps.timestamp_mask(family),
-            self.caps.timestamp_period,
-        ) {
+        match self.backend.measure_clock(queue, family) {
             Ok((pair, uncertainty)) => {
                 log::info!(
                     "device {}: GPU clock measured against CLOCK_BOOTTIME to within {uncertainty} ns",
@@ -356,7 +292,7 @@ impl DeviceTracer {
             return;
         }
         names.push(ObjectName {
-            named_at_ns: crate::gpu::cpu_clock::boottime_ns(),
+            named_at_ns: cpu_clock::boottime_ns(),
             device,
             object_type,
             object,
@@ -387,7 +323,7 @@ impl DeviceTracer {
         }
         self.queue_index.clear();
         for queue in self.queues.lock().drain() {
-            queue.1.destroy(&self.dispatch);
+            self.backend.destroy_queue(&queue.1);
         }
         self.cmdbufs.clear();
         self.chunks.destroy_all();

@@ -9,8 +9,7 @@ use ash::vk;
 use super::recorded_trace::RecordedTrace;
 use super::sink_interface::Event;
 use super::tracepoints::Payload;
-use crate::gpu::query_pool;
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::Backend;
 
 /// Appends the events of `traces` to `out`. `values` is the batch's readback (each trace's
 /// queries in depth-first order, as the copy wrote them) and `to_ns` turns a raw value into
@@ -32,7 +31,7 @@ pub fn batch_events<'a>(
 /// The timestamps of a completed batch whose queries hold them, in readback order (each
 /// trace's region after the previous one's, depth first), into `values`.
 pub fn read_queries<'v>(
-    d: &DeviceDispatch,
+    backend: &Backend,
     traces: &[Arc<RecordedTrace>],
     total: u32,
     values: &'v mut Vec<u64>,
@@ -46,7 +45,7 @@ pub fn read_queries<'v>(
             for c in &t.copies {
                 let at = (base + c.slot) as usize;
                 let out = &mut values[at..at + c.count as usize];
-                outcome = outcome.and(query_pool::read(d, c.pool, c.first, out));
+                outcome = outcome.and(backend.read_queries(c.pool, c.first, out));
             }
             base += t.slots;
         });

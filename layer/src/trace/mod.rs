@@ -1,9 +1,9 @@
 //! The trace core (u_trace): one [`DeviceTracer`] per `VkDevice` (u_trace_context), one
 //! [`command_trace::CommandTrace`] per command buffer (u_trace), batches flushed at submit.
 //!
-//! The core knows tracepoints and batches; the Vulkan objects it needs come from
-//! [`crate::gpu`], its outputs are given to it ([`sink_interface::Outputs`]), and it never calls
-//! hooks.
+//! The core knows tracepoints and batches; it reaches Vulkan only through the device's
+//! backend and the types of [`crate::gpu::interface`], its outputs are given to it
+//! ([`sink_interface::Outputs`]), and it never calls hooks.
 
 pub mod args;
 pub mod batch;

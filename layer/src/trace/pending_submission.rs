@@ -12,11 +12,7 @@ use super::batch::{Batch, Results, SubmitTiming};
 use super::recorded_trace::{LastRun, RecordedTrace};
 use super::segment_lists::SegmentLists;
 use super::DeviceTracer;
-use crate::gpu::batch_resources::BatchResources;
-use crate::gpu::completion::Completion;
-use crate::gpu::queue_context::QueueContext;
-use crate::gpu::segments::Arming;
-use crate::gpu::wrapped_submit::Wrapping;
+use crate::gpu::interface::{Arming, BatchResources, Completion, QueueContext, Wrapping};
 use crate::trace::traceq::Message;
 
 /// A batch ready to go down with the application's, waiting for the submit call's result.
@@ -61,7 +57,7 @@ impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
     /// with them. `None`: nothing to trace, submit the application's batches as they are.
     /// `can_split`: whether the layer may insert its command buffers between the
-    /// application's (see [`crate::gpu::submission::Submission::splittable`]); without it a command buffer
+    /// application's (see [`crate::gpu::interface::Submission::splittable`]); without it a command buffer
     /// that runs twice in the call cannot be timed the second time.
     ///
     /// A submission whose traces all run for the first time with queries reset on the host
@@ -159,14 +155,8 @@ impl DeviceTracer {
         };
         let wrap = SegmentLists::with(&traces, &segment_starts, |lists| {
             lists.segments(|segments| {
-                queue_ctx.prepare(
-                    &self.dispatch,
-                    self.set_loader_data,
-                    &self.caps.memory,
-                    segments,
-                    lists.total(),
-                    arming,
-                )
+                self.backend
+                    .prepare_wrap(&queue_ctx, segments, lists.total(), arming)
             })
         });
         match wrap {
@@ -215,7 +205,7 @@ impl DeviceTracer {
         } = pending;
         if result != vk::Result::SUCCESS {
             if let Some(resources) = resources {
-                queue.recycle(&self.dispatch, resources);
+                self.backend.recycle(&queue, resources);
             }
             self.spare.give(traces, command_buffers);
             if result == vk::Result::ERROR_DEVICE_LOST {
@@ -296,18 +286,10 @@ fn cross_queue_waits(queue: vk::Queue, traces: &[Arc<RecordedTrace>]) -> Vec<(vk
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loader::dispatch::DeviceDispatch;
+    use crate::gpu::interface::Backend;
     use crate::trace::chunk::ChunkPool;
     use crate::trace::health::Health;
     use crate::trace::recorded_trace::TraceParts;
-
-    /// A next layer without any function: enough for traces that never call Vulkan.
-    unsafe extern "system" fn no_functions(
-        _device: vk::Device,
-        _name: *const std::ffi::c_char,
-    ) -> vk::PFN_vkVoidFunction {
-        None
-    }
 
     fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
         let parts = TraceParts {
@@ -325,9 +307,7 @@ mod tests {
 
     #[test]
     fn a_run_on_another_queue_waits_for_the_last_copy_there() {
-        // SAFETY: the stand-in GDPA resolves nothing; no function is ever called.
-        let dispatch = Arc::new(unsafe { DeviceDispatch::load(no_functions, vk::Device::null()) });
-        let pool = Arc::new(ChunkPool::new(dispatch, Arc::new(Health::new(0)), false));
+        let pool = Arc::new(ChunkPool::new(Backend::inert(), Arc::new(Health::new(0))));
         let (here, there, elsewhere) = (1, 2, 3);
         let traces = [
             trace(&pool, Some((there, 20, 5))),

@@ -6,8 +6,7 @@
 use ash::vk;
 
 use super::chunk::ChunkPool;
-use crate::gpu::query_pool::CHUNK_QUERIES;
-use crate::gpu::segments::{CopyRange, QueryRange};
+use crate::gpu::interface::{CopyRange, QueryRange, CHUNK_QUERIES};
 
 /// A timestamp's place: its pool and query, and its slot in the recording's readback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use crate::gpu::segments::{CopyRange, QueryRange};
+use crate::gpu::interface::{CopyRange, QueryRange};
 
 /// A secondary command buffer executed by a recording: its trace and where its events go
 /// among the executing trace's (`position` events came before it).

@@ -7,13 +7,12 @@ use ash::vk;
 use super::chunk::ChunkPool;
 use super::objects::Objects;
 use super::query_slots::Place;
-use crate::gpu::timestamps::cmd_write_timestamp;
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::Timestamps;
 
 /// What a tracepoint needs to record: the command buffer, where to get chunks, and what the
 /// layer knows of the application's objects (for arguments).
 pub struct Recorder<'a> {
-    pub dispatch: &'a DeviceDispatch,
+    pub timestamps: Timestamps<'a>,
     pub chunks: &'a Arc<ChunkPool>,
     pub objects: &'a Objects,
     pub cmd: vk::CommandBuffer,
@@ -27,13 +26,8 @@ impl Recorder<'_> {
         // SAFETY: the command buffer is recording (the application is inside a call that
         // records into it) and every batch that runs it re-arms the query first.
         unsafe {
-            cmd_write_timestamp(
-                self.dispatch,
-                self.cmd,
-                end_of_pipe,
-                place.pool,
-                place.query,
-            )
+            self.timestamps
+                .write(self.cmd, end_of_pipe, place.pool, place.query)
         };
     }
 }

@@ -209,7 +209,7 @@ impl DeviceTracer {
             let secondary = level == vk::CommandBufferLevel::SECONDARY;
             if !self.health.recording()
                 || !self.capture.instrumenting()
-                || !self.caps.family_traceable(t.family)
+                || !self.backend.caps().family_traceable(t.family)
                 || (secondary && usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE))
             {
                 return;
@@ -227,7 +227,7 @@ impl DeviceTracer {
             );
             self.cmdbufs.recording_started();
             // The recording thread: which thread fed the GPU, next to the submitting one.
-            let thread = crate::gpu::cpu_clock::tid();
+            let thread = crate::gpu::interface::cpu_clock::tid();
             trace_start_cmd_buffer(&self.recorder(cb), t, cb.as_raw(), level, usage, thread);
         };
         // SAFETY: `vkBeginCommandBuffer` is externally synchronised for `cb`.
@@ -277,7 +277,7 @@ impl DeviceTracer {
 
     pub fn recorder(&self, cmd: vk::CommandBuffer) -> Recorder<'_> {
         Recorder {
-            dispatch: &self.dispatch,
+            timestamps: self.backend.timestamps(),
             chunks: &self.chunks,
             objects: &self.objects,
             cmd,

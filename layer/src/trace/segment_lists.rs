@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::recorded_trace::RecordedTrace;
-use crate::gpu::segments::{CopyRange, QueryRange, Segment};
+use crate::gpu::interface::{CopyRange, QueryRange, Segment};
 
 /// Segments handed to the recording on the stack; a submission with more (a command buffer
 /// run more than three times in one call) takes an allocation.

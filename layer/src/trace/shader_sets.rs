@@ -67,7 +67,7 @@ impl ShaderSets {
                 .map(|s| format!("{s:#x}"))
                 .collect();
             self.names.lock().push(ObjectName {
-                named_at_ns: crate::gpu::cpu_clock::boottime_ns(),
+                named_at_ns: crate::gpu::interface::cpu_clock::boottime_ns(),
                 device: 0,
                 object_type: SHADER_SET_OBJECT_TYPE,
                 object: id,

@@ -137,7 +137,7 @@ pub struct DeviceContext {
     pub index: u32,
     pub handle: u64,
     /// Pairs the device's timestamps with the CPU's clocks (Perfetto's clock snapshots).
-    pub clock: Option<crate::gpu::calibration::GpuClock>,
+    pub clock: Option<crate::gpu::interface::GpuClock>,
     pub names: ObjectNames,
 }
 

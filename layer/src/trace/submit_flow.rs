@@ -1,16 +1,14 @@
 //! A traced device's submission, from the hook's one call to the batch on its way to the
 //! traceq thread (u_trace_flush): counted, its command buffers' traces collected
 //! ([`DeviceTracer::prepare`]), the application's batches submitted as they are or with the
-//! layer's ([`crate::gpu::wrapped_submit`]), and the result committed.
+//! layer's ([`crate::gpu::interface::Backend::submit_wrapped`]), and the result committed.
 
 use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::SubmitTiming;
 use super::DeviceTracer;
-use crate::gpu::cpu_clock;
-use crate::gpu::submission::Submission;
-use crate::gpu::wrapped_submit;
+use crate::gpu::interface::{cpu_clock, Submission, Wrapping};
 
 impl DeviceTracer {
     /// A submission (`vkQueueSubmit` or `vkQueueSubmit2`, see [`Submission`]), traced;
@@ -32,10 +30,10 @@ impl DeviceTracer {
         let cmdbufs = submits.iter().flat_map(|s| unsafe { s.command_buffers() });
         let can_split = submits.iter().all(S::splittable);
         let syncs = fence != vk::Fence::null() || submits.iter().any(S::signals);
-        let d = &self.dispatch;
+        let backend = &self.backend;
         self.submit_with(S::NAME, queue, cmdbufs, (can_split, syncs), plain, |wrap| {
             // SAFETY: the application's batches, untouched, between the layer's own.
-            unsafe { S::wrapped(d, next, queue, submits, fence, wrap) }
+            unsafe { backend.submit_wrapped(next, queue, submits, fence, wrap) }
         })
     }
 
@@ -52,7 +50,7 @@ impl DeviceTracer {
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         (can_split, syncs): (bool, bool),
         plain: impl FnOnce() -> vk::Result,
-        wrapped: impl FnOnce(&wrapped_submit::Wrapping<'_>) -> vk::Result,
+        wrapped: impl FnOnce(&Wrapping<'_>) -> vk::Result,
     ) -> vk::Result {
         if self.submission_untraced() {
             return plain();
@@ -88,7 +86,7 @@ impl DeviceTracer {
         if let Some(ctx) = self.queue_index.get(queue.as_raw()) {
             // SAFETY: a context that `queues` holds until the device's teardown, which no call
             // on the device's queues can overlap.
-            unsafe { &*ctx }.signal_deferred(&self.dispatch);
+            self.backend.signal_deferred(unsafe { &*ctx });
             self.consumer.flush();
         }
     }
@@ -97,7 +95,7 @@ impl DeviceTracer {
     /// destroyed (after the application's last wait): as [`Self::queue_idle`] for every queue.
     pub fn device_idle(&self) {
         for ctx in self.queues.lock().values() {
-            ctx.signal_deferred(&self.dispatch);
+            self.backend.signal_deferred(ctx);
         }
         self.consumer.flush();
     }

@@ -11,8 +11,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Receiver, Sender};
 use parking_lot::Mutex;
 
-use crate::gpu::caps::DeviceCaps;
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::Backend;
 use crate::trace::batch::Batch;
 use crate::trace::sink_interface::{ObjectNames, Sink};
 
@@ -263,8 +262,7 @@ impl TraceqHandle {
 
 pub fn spawn(
     device_index: u32,
-    dispatch: Arc<DeviceDispatch>,
-    caps: Arc<DeviceCaps>,
+    backend: Backend,
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
     names: ObjectNames,
@@ -275,8 +273,7 @@ pub fn spawn(
     let pending = Arc::new(PendingBatches::new(MAX_PENDING_BATCHES));
     let mut traceq = Traceq::new(
         device_index,
-        dispatch,
-        caps,
+        backend,
         sink,
         Arc::clone(&stats),
         Arc::clone(&pending),

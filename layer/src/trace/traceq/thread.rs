@@ -10,10 +10,7 @@ use ash::vk::Handle;
 
 use super::mailbox::Inbox;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
-use crate::gpu::caps::{ticks_to_ns, DeviceCaps};
-use crate::gpu::completion::{self, WaitOutcome};
-use crate::gpu::cpu_clock;
-use crate::loader::dispatch::DeviceDispatch;
+use crate::gpu::interface::{cpu_clock, ticks_to_ns, Backend, WaitOutcome};
 use crate::trace::batch::{Batch, Results};
 use crate::trace::events::{batch_events, read_queries};
 use crate::trace::pipeline_names::PipelineNames;
@@ -21,8 +18,7 @@ use crate::trace::sink_interface::{BatchInfo, Event, ObjectNames, Sink, TraceSum
 
 pub(super) struct Traceq {
     device_index: u32,
-    dispatch: Arc<DeviceDispatch>,
-    caps: Arc<DeviceCaps>,
+    backend: Backend,
     sink: Box<dyn Sink>,
     stats: Arc<Stats>,
     /// Batches in the channel; one is taken off as the thread receives it.
@@ -53,8 +49,7 @@ pub(super) struct Traceq {
 impl Traceq {
     pub(super) fn new(
         device_index: u32,
-        dispatch: Arc<DeviceDispatch>,
-        caps: Arc<DeviceCaps>,
+        backend: Backend,
         sink: Box<dyn Sink>,
         stats: Arc<Stats>,
         pending: Arc<PendingBatches>,
@@ -62,8 +57,7 @@ impl Traceq {
     ) -> Traceq {
         Traceq {
             device_index,
-            dispatch,
-            caps,
+            backend,
             sink,
             stats,
             pending,
@@ -177,11 +171,10 @@ impl Traceq {
                 }
                 return false;
             }
-            match completion::wait(
-                &self.dispatch,
-                &batch.completion,
-                WAIT_SLICE.as_nanos() as u64,
-            ) {
+            match self
+                .backend
+                .wait(&batch.completion, WAIT_SLICE.as_nanos() as u64)
+            {
                 WaitOutcome::Done => return true,
                 WaitOutcome::TimedOut => {
                     if self.stopping.load(Ordering::Relaxed) {
@@ -248,17 +241,18 @@ impl Traceq {
         for trace in &batch.traces {
             trace.visit(&mut |t| total += t.slots);
         }
-        let mask = self.caps.timestamp_mask(batch.queue.family);
-        let period = self.caps.timestamp_period;
+        let caps = self.backend.caps();
+        let mask = caps.timestamp_mask(batch.queue.family);
+        let period = caps.timestamp_period;
         let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
         let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
         let values = match &results {
             Results::Copied(resources) => resources
                 .readback
                 .as_ref()
-                .map(|readback| readback.read(&self.dispatch, total)),
+                .map(|readback| self.backend.read_copied(readback, total)),
             Results::InQueries => {
-                match read_queries(&self.dispatch, &batch.traces, total, &mut self.host_values) {
+                match read_queries(&self.backend, &batch.traces, total, &mut self.host_values) {
                     Ok(values) => Some(values),
                     Err(e) => {
                         if !self.read_failed {
@@ -317,7 +311,7 @@ impl Traceq {
     /// Gives a completed batch's layer resources back to its queue.
     fn recycle(&self, batch: &Batch, results: Results) {
         if let Results::Copied(resources) = results {
-            batch.queue.recycle(&self.dispatch, resources);
+            self.backend.recycle(&batch.queue, resources);
         }
     }
 }

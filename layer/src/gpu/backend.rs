@@ -1,0 +1,291 @@
+//! One device's Vulkan, as the trace core uses it (u_trace's callbacks, in Rust): the next
+//! layer's functions, what the device can time, how batches complete, and the operations
+//! the core asks for: write a timestamp, take and give back query chunks, wrap a
+//! submission, wait for a batch, read its timestamps, pair the clocks.
+
+use std::sync::{Arc, OnceLock};
+
+use ash::vk;
+use ash::vk::Handle;
+
+use super::batch_resources::{BatchResources, RecordedWrap};
+use super::calibration::{ClockPair, GpuClock};
+use super::caps::DeviceCaps;
+use super::completion::{self, Completion, CompletionMode, WaitOutcome};
+use super::features::DevicePlan;
+use super::query_pool;
+use super::queue_context::{QueueContext, SetLoaderData};
+use super::readback::Readback;
+use super::segments::{Arming, Segment};
+use super::submission::Submission;
+use super::timestamps::cmd_write_timestamp;
+use super::wrapped_submit::Wrapping;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// A traced device's Vulkan. Cloned (two `Arc`s) only when the device is set up: by the
+/// chunk pool and the traceq thread.
+#[derive(Clone)]
+pub struct Backend {
+    dispatch: Arc<DeviceDispatch>,
+    caps: Arc<DeviceCaps>,
+    mode: CompletionMode,
+    /// Query chunks are reset on the host (see [`Self::host_reset`]).
+    host_reset: bool,
+    /// `VK_KHR/EXT_calibrated_timestamps` is enabled.
+    calibrated: bool,
+    set_loader_data: Option<SetLoaderData>,
+}
+
+/// Where a tracepoint's timestamp is written from: the device's functions, borrowed (the
+/// same single reference the recording side held before there was a backend).
+#[derive(Clone, Copy)]
+pub struct Timestamps<'a>(&'a DeviceDispatch);
+
+impl Timestamps<'_> {
+    /// Writes a timestamp into query `query` of `pool`: after the work before it (an end,
+    /// `end_of_pipe`) or as the work after it starts.
+    ///
+    /// # Safety
+    /// `cmd` is recording, and every batch that runs it re-arms the query first.
+    #[inline(always)]
+    pub unsafe fn write(
+        self,
+        cmd: vk::CommandBuffer,
+        end_of_pipe: bool,
+        pool: vk::QueryPool,
+        query: u32,
+    ) {
+        // SAFETY: the caller's promise.
+        unsafe { cmd_write_timestamp(self.0, cmd, end_of_pipe, pool, query) };
+    }
+}
+
+impl Backend {
+    /// The backend of a device the layer can trace, or why it cannot. The completion mode
+    /// falls back to fences where the next layer lacks the timeline waits; host resets serve
+    /// one-time command buffers whose batches complete through the timeline (see
+    /// `trace::pending_submission`).
+    pub fn new(
+        dispatch: Arc<DeviceDispatch>,
+        caps: DeviceCaps,
+        plan: &DevicePlan,
+        set_loader_data: Option<SetLoaderData>,
+    ) -> Result<Backend, String> {
+        if !dispatch.missing.is_empty() {
+            return Err(format!("the driver lacks {:?}", dispatch.missing));
+        }
+        let mode = match plan.mode {
+            CompletionMode::Timeline
+                if dispatch.wait_semaphores.is_none()
+                    || dispatch.get_semaphore_counter_value.is_none() =>
+            {
+                CompletionMode::Fence
+            }
+            mode => mode,
+        };
+        let host_reset = plan.host_reset
+            && mode == CompletionMode::Timeline
+            && dispatch.reset_query_pool.is_some();
+        Ok(Backend {
+            dispatch,
+            caps: Arc::new(caps),
+            mode,
+            host_reset,
+            calibrated: plan.calibrated,
+            set_loader_data,
+        })
+    }
+
+    /// The device's handle, as a number.
+    pub fn device_handle(&self) -> u64 {
+        self.dispatch.handle.as_raw()
+    }
+
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+
+    pub fn mode(&self) -> CompletionMode {
+        self.mode
+    }
+
+    /// Whether query chunks are reset on the host (`vkResetQueryPool`) rather than re-armed
+    /// on the GPU.
+    pub fn host_reset(&self) -> bool {
+        self.host_reset
+    }
+
+    /// Where the recording side writes timestamps from.
+    #[inline(always)]
+    pub fn timestamps(&self) -> Timestamps<'_> {
+        Timestamps(&self.dispatch)
+    }
+
+    /// A new query chunk (a timestamp query pool).
+    pub fn create_query_chunk(&self) -> Result<vk::QueryPool, vk::Result> {
+        query_pool::create(&self.dispatch)
+    }
+
+    /// Resets every query of `pool` from the host.
+    ///
+    /// # Safety
+    /// `hostQueryReset` is enabled, and no pending work uses the pool.
+    pub unsafe fn reset_query_chunk(&self, pool: vk::QueryPool) {
+        // SAFETY: the caller's promise.
+        unsafe { query_pool::reset_on_host(&self.dispatch, pool) };
+    }
+
+    /// Destroys a query chunk no pending work uses (device teardown).
+    pub fn destroy_query_chunk(&self, pool: vk::QueryPool) {
+        query_pool::destroy(&self.dispatch, pool);
+    }
+
+    /// Reads `out.len()` timestamps of `pool` from `first` on, written by completed work.
+    pub fn read_queries(
+        &self,
+        pool: vk::QueryPool,
+        first: u32,
+        out: &mut [u64],
+    ) -> Result<(), vk::Result> {
+        query_pool::read(&self.dispatch, pool, first, out)
+    }
+
+    /// The first `count` timestamps a completed batch copied into `readback`.
+    pub fn read_copied<'r>(&self, readback: &'r Readback, count: u32) -> &'r [u64] {
+        readback.read(&self.dispatch, count)
+    }
+
+    /// Waits for a batch at most `timeout_ns`.
+    pub fn wait(&self, completion: &Completion, timeout_ns: u64) -> WaitOutcome {
+        completion::wait(&self.dispatch, completion, timeout_ns)
+    }
+
+    /// The layer's resources for a queue (family, index).
+    pub fn queue_context(
+        &self,
+        queue: vk::Queue,
+        family: u32,
+        index: u32,
+    ) -> Result<QueueContext, vk::Result> {
+        QueueContext::new(&self.dispatch, queue, family, index, self.mode)
+    }
+
+    /// The layer's command buffers around a submission on `queue` (see
+    /// [`QueueContext::prepare`]).
+    pub fn prepare_wrap(
+        &self,
+        queue: &QueueContext,
+        segments: &[Segment<'_>],
+        total: u32,
+        arming: Arming,
+    ) -> Result<RecordedWrap, vk::Result> {
+        queue.prepare(
+            &self.dispatch,
+            self.set_loader_data,
+            &self.caps.memory,
+            segments,
+            total,
+            arming,
+        )
+    }
+
+    /// The application's batches submitted between the layer's (see
+    /// [`Submission::wrapped`]).
+    ///
+    /// # Safety
+    /// The application's arguments, valid for the command on this device's `queue`.
+    #[inline]
+    pub unsafe fn submit_wrapped<S: Submission>(
+        &self,
+        next: S::Next,
+        queue: vk::Queue,
+        submits: &[S],
+        fence: vk::Fence,
+        wrap: &Wrapping<'_>,
+    ) -> vk::Result {
+        // SAFETY: the caller's promise.
+        unsafe { S::wrapped(&self.dispatch, next, queue, submits, fence, wrap) }
+    }
+
+    /// Gives a batch's resources back to its queue once it completed (or was not submitted).
+    pub fn recycle(&self, queue: &QueueContext, resources: BatchResources) {
+        queue.recycle(&self.dispatch, resources);
+    }
+
+    /// Signals, from the host, the batches of `queue` left waiting for a later signal.
+    pub fn signal_deferred(&self, queue: &QueueContext) {
+        queue.signal_deferred(&self.dispatch);
+    }
+
+    /// Destroys a queue's resources (device teardown).
+    pub fn destroy_queue(&self, queue: &QueueContext) {
+        queue.destroy(&self.dispatch);
+    }
+
+    /// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
+    /// else measured when the application first gets a queue (the slot returned).
+    pub fn gpu_clock(&self) -> (Option<GpuClock>, Option<Arc<OnceLock<ClockPair>>>) {
+        let caps = &self.caps;
+        let Some(family) = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f))
+        else {
+            return (None, None);
+        };
+        let mask = caps.timestamp_mask(family);
+        if self.calibrated {
+            if let Some(clock) =
+                GpuClock::calibrated(Arc::clone(&self.dispatch), mask, caps.timestamp_period)
+            {
+                return (Some(clock), None);
+            }
+        }
+        let slot = Arc::new(OnceLock::new());
+        (Some(GpuClock::Measured(Arc::clone(&slot))), Some(slot))
+    }
+
+    /// Measures the GPU clock against the CPU's on `queue` (see
+    /// [`super::measured_clock::measure`]): the pair and its uncertainty in ns.
+    pub fn measure_clock(
+        &self,
+        queue: vk::Queue,
+        family: u32,
+    ) -> Result<(ClockPair, u64), vk::Result> {
+        super::measured_clock::measure(
+            &self.dispatch,
+            self.set_loader_data,
+            queue,
+            family,
+            self.caps.timestamp_mask(family),
+            self.caps.timestamp_period,
+        )
+    }
+}
+
+#[cfg(test)]
+impl Backend {
+    /// A device without any function and without queues: enough for traces that never
+    /// call Vulkan.
+    pub fn inert() -> Backend {
+        unsafe extern "system" fn no_functions(
+            _device: vk::Device,
+            _name: *const std::ffi::c_char,
+        ) -> vk::PFN_vkVoidFunction {
+            None
+        }
+        // SAFETY: the stand-in GDPA resolves nothing; no function is ever called.
+        let dispatch = unsafe { DeviceDispatch::load(no_functions, vk::Device::null()) };
+        Backend {
+            dispatch: Arc::new(dispatch),
+            caps: Arc::new(DeviceCaps {
+                timestamp_period: 1.0,
+                families: Vec::new(),
+                memory: vk::PhysicalDeviceMemoryProperties::default(),
+                api_version: 0,
+                device_name: String::new(),
+            }),
+            mode: CompletionMode::Fence,
+            host_reset: false,
+            calibrated: false,
+            set_loader_data: None,
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! What the trace core takes from `gpu`, in one place: the device's [`Backend`] (its
+//! operations) and the plain types that travel with batches through the core.
+
+pub use super::backend::{Backend, Timestamps};
+pub use super::batch_resources::BatchResources;
+pub use super::calibration::{ClockPair, GpuClock};
+pub use super::caps::{ticks_to_ns, DeviceCaps};
+pub use super::completion::{Completion, CompletionMode, WaitOutcome};
+pub use super::cpu_clock;
+pub use super::query_pool::CHUNK_QUERIES;
+pub use super::queue_context::QueueContext;
+pub use super::segments::{Arming, CopyRange, QueryRange, Segment};
+pub use super::submission::Submission;
+pub use super::wrapped_submit::Wrapping;
