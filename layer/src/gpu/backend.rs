@@ -64,7 +64,7 @@ impl Backend {
     /// The backend of a device the layer can trace, or why it cannot. The completion mode
     /// falls back to fences where the next layer lacks the timeline waits; host resets serve
     /// one-time command buffers whose batches complete through the timeline (see
-    /// `trace::pending_submission`).
+    /// `trace::submit::pending_submission`).
     pub fn new(
         dispatch: Arc<DeviceDispatch>,
         caps: DeviceCaps,

@@ -1,9 +1,9 @@
 //! Per-queue resources of the layer: a command pool for its own command buffers, the sets of
 //! [`BatchResources`] that wrap each traced submission, and the queue's timeline semaphore.
 //!
-//! Around a traced submission that needs them (see `trace::pending_submission`: one-time
-//! command buffers whose queries were reset on the host need none) the layer runs command
-//! buffers of its own:
+//! Around a traced submission that needs them (see `trace::submit::pending_submission`:
+//! one-time command buffers whose queries were reset on the host need none) the layer runs
+//! command buffers of its own:
 //! - *re-arm*, before the application's batches: resets every query the submitted command
 //!   buffers write, after an execution barrier that orders it after the previous batch's copy
 //!   (so a reusable command buffer can be submitted again). Only where the queries are not

@@ -7,7 +7,7 @@
 //! one driver (or of one layer stack beneath) all have the same next function, so each hook
 //! keeps it in a static of its own, [`CommonNext`], set as devices are created: while no
 //! command buffer anywhere in the process is recorded with tracepoints
-//! ([`crate::trace::cmdbufs::nothing_recording`]), the hook makes two independent loads and
+//! ([`crate::trace::record::cmdbufs::nothing_recording`]), the hook makes two independent loads and
 //! calls down.
 
 use std::sync::atomic::{AtomicPtr, Ordering};

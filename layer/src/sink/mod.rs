@@ -20,11 +20,11 @@ use std::sync::Arc;
 
 use crate::config::{Destination, Format};
 
-pub use crate::trace::batch::SubmitTiming;
 pub use crate::trace::sink_interface::{
     BatchInfo, DeviceContext, Event, Lifecycle, ObjectName, ObjectNames, Outputs, Sink,
     TraceSummary,
 };
+pub use crate::trace::submit::batch::SubmitTiming;
 
 /// What the configuration says of the outputs.
 #[derive(Clone, Debug)]

@@ -10,15 +10,15 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
-use super::batch::SpareLists;
 use super::capture_gates::Capture;
-use super::chunk::ChunkPool;
-use super::cmdbufs::CommandBuffers;
 use super::handle_index::HandleIndex;
 use super::health::Health;
 use super::objects::Objects;
 use super::options::TracerOptions;
+use super::record::chunk::ChunkPool;
+use super::record::cmdbufs::CommandBuffers;
 use super::sink_interface::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
+use super::submit::batch::SpareLists;
 use crate::gpu::interface::{cpu_clock, Backend, ClockPair, CompletionMode, QueueContext};
 use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 

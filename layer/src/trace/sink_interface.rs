@@ -4,9 +4,9 @@
 
 use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
-pub use super::batch::SubmitTiming;
 pub use super::object_names::{ObjectName, ObjectNames};
 use super::pipeline_names::PipelineNames;
+pub use super::submit::batch::SubmitTiming;
 
 /// One timestamped tracepoint. Its arguments stay in the words its trace recorded them in
 /// (see [`Payload::encode`]) until an output asks for them: a batch's list of events then

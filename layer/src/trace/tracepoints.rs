@@ -6,8 +6,8 @@
 use ash::vk;
 
 use super::args;
-use super::command_trace;
-use super::recorder::Recorder;
+use super::record::command_trace;
+use super::record::recorder::Recorder;
 pub use super::tracepoint::{
     Category, FieldInfo, LabelInput, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,
 };

@@ -1,5 +1,5 @@
 //! State the tracepoints of later commands report: the bound pipelines and shader objects
-//! (see `trace::bound_pipelines`). Writes no tracepoint of its own.
+//! (see `trace::record::bound_pipelines`). Writes no tracepoint of its own.
 
 use ash::vk;
 

@@ -7,7 +7,7 @@ use std::ffi::{c_char, CStr};
 use ash::vk;
 
 use super::bracketed;
-use crate::trace::recorder::Recorder;
+use crate::trace::record::recorder::Recorder;
 use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 

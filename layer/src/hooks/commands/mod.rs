@@ -47,7 +47,7 @@ macro_rules! bracketed {
         pub unsafe extern "system" fn $name($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
             // The idle path: nothing anywhere is recorded with tracepoints, and every device
             // has the same next function (two loads, nothing looked up).
-            if crate::trace::cmdbufs::nothing_recording() {
+            if crate::trace::record::cmdbufs::nothing_recording() {
                 if let Some(f) = $name::COMMON_NEXT.get() {
                     // SAFETY: `f` is the next layer's function for this command on every
                     // device (see `hooks::common_next`), of the hook's own signature.
@@ -109,12 +109,12 @@ macro_rules! bracketed {
                     $(, $arg: $ty)*
                 ) {
                     #[allow(unused_variables)]
-                    let before = |$r1: &crate::trace::recorder::Recorder<'_>,
+                    let before = |$r1: &crate::trace::record::recorder::Recorder<'_>,
                                   $t1: &mut crate::trace::tracepoints::CommandTrace| {
                         $before;
                     };
                     #[allow(unused_variables)]
-                    let after = |$r2: &crate::trace::recorder::Recorder<'_>,
+                    let after = |$r2: &crate::trace::record::recorder::Recorder<'_>,
                                  $t2: &mut crate::trace::tracepoints::CommandTrace| {
                         $after;
                     };

@@ -14,7 +14,7 @@ use ash::vk::Handle;
 
 use crate::hooks::slice;
 use crate::trace::objects::{views, RenderPassInfo};
-use crate::trace::recorder::Recorder;
+use crate::trace::record::recorder::Recorder;
 use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 

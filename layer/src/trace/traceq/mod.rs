@@ -12,9 +12,10 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use parking_lot::Mutex;
 
 use crate::gpu::interface::Backend;
-use crate::trace::batch::Batch;
 use crate::trace::sink_interface::{ObjectNames, Sink};
+use crate::trace::submit::batch::Batch;
 
+mod events;
 mod mailbox;
 mod thread;
 

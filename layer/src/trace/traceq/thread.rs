@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
 
+use super::events::{batch_events, read_queries};
 use super::mailbox::Inbox;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, ticks_to_ns, Backend, WaitOutcome};
-use crate::trace::batch::{Batch, Results};
-use crate::trace::events::{batch_events, read_queries};
 use crate::trace::pipeline_names::PipelineNames;
 use crate::trace::sink_interface::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
+use crate::trace::submit::batch::{Batch, Results};
 
 pub(super) struct Traceq {
     device_index: u32,

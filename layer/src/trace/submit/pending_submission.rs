@@ -9,11 +9,11 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::{Batch, Results, SubmitTiming};
-use super::recorded_trace::{LastRun, RecordedTrace};
 use super::segment_lists::SegmentLists;
-use super::DeviceTracer;
 use crate::gpu::interface::{Arming, BatchResources, Completion, QueueContext, Wrapping};
+use crate::trace::record::recorded_trace::{LastRun, RecordedTrace};
 use crate::trace::traceq::Message;
+use crate::trace::DeviceTracer;
 
 /// A batch ready to go down with the application's, waiting for the submit call's result.
 pub struct PendingSubmission {
@@ -57,8 +57,8 @@ impl DeviceTracer {
     /// Collects the traces of `cmdbufs` (in submission order) and what the layer submits
     /// with them. `None`: nothing to trace, submit the application's batches as they are.
     /// `can_split`: whether the layer may insert its command buffers between the
-    /// application's (see [`crate::gpu::interface::Submission::splittable`]); without it a command buffer
-    /// that runs twice in the call cannot be timed the second time.
+    /// application's (see [`crate::gpu::interface::Submission::splittable`]); without it a
+    /// command buffer that runs twice in the call cannot be timed the second time.
     ///
     /// A submission whose traces all run for the first time with queries reset on the host
     /// (one-time command buffers, see [`RecordedTrace::take_armed_run`]) is only signalled:
@@ -287,9 +287,9 @@ fn cross_queue_waits(queue: vk::Queue, traces: &[Arc<RecordedTrace>]) -> Vec<(vk
 mod tests {
     use super::*;
     use crate::gpu::interface::Backend;
-    use crate::trace::chunk::ChunkPool;
     use crate::trace::health::Health;
-    use crate::trace::recorded_trace::TraceParts;
+    use crate::trace::record::chunk::ChunkPool;
+    use crate::trace::record::recorded_trace::TraceParts;
 
     fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
         let parts = TraceParts {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
-use super::health::Health;
 use crate::gpu::interface::{Backend, CopyRange, QueryRange};
+use crate::trace::health::Health;
 
 /// Lists of each kind kept for reuse; more than this are freed.
 const SPARE_LISTS: usize = 256;

@@ -7,8 +7,8 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::SubmitTiming;
-use super::DeviceTracer;
 use crate::gpu::interface::{cpu_clock, Submission, Wrapping};
+use crate::trace::DeviceTracer;
 
 impl DeviceTracer {
     /// A submission (`vkQueueSubmit` or `vkQueueSubmit2`, see [`Submission`]), traced;

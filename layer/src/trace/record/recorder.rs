@@ -5,9 +5,9 @@ use std::sync::Arc;
 use ash::vk;
 
 use super::chunk::ChunkPool;
-use super::objects::Objects;
 use super::query_slots::Place;
 use crate::gpu::interface::Timestamps;
+use crate::trace::objects::Objects;
 
 /// What a tracepoint needs to record: the command buffer, where to get chunks, and what the
 /// layer knows of the application's objects (for arguments).

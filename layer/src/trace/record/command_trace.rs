@@ -24,7 +24,7 @@ use super::chunk::{ChunkPool, RecordedEvent};
 use super::query_slots::QuerySlots;
 use super::recorded_trace::{Child, RecordedTrace, TraceParts};
 use super::recorder::Recorder;
-use super::tracepoint::{LabelInput, LabelRef};
+use crate::trace::tracepoint::{LabelInput, LabelRef};
 
 /// An event held back (`start_cmd_buffer`, until the first command that does work).
 #[derive(Clone, Copy, Debug)]

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::recorded_trace::RecordedTrace;
 use crate::gpu::interface::{BatchResources, Completion, QueueContext};
+use crate::trace::record::recorded_trace::RecordedTrace;
 
 /// Where a batch's timestamps are read once it completed.
 pub enum Results {

@@ -19,8 +19,8 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
-use super::handle_index::HandleIndex;
-use super::tracepoints::CommandTrace;
+use crate::trace::handle_index::HandleIndex;
+use crate::trace::tracepoints::CommandTrace;
 
 /// One command buffer's trace.
 pub struct CbCell(UnsafeCell<CommandTrace>);

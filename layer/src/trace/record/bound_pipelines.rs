@@ -7,7 +7,7 @@
 use ash::vk;
 use ash::vk::Handle;
 
-use super::shader_sets::{ShaderSets, GRAPHICS_STAGES};
+use crate::trace::shader_sets::{ShaderSets, GRAPHICS_STAGES};
 
 /// What is bound at this point of a recording (0: nothing yet): a pipeline's handle, or a
 /// shader set's id.

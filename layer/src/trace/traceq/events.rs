@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::recorded_trace::RecordedTrace;
-use super::sink_interface::Event;
-use super::tracepoints::Payload;
 use crate::gpu::interface::Backend;
+use crate::trace::record::recorded_trace::RecordedTrace;
+use crate::trace::sink_interface::Event;
+use crate::trace::tracepoints::Payload;
 
 /// Appends the events of `traces` to `out`. `values` is the batch's readback (each trace's
 /// queries in depth-first order, as the copy wrote them) and `to_ns` turns a raw value into

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use super::recorded_trace::RecordedTrace;
 use crate::gpu::interface::{CopyRange, QueryRange, Segment};
+use crate::trace::record::recorded_trace::RecordedTrace;
 
 /// Segments handed to the recording on the stack; a submission with more (a command buffer
 /// run more than three times in one call) takes an allocation.

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::device_tracer::{DeviceTracer, PoolRecord};
-use super::objects;
 use super::recorded_trace::RecordedTrace;
 use super::recorder::Recorder;
-use super::tracepoints::CommandTrace;
-use super::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
+use crate::trace::device_tracer::{DeviceTracer, PoolRecord};
+use crate::trace::objects;
+use crate::trace::tracepoints::CommandTrace;
+use crate::trace::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
 
 impl DeviceTracer {
     pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {

@@ -1,0 +1,13 @@
+//! The recording side (u_trace): one [`command_trace::CommandTrace`] per command buffer, its
+//! tracepoints' timestamps written through a [`recorder::Recorder`] into query chunks taken
+//! from the device's [`chunk::ChunkPool`], and kept as a [`recorded_trace::RecordedTrace`]
+//! when the command buffer ends.
+
+pub mod bound_pipelines;
+pub mod chunk;
+pub mod cmdbufs;
+pub mod command_trace;
+mod query_slots;
+pub mod recorded_trace;
+pub mod recorder;
+mod recording;
