@@ -7,11 +7,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ash::vk;
-use ash::vk::Handle;
 use parking_lot::Mutex;
 
 use super::capture_gates::Capture;
-use super::handle_index::HandleIndex;
 use super::health::Health;
 use super::objects::Objects;
 use super::options::TracerOptions;
@@ -19,6 +17,7 @@ use super::record::chunk::ChunkPool;
 use super::record::cmdbufs::CommandBuffers;
 use super::sink_interface::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
 use super::submit::batch::SpareLists;
+use super::submit::queues::Queues;
 use crate::gpu::interface::{cpu_clock, Backend, ClockPair, CompletionMode, QueueContext};
 use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 
@@ -36,12 +35,8 @@ pub struct DeviceTracer {
     pub capture: Capture,
     pub(super) cmdbufs: CommandBuffers,
     pub(super) pools: Mutex<HashMap<u64, PoolRecord>>,
-    /// The application's queues (family, index), whose resources are made at their first
-    /// traced submission.
-    known_queues: Mutex<HashMap<u64, (u32, u32)>>,
-    pub(super) queues: Mutex<HashMap<u64, Arc<QueueContext>>>,
-    /// Each context of `queues`, by handle, for the submissions (no lock, no hashing).
-    pub(super) queue_index: HandleIndex<QueueContext>,
+    /// The application's queues and the layer's resources for each.
+    pub(super) queues: Queues,
     pub(super) frame: AtomicU32,
     pub(super) submissions: AtomicU64,
     pub(super) consumer: TraceqHandle,
@@ -140,9 +135,7 @@ impl DeviceTracer {
             names_full: AtomicBool::new(false),
             cmdbufs: CommandBuffers::default(),
             pools: Mutex::new(HashMap::new()),
-            known_queues: Mutex::new(HashMap::new()),
-            queues: Mutex::new(HashMap::new()),
-            queue_index: HandleIndex::default(),
+            queues: Queues::default(),
             frame: AtomicU32::new(0),
             submissions: AtomicU64::new(0),
             consumer,
@@ -176,39 +169,18 @@ impl DeviceTracer {
         if queue == vk::Queue::null() || !self.backend.caps().family_traceable(family) {
             return;
         }
-        if self
-            .known_queues
-            .lock()
-            .insert(queue.as_raw(), (family, index))
-            .is_none()
-        {
+        if self.queues.register(queue, family, index) {
             self.measure_clock(queue, family);
         }
     }
 
     /// The layer's resources for `queue`, made at its first traced submission.
     pub(super) fn queue_context(&self, queue: vk::Queue) -> Option<Arc<QueueContext>> {
-        if let Some(ctx) = self.queue_index.get(queue.as_raw()) {
-            // SAFETY: `ctx` is the pointer of an `Arc` that `queues` holds until the device's
-            // teardown, which no submission can overlap; one more strong count is the clone
-            // returned.
-            return Some(unsafe {
-                Arc::increment_strong_count(ctx);
-                Arc::from_raw(ctx)
-            });
-        }
-        let (family, index) = *self.known_queues.lock().get(&queue.as_raw())?;
-        match self.backend.queue_context(queue, family, index) {
-            Ok(ctx) => {
-                let mut queues = self.queues.lock();
-                let ctx = queues
-                    .entry(queue.as_raw())
-                    .or_insert_with(|| Arc::new(ctx));
-                // A queue is submitted to by one thread at a time (Vulkan), so no other
-                // submission looks this handle up meanwhile.
-                self.queue_index.insert(queue.as_raw(), Arc::as_ptr(ctx));
-                Some(Arc::clone(ctx))
-            }
+        let made = self.queues.context(queue, |family, index| {
+            self.backend.queue_context(queue, family, index)
+        })?;
+        match made {
+            Ok(ctx) => Some(ctx),
             Err(e) => {
                 self.fault("setting up a queue", e);
                 None
@@ -321,10 +293,7 @@ impl DeviceTracer {
             // Objects may still be in use (exit), or the thread still runs: leave them.
             return;
         }
-        self.queue_index.clear();
-        for queue in self.queues.lock().drain() {
-            self.backend.destroy_queue(&queue.1);
-        }
+        self.queues.destroy(|ctx| self.backend.destroy_queue(ctx));
         self.cmdbufs.clear();
         self.chunks.destroy_all();
     }

@@ -4,5 +4,6 @@
 
 pub mod batch;
 mod pending_submission;
+pub mod queues;
 mod segment_lists;
 mod submit_flow;

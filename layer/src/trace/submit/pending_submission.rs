@@ -111,7 +111,7 @@ impl DeviceTracer {
         // Nothing traced: only a submission that synchronises (a fence-only submit after a
         // burst, say) goes on, to signal for the batches of its queue left waiting, so that
         // they are written now rather than after a later submission.
-        if traces.is_empty() && (!app_syncs || self.queue_index.get(queue.as_raw()).is_none()) {
+        if traces.is_empty() && (!app_syncs || self.queues.indexed(queue).is_none()) {
             return give_back(traces, submitted);
         }
         let Some(queue_ctx) = self.queue_context(queue) else {

@@ -4,7 +4,6 @@
 //! layer's ([`crate::gpu::interface::Backend::submit_wrapped`]), and the result committed.
 
 use ash::vk;
-use ash::vk::Handle;
 
 use super::batch::SubmitTiming;
 use crate::gpu::interface::{cpu_clock, Submission, Wrapping};
@@ -83,7 +82,7 @@ impl DeviceTracer {
     /// The application's `vkQueueWaitIdle` returned successfully: batches of `queue` left
     /// waiting for a later submission's signal are complete, and get it from the host.
     pub fn queue_idle(&self, queue: vk::Queue) {
-        if let Some(ctx) = self.queue_index.get(queue.as_raw()) {
+        if let Some(ctx) = self.queues.indexed(queue) {
             // SAFETY: a context that `queues` holds until the device's teardown, which no call
             // on the device's queues can overlap.
             self.backend.signal_deferred(unsafe { &*ctx });
@@ -94,9 +93,7 @@ impl DeviceTracer {
     /// The application's `vkDeviceWaitIdle` returned successfully, or the device is being
     /// destroyed (after the application's last wait): as [`Self::queue_idle`] for every queue.
     pub fn device_idle(&self) {
-        for ctx in self.queues.lock().values() {
-            self.backend.signal_deferred(ctx);
-        }
+        self.queues.each(|ctx| self.backend.signal_deferred(ctx));
         self.consumer.flush();
     }
 }
