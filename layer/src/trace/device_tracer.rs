@@ -11,14 +11,15 @@ use parking_lot::Mutex;
 
 use super::capture_gates::Capture;
 use super::health::Health;
+use super::object_names::KeptNames;
 use super::objects::Objects;
 use super::options::TracerOptions;
 use super::record::chunk::ChunkPool;
 use super::record::cmdbufs::CommandBuffers;
-use super::sink_interface::{DeviceContext, Lifecycle, ObjectName, ObjectNames, Outputs};
+use super::sink_interface::{DeviceContext, Lifecycle, ObjectNames, Outputs};
 use super::submit::batch::SpareLists;
 use super::submit::queues::Queues;
-use crate::gpu::interface::{cpu_clock, Backend, ClockPair, CompletionMode, QueueContext};
+use crate::gpu::interface::{Backend, ClockPair, CompletionMode, QueueContext};
 use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 
 pub struct DeviceTracer {
@@ -47,20 +48,14 @@ pub struct DeviceTracer {
     lifecycle: Option<Box<dyn Lifecycle>>,
     /// The lifecycle has not yet been told that the device is gone.
     not_yet_gone: AtomicBool,
-    /// Its outputs show the names of every kind of object (Perfetto), not only pipelines'.
-    names_shown: bool,
     /// Its outputs show each submission's CPU time (Perfetto's `vk_queue_submit`): only then
     /// does a submission read the clock, twice.
     pub(super) submissions_timed: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
-    /// Names the application gave objects (kept for Perfetto), and whether some were not.
-    names: ObjectNames,
-    names_full: AtomicBool,
+    /// Names the application gave objects (kept for Perfetto).
+    names: KeptNames,
 }
-
-/// Object names kept for Perfetto sessions that start later; beyond it new names are not kept.
-const MAX_NAMES: usize = 1 << 16;
 
 pub(super) struct PoolRecord {
     pub family: u32,
@@ -128,11 +123,9 @@ impl DeviceTracer {
             capture: Capture::new(options.frames, options.instrument, options.perfetto),
             not_yet_gone: AtomicBool::new(lifecycle.is_some()),
             lifecycle,
-            names_shown: options.perfetto,
             submissions_timed: options.perfetto,
             measured_clock,
-            names,
-            names_full: AtomicBool::new(false),
+            names: KeptNames::new(names, options.perfetto),
             cmdbufs: CommandBuffers::default(),
             pools: Mutex::new(HashMap::new()),
             queues: Queues::default(),
@@ -242,34 +235,8 @@ impl DeviceTracer {
     /// The application named an object: formats that show names get it in order with the
     /// batches (Perfetto shows stages under the names of their command buffers and passes).
     pub fn object_named(&self, device: u64, object_type: i32, object: u64, name: &str) {
-        // Every format shows the names of pipelines and shader objects (after a draw's or
-        // dispatch's handle); the others only Perfetto.
-        let attributed = [
-            ash::vk::ObjectType::PIPELINE,
-            ash::vk::ObjectType::SHADER_EXT,
-        ]
-        .map(|t| t.as_raw())
-        .contains(&object_type);
-        if !self.names_shown && !attributed {
-            return;
-        }
-        let mut names = self.names.lock();
-        if names.len() >= MAX_NAMES {
-            if !self.names_full.swap(true, Ordering::Relaxed) {
-                log::warn!(
-                    "device {}: more than {MAX_NAMES} object names; later ones are not kept",
-                    self.index
-                );
-            }
-            return;
-        }
-        names.push(ObjectName {
-            named_at_ns: cpu_clock::boottime_ns(),
-            device,
-            object_type,
-            object,
-            name: name.to_string(),
-        });
+        self.names
+            .named(self.index, device, object_type, object, name);
     }
 
     /// Waits (bounded) until the traceq thread has written everything sent before: a
