@@ -1,7 +1,7 @@
 //! The per-device trace context (u_trace_context): the chunk pool, the command buffers' and
 //! queues' state, the frame and submission counters, and the traceq consumer.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -16,6 +16,7 @@ use super::objects::Objects;
 use super::options::TracerOptions;
 use super::record::chunk::ChunkPool;
 use super::record::cmdbufs::CommandBuffers;
+use super::record::command_pools::PoolRecord;
 use super::sink_interface::{DeviceContext, Lifecycle, ObjectNames, Outputs};
 use super::submit::batch::SpareLists;
 use super::submit::queues::Queues;
@@ -55,11 +56,6 @@ pub struct DeviceTracer {
     measured_clock: Option<Arc<OnceLock<ClockPair>>>,
     /// Names the application gave objects (kept for Perfetto).
     names: KeptNames,
-}
-
-pub(super) struct PoolRecord {
-    pub family: u32,
-    pub cmdbufs: HashSet<u64>,
 }
 
 impl DeviceTracer {

@@ -6,6 +6,7 @@
 pub mod bound_pipelines;
 pub mod chunk;
 pub mod cmdbufs;
+pub(super) mod command_pools;
 pub mod command_trace;
 mod query_slots;
 pub mod recorded_trace;

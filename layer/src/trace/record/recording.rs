@@ -1,7 +1,7 @@
-//! The life of each command buffer's trace: pools, allocation, begin, the commands recorded
-//! between (through [`DeviceTracer::around`], the hot path), end, reset and free.
+//! The life of each command buffer's trace: begin, the commands recorded between (through
+//! [`DeviceTracer::around`], the hot path) and end (its pools, allocation, reset and free:
+//! [`super::command_pools`]).
 
-use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -10,84 +10,12 @@ use ash::vk::Handle;
 
 use super::recorded_trace::RecordedTrace;
 use super::recorder::Recorder;
-use crate::trace::device_tracer::{DeviceTracer, PoolRecord};
 use crate::trace::objects;
 use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::{trace_end_cmd_buffer, trace_start_cmd_buffer};
+use crate::trace::DeviceTracer;
 
 impl DeviceTracer {
-    pub fn pool_created(&self, pool: vk::CommandPool, family: u32) {
-        self.pools.lock().insert(
-            pool.as_raw(),
-            PoolRecord {
-                family,
-                cmdbufs: HashSet::new(),
-            },
-        );
-    }
-
-    /// After `vkResetCommandPool`: the application synchronises the pool and all of its
-    /// command buffers.
-    pub fn pool_reset(&self, pool: vk::CommandPool) {
-        let pools = self.pools.lock();
-        let Some(record) = pools.get(&pool.as_raw()) else {
-            return;
-        };
-        // SAFETY: a pool reset is externally synchronised with every use of its buffers.
-        unsafe {
-            self.cmdbufs
-                .for_each(record.cmdbufs.iter().copied(), |t| self.reset_trace(t))
-        };
-    }
-
-    pub fn pool_destroyed(&self, pool: vk::CommandPool) {
-        let Some(record) = self.pools.lock().remove(&pool.as_raw()) else {
-            return;
-        };
-        for cb in record.cmdbufs {
-            if let Some(mut trace) = self.cmdbufs.remove(cb) {
-                self.reset_trace(&mut trace);
-            }
-        }
-    }
-
-    pub fn allocated(
-        &self,
-        pool: vk::CommandPool,
-        level: vk::CommandBufferLevel,
-        cbs: &[vk::CommandBuffer],
-    ) {
-        let mut pools = self.pools.lock();
-        let Some(record) = pools.get_mut(&pool.as_raw()) else {
-            return;
-        };
-        for &cb in cbs {
-            record.cmdbufs.insert(cb.as_raw());
-            self.cmdbufs
-                .insert(cb, CommandTrace::new(pool, record.family, level));
-        }
-    }
-
-    pub fn freed(&self, pool: vk::CommandPool, cbs: &[vk::CommandBuffer]) {
-        let mut pools = self.pools.lock();
-        let mut record = pools.get_mut(&pool.as_raw());
-        for cb in cbs {
-            if let Some(record) = record.as_deref_mut() {
-                record.cmdbufs.remove(&cb.as_raw());
-            }
-            if let Some(mut trace) = self.cmdbufs.remove(cb.as_raw()) {
-                self.reset_trace(&mut trace);
-            }
-        }
-    }
-
-    /// Forgets a trace's recording, keeping the count of recordings in progress.
-    fn reset_trace(&self, trace: &mut CommandTrace) {
-        if trace.reset(&self.chunks) {
-            self.cmdbufs.recording_ended();
-        }
-    }
-
     /// Runs `f` on a command buffer's trace.
     ///
     /// # Safety
