@@ -2,7 +2,7 @@
 //! queues' state, the frame and submission counters, and the traceq consumer.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::capture_gates::Capture;
+use super::device_life::DeviceLife;
 use super::health::Health;
 use super::object_names::KeptNames;
 use super::objects::Objects;
@@ -17,7 +18,7 @@ use super::options::TracerOptions;
 use super::record::chunk::ChunkPool;
 use super::record::cmdbufs::CommandBuffers;
 use super::record::command_pools::PoolRecord;
-use super::sink_interface::{DeviceContext, Lifecycle, ObjectNames, Outputs};
+use super::sink_interface::{DeviceContext, ObjectNames, Outputs};
 use super::submit::batch::SpareLists;
 use super::submit::queues::Queues;
 use crate::gpu::interface::{Backend, ClockPair, CompletionMode, QueueContext};
@@ -45,10 +46,8 @@ pub struct DeviceTracer {
     /// Batch lists for reuse.
     pub(super) spare: Arc<SpareLists>,
     pub stats: Arc<Stats>,
-    /// Told of the device's life and of the frame window (a Perfetto session).
-    lifecycle: Option<Box<dyn Lifecycle>>,
-    /// The lifecycle has not yet been told that the device is gone.
-    not_yet_gone: AtomicBool,
+    /// What its outputs are told of the device's life and of the frame window.
+    life: DeviceLife,
     /// Its outputs show each submission's CPU time (Perfetto's `vk_queue_submit`): only then
     /// does a submission read the clock, twice.
     pub(super) submissions_timed: bool,
@@ -67,9 +66,7 @@ impl DeviceTracer {
     ) -> Result<DeviceTracer, String> {
         let stats = Arc::new(Stats::default());
         let Outputs { open, lifecycle } = outputs;
-        if let Some(lifecycle) = &lifecycle {
-            lifecycle.device_created();
-        }
+        let life = DeviceLife::created(lifecycle);
         // Perfetto places GPU stages on the CPU's timeline.
         let (clock, measured_clock) = if options.perfetto {
             backend.gpu_clock()
@@ -117,8 +114,7 @@ impl DeviceTracer {
             backend,
             health,
             capture: Capture::new(options.frames, options.instrument, options.perfetto),
-            not_yet_gone: AtomicBool::new(lifecycle.is_some()),
-            lifecycle,
+            life,
             submissions_timed: options.perfetto,
             measured_clock,
             names: KeptNames::new(names, options.perfetto),
@@ -208,24 +204,7 @@ impl DeviceTracer {
         if end.captured {
             self.consumer.send(Message::EndOfFrame(frame));
         }
-        let Some(lifecycle) = &self.lifecycle else {
-            return;
-        };
-        if end.closed {
-            log::info!(
-                "device {}: frame {frame} closes the GPU_TRACE_FRAMES window",
-                self.index
-            );
-            lifecycle.window_closed();
-        }
-        if end.opened {
-            log::info!(
-                "device {}: frame {} opens the GPU_TRACE_FRAMES window",
-                self.index,
-                frame + 1
-            );
-            lifecycle.window_opened();
-        }
+        self.life.frame_ended(self.index, frame, &end);
     }
 
     /// The application named an object: formats that show names get it in order with the
@@ -245,13 +224,7 @@ impl DeviceTracer {
     /// the process is exiting) destroys the layer's objects. Call before the device goes.
     pub fn shutdown(&self, exiting: bool) {
         let stopped = self.consumer.stop(exiting);
-        if let (Some(lifecycle), true) = (
-            &self.lifecycle,
-            self.not_yet_gone.swap(false, Ordering::Relaxed),
-        ) {
-            // Everything this device wrote is in the session; the last device ends it.
-            lifecycle.device_gone();
-        }
+        self.life.gone();
         if exiting || !stopped {
             // Objects may still be in use (exit), or the thread still runs: leave them.
             return;

@@ -9,6 +9,7 @@
 
 pub mod args;
 pub mod capture_gates;
+mod device_life;
 mod device_tracer;
 pub mod handle_index;
 mod health;
