@@ -259,3 +259,25 @@ pub fn soak_result(run: &Run, trace: &std::path::Path) -> Soak {
         rss_at_end_kib: device.rss_kib.last().copied().unwrap_or(0),
     }
 }
+
+/// `utrace report --json`'s output, checked to have succeeded: the whole JSON object, and
+/// the (key, count) of each of its rows, sorted.
+pub fn report_rows(out: &std::process::Output) -> (serde_json::Value, Vec<(String, u64)>) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let mut rows: Vec<(String, u64)> = v["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            let key = r["key"].as_str().expect("a key").to_string();
+            (key, r["count"].as_u64().expect("a count"))
+        })
+        .collect();
+    rows.sort();
+    (v, rows)
+}

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use utrace_tests::checks::assert_clean;
+use utrace_tests::checks::{assert_clean, report_rows};
 use utrace_tests::harness::{utrace_exe, TempDir};
 use utrace_tests::workload;
 
@@ -36,22 +36,7 @@ fn trace(dir: &TempDir, name: &str) -> PathBuf {
 
 /// (key, count) of each row of `report --json`, and its unpaired events.
 fn counts(out: &Output) -> (Vec<(String, u64)>, u64) {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    let mut rows: Vec<(String, u64)> = v["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .map(|r| {
-            let key = r["key"].as_str().expect("a key").to_string();
-            (key, r["count"].as_u64().expect("a count"))
-        })
-        .collect();
-    rows.sort();
+    let (v, rows) = report_rows(out);
     (
         rows,
         v["unpaired_events"].as_u64().expect("unpaired_events"),

@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use utrace_tests::checks::{assert_clean, assert_trace_matches, named};
+use utrace_tests::checks::{assert_clean, assert_trace_matches, named, report_rows};
 use utrace_tests::harness::{utrace_exe, Run, TempDir, LAVAPIPE_ICD};
 use utrace_tests::perfetto_trace::{self, Resolved};
 use utrace_tests::stage_ranges::{perfetto_ranges, txt_ranges};
@@ -43,25 +43,7 @@ impl Traced {
             .arg(&path)
             .output()
             .expect("utrace runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        let mut rows: Vec<(String, u64)> = v["rows"]
-            .as_array()
-            .expect("rows")
-            .iter()
-            .map(|r| {
-                (
-                    r["key"].as_str().unwrap().to_string(),
-                    r["count"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        rows.sort();
-        rows
+        report_rows(&out).1
     }
 }
 
