@@ -17,6 +17,7 @@ pub mod modern;
 pub mod patterns;
 pub mod perfetto_trace;
 pub mod report;
+pub mod shapes;
 pub mod stage_ranges;
 pub mod submitter;
 pub mod system_tracing;

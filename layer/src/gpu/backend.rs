@@ -12,6 +12,7 @@ use super::batch_resources::{BatchResources, RecordedWrap};
 use super::calibration::{ClockPair, GpuClock};
 use super::caps::DeviceCaps;
 use super::completion::{self, Completion, CompletionMode, WaitOutcome};
+use super::device_time::DeviceTime;
 use super::features::DevicePlan;
 use super::query_pool;
 use super::queue_context::{QueueContext, SetLoaderData};
@@ -28,6 +29,8 @@ use crate::loader::dispatch::DeviceDispatch;
 pub struct Backend {
     dispatch: Arc<DeviceDispatch>,
     caps: Arc<DeviceCaps>,
+    /// The device's timestamps as continuous nanoseconds (counters that wrap unwrapped).
+    time: Arc<DeviceTime>,
     mode: CompletionMode,
     /// Query chunks are reset on the host (see [`Self::host_reset`]).
     host_reset: bool,
@@ -88,6 +91,7 @@ impl Backend {
             && dispatch.reset_query_pool.is_some();
         Ok(Backend {
             dispatch,
+            time: Arc::new(DeviceTime::new(&caps)),
             caps: Arc::new(caps),
             mode,
             host_reset,
@@ -103,6 +107,11 @@ impl Backend {
 
     pub fn caps(&self) -> &DeviceCaps {
         &self.caps
+    }
+
+    /// The device's timestamps in continuous nanoseconds, per queue family.
+    pub fn time(&self) -> &DeviceTime {
+        &self.time
     }
 
     pub fn mode(&self) -> CompletionMode {
@@ -230,10 +239,9 @@ impl Backend {
         else {
             return (None, None);
         };
-        let mask = caps.timestamp_mask(family);
         if self.calibrated {
             if let Some(clock) =
-                GpuClock::calibrated(Arc::clone(&self.dispatch), mask, caps.timestamp_period)
+                GpuClock::calibrated(Arc::clone(&self.dispatch), Arc::clone(&self.time), family)
             {
                 return (Some(clock), None);
             }
@@ -249,14 +257,19 @@ impl Backend {
         queue: vk::Queue,
         family: u32,
     ) -> Result<(ClockPair, u64), vk::Result> {
-        super::measured_clock::measure(
+        let measured = super::measured_clock::measure(
             &self.dispatch,
             self.set_loader_data,
             queue,
             family,
             self.caps.timestamp_mask(family),
             self.caps.timestamp_period,
-        )
+        );
+        if let Ok((pair, _)) = &measured {
+            // Later timestamps are unwrapped from the pair's.
+            self.time.family(family).seed_ns(pair.gpu_ns);
+        }
+        measured
     }
 }
 
@@ -273,15 +286,17 @@ impl Backend {
         }
         // SAFETY: the stand-in GDPA resolves nothing; no function is ever called.
         let dispatch = unsafe { DeviceDispatch::load(no_functions, vk::Device::null()) };
+        let caps = DeviceCaps {
+            timestamp_period: 1.0,
+            families: Vec::new(),
+            memory: vk::PhysicalDeviceMemoryProperties::default(),
+            api_version: 0,
+            device_name: String::new(),
+        };
         Backend {
             dispatch: Arc::new(dispatch),
-            caps: Arc::new(DeviceCaps {
-                timestamp_period: 1.0,
-                families: Vec::new(),
-                memory: vk::PhysicalDeviceMemoryProperties::default(),
-                api_version: 0,
-                device_name: String::new(),
-            }),
+            time: Arc::new(DeviceTime::new(&caps)),
+            caps: Arc::new(caps),
             mode: CompletionMode::Fence,
             host_reset: false,
             calibrated: false,

@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 
 use ash::vk;
 
-use super::caps::ticks_to_ns;
 use super::cpu_clock;
+use super::device_time::DeviceTime;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// One instant on both clocks.
@@ -27,8 +27,9 @@ pub enum GpuClock {
     Calibrated {
         dispatch: Arc<DeviceDispatch>,
         get: vk::PFN_vkGetCalibratedTimestampsKHR,
-        mask: u64,
-        period: f32,
+        /// The device's counters, and the family whose counter the pairs read.
+        time: Arc<DeviceTime>,
+        family: u32,
     },
     /// Set once measured, at the application's first `vkGetDeviceQueue*`.
     Measured(Arc<OnceLock<ClockPair>>),
@@ -36,7 +37,11 @@ pub enum GpuClock {
 
 impl GpuClock {
     /// The calibrated clock of a device on which the layer enabled the extension.
-    pub fn calibrated(dispatch: Arc<DeviceDispatch>, mask: u64, period: f32) -> Option<GpuClock> {
+    pub fn calibrated(
+        dispatch: Arc<DeviceDispatch>,
+        time: Arc<DeviceTime>,
+        family: u32,
+    ) -> Option<GpuClock> {
         let load = |name: &std::ffi::CStr| {
             // SAFETY: the next layer's GDPA on the live device the dispatch belongs to.
             unsafe { (dispatch.get_device_proc_addr)(dispatch.handle, name.as_ptr()) }
@@ -52,8 +57,8 @@ impl GpuClock {
         Some(GpuClock::Calibrated {
             dispatch,
             get,
-            mask,
-            period,
+            time,
+            family,
         })
     }
 
@@ -64,8 +69,8 @@ impl GpuClock {
             GpuClock::Calibrated {
                 dispatch,
                 get,
-                mask,
-                period,
+                time,
+                family,
             } => {
                 let infos = [
                     vk::CalibratedTimestampInfoKHR::default()
@@ -90,7 +95,7 @@ impl GpuClock {
                 }
                 let boottime = values[1] as i64 + cpu_clock::boottime_minus_monotonic();
                 Some(ClockPair {
-                    gpu_ns: ticks_to_ns(values[0] & mask, *period),
+                    gpu_ns: time.family(*family).to_ns(values[0]),
                     boottime_ns: boottime.max(0) as u64,
                 })
             }

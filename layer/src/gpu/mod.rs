@@ -28,6 +28,7 @@ pub mod caps;
 pub mod chain_copy;
 pub mod completion;
 pub mod cpu_clock;
+pub mod device_time;
 mod feature_choice;
 pub mod features;
 pub mod interface;

@@ -5,8 +5,8 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use crate::faults;
 use crate::loader::next_device_fn;
+use crate::{faults, shape};
 
 macro_rules! hook {
     ($f:expr) => {
@@ -29,11 +29,22 @@ pub const COMMANDS: &[&CStr] = &[
     c"vkCreateBuffer",
     c"vkBeginCommandBuffer",
     c"vkSignalSemaphore",
+    c"vkDestroyQueryPool",
+    c"vkCmdCopyQueryPoolResults",
+    c"vkEndCommandBuffer",
+    c"vkGetCalibratedTimestampsKHR",
+    c"vkGetCalibratedTimestampsEXT",
+    c"vkDestroyDevice",
 ];
 
 /// The hook for `name`, where the fault plan mentions it.
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
     let n = name.to_str().ok()?;
+    if shape::shape().is_some() {
+        if let found @ Some(_) = shape_lookup(n) {
+            return found;
+        }
+    }
     let planned = |c: &str| faults::planned(c);
     match n {
         "vkQueueSubmit" if planned(n) || faults::show_submits() => hook!(queue_submit_shown),
@@ -61,6 +72,38 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         }
         _ => None,
     }
+}
+
+/// The hooks of a hardware shape (see [`shape`]); they check the fault plan too.
+fn shape_lookup(n: &str) -> vk::PFN_vkVoidFunction {
+    use shape::{gpu_pass, queries};
+    match n {
+        "vkGetQueryPoolResults" => hook!(queries::get_query_pool_results),
+        "vkCreateQueryPool" => hook!(queries::create_query_pool),
+        "vkDestroyQueryPool" => hook!(queries::destroy_query_pool),
+        "vkCreateBuffer" => hook!(queries::create_buffer),
+        "vkGetCalibratedTimestampsKHR" | "vkGetCalibratedTimestampsEXT" => {
+            hook!(queries::get_calibrated_timestamps)
+        }
+        "vkCmdCopyQueryPoolResults" => hook!(gpu_pass::cmd_copy_query_pool_results),
+        "vkEndCommandBuffer" => hook!(gpu_pass::end_command_buffer),
+        "vkBeginCommandBuffer" => hook!(begin_command_buffer_shaped),
+        "vkDestroyDevice" => hook!(crate::loader::destroy_device),
+        _ => None,
+    }
+}
+
+/// A recording begins: the shape forgets the copies of the last one.
+unsafe extern "system" fn begin_command_buffer_shaped(
+    cb: vk::CommandBuffer,
+    info: *const vk::CommandBufferBeginInfo<'_>,
+) -> vk::Result {
+    shape::gpu_pass::forget(cb);
+    if faults::show_submits() {
+        eprintln!("utrace-fault: vkBeginCommandBuffer");
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { begin_command_buffer(cb, info) }
 }
 
 /// Defines a hook: `$device` finds the device for the next layer's function.

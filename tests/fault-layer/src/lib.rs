@@ -9,6 +9,10 @@
 //! `vkGetSemaphoreCounterValue` report 0: a semaphore that never signals.
 //! `UTRACE_FAULT_SHOW_SUBMITS=1` makes each submit call say on stderr what it holds.
 //!
+//! `UTRACE_SHAPE` presents the device in the shape of other hardware (timestamp period,
+//! valid bits, missing features), turning every timestamp into that hardware's ticks: see
+//! [`shape`].
+//!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
 //! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer.
@@ -18,6 +22,7 @@
 mod faults;
 mod hooks;
 mod loader;
+mod shape;
 
 pub use loader::{
     vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,

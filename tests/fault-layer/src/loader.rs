@@ -3,18 +3,22 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use ash::vk;
 use ash_layer::{LayerFunction, NegotiateLayerInterface, NegotiateLayerStructType};
 use parking_lot::RwLock;
 
 use crate::hooks;
+use crate::shape::gpu_pass::DeviceShape;
+use crate::shape::{self, physical};
 
 /// The next layer's proc-addr functions, by dispatch key.
 static INSTANCES: LazyLock<RwLock<HashMap<usize, (vk::PFN_vkGetInstanceProcAddr, vk::Instance)>>> =
     LazyLock::new(Default::default);
 static DEVICES: LazyLock<RwLock<HashMap<usize, Next>>> = LazyLock::new(Default::default);
+/// The objects of the shape's GPU side, by device dispatch key (with `UTRACE_SHAPE`).
+static SHAPES: LazyLock<RwLock<HashMap<usize, Arc<DeviceShape>>>> = LazyLock::new(Default::default);
 
 /// A device's next layer: its GDPA and, resolved at creation, the commands this layer hooks.
 struct Next {
@@ -39,6 +43,51 @@ pub unsafe fn next_device_fn<H: vk::Handle>(handle: H, name: &CStr) -> vk::PFN_v
     // SAFETY: forwarded from the caller.
     let next = devices.get(&unsafe { key(handle) })?;
     next.fns.get(name).copied().flatten()
+}
+
+/// The next layer's instance-level function `name`, for a physical device of this chain.
+///
+/// # Safety
+/// `physical` must be a live physical device of an instance of this chain.
+pub unsafe fn next_instance_fn(
+    physical: vk::PhysicalDevice,
+    name: &CStr,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: forwarded from the caller.
+    let (next, instance) = *INSTANCES.read().get(&unsafe { key(physical) })?;
+    // SAFETY: the next layer's GIPA on a live instance.
+    unsafe { next(instance, name.as_ptr()) }
+}
+
+/// The shape's objects of the device owning `handle`.
+///
+/// # Safety
+/// `handle` must be a live dispatchable object.
+pub unsafe fn shape_device<H: vk::Handle>(handle: H) -> Option<Arc<DeviceShape>> {
+    // SAFETY: forwarded from the caller.
+    SHAPES.read().get(&unsafe { key(handle) }).cloned()
+}
+
+/// Writes the shape's log and frees its objects (the application made the device idle),
+/// then destroys the device.
+pub unsafe extern "system" fn destroy_device(
+    device: vk::Device,
+    alloc: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: a live device of this chain, idle as vkDestroyDevice requires.
+    unsafe {
+        let k = key(device);
+        if let Some(objects) = SHAPES.write().remove(&k) {
+            shape::write_log(&objects.logged());
+            objects.destroy();
+        }
+        let next = next_device_fn(device, c"vkDestroyDevice");
+        DEVICES.write().remove(&k);
+        if let Some(f) = next {
+            let f: vk::PFN_vkDestroyDevice = std::mem::transmute(f);
+            f(device, alloc);
+        }
+    }
 }
 
 unsafe extern "system" fn negotiate(p: *mut NegotiateLayerInterface) -> vk::Result {
@@ -125,7 +174,48 @@ unsafe extern "system" fn create_device(
             return vk::Result::ERROR_INITIALIZATION_FAILED;
         };
         let create: vk::PFN_vkCreateDevice = std::mem::transmute(create);
-        let r = create(physical, info, alloc, out);
+        // The shape's GPU side pushes its descriptors.
+        let mut shaped = *info;
+        let mut extensions: Vec<*const c_char> = if shaped.pp_enabled_extension_names.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(
+                shaped.pp_enabled_extension_names,
+                shaped.enabled_extension_count as usize,
+            )
+            .to_vec()
+        };
+        let push = c"VK_KHR_push_descriptor";
+        if let Some(s) = shape::shape() {
+            // The counter is placed now: it wraps a set time into the device's work.
+            let _ = s.offset();
+        }
+        if shape::shape().is_some() && !extensions.iter().any(|&e| CStr::from_ptr(e) == push) {
+            extensions.push(push.as_ptr());
+            shaped.enabled_extension_count = extensions.len() as u32;
+            shaped.pp_enabled_extension_names = extensions.as_ptr();
+        }
+        let r = create(physical, &shaped, alloc, out);
+        if r == vk::Result::SUCCESS && shape::shape().is_some() {
+            let mut memory = vk::PhysicalDeviceMemoryProperties::default();
+            if let Some(f) = next_gipa(instance, c"vkGetPhysicalDeviceMemoryProperties".as_ptr()) {
+                let f: vk::PFN_vkGetPhysicalDeviceMemoryProperties = std::mem::transmute(f);
+                f(physical, &mut memory);
+            }
+            match DeviceShape::create(*out, next_gdpa, &memory) {
+                Ok(objects) => {
+                    SHAPES.write().insert(key(*out), Arc::new(objects));
+                }
+                Err(e) => {
+                    eprintln!("utrace-shape: the shape's GPU side could not be made ({e}); the device is not created");
+                    if let Some(f) = next_gdpa(*out, c"vkDestroyDevice".as_ptr()) {
+                        let f: vk::PFN_vkDestroyDevice = std::mem::transmute(f);
+                        f(*out, alloc);
+                    }
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                }
+            }
+        }
         if r == vk::Result::SUCCESS {
             let fns = hooks::COMMANDS
                 .iter()
@@ -155,6 +245,9 @@ unsafe extern "system" fn gipa(
         b"vkCreateDevice" => return hook!(create_device),
         b"vkGetDeviceProcAddr" => return hook!(gdpa),
         _ => {}
+    }
+    if let found @ Some(_) = physical::lookup(n) {
+        return found;
     }
     if instance == vk::Instance::null() {
         return None;

@@ -75,7 +75,17 @@ impl Device {
             .queue_priorities(&priorities)];
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
         let wants_multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
-        let (draw_indirect_count, multi_draw) = optional_features(inst, physical, wants_multi_draw);
+        // SAFETY: a live physical device.
+        let api = unsafe { instance.get_physical_device_properties(physical) }.api_version;
+        // A Vulkan 1.1 device (such as the test layer's `v1_1` shape) gets 1.1's features
+        // only: no timeline semaphores, host query reset, synchronization2 or dynamic
+        // rendering, and no 1.2/1.3 structures in the chain.
+        let v1_1 = api < vk::API_VERSION_1_2;
+        let (draw_indirect_count, multi_draw) = if v1_1 {
+            (false, false)
+        } else {
+            optional_features(inst, physical, wants_multi_draw)
+        };
         // Everything the scenarios record: what Vulkan 1.3 requires, plus the optional
         // features the device has.
         let mut features11 = vk::PhysicalDeviceVulkan11Features::default().multiview(true);
@@ -94,13 +104,18 @@ impl Device {
         let mut multi_draw_features =
             vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
+        let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
             .enabled_features(&features)
-            .enabled_extension_names(&ext_ptrs)
-            .push_next(&mut features11)
-            .push_next(&mut features12)
-            .push_next(&mut features13);
+            .enabled_extension_names(&ext_ptrs);
+        info = if v1_1 {
+            info.push_next(&mut multiview)
+        } else {
+            info.push_next(&mut features11)
+                .push_next(&mut features12)
+                .push_next(&mut features13)
+        };
         if multi_draw {
             info = info.push_next(&mut multi_draw_features);
         }
@@ -129,7 +144,7 @@ impl Device {
             family,
             memory,
             pool,
-            sync2,
+            sync2: sync2 && !v1_1,
             draw_indirect_count,
             multi_draw,
         })

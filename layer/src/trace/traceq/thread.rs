@@ -11,7 +11,7 @@ use ash::vk::Handle;
 use super::events::{batch_events, read_queries};
 use super::mailbox::Inbox;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
-use crate::gpu::interface::{cpu_clock, ticks_to_ns, Backend, WaitOutcome};
+use crate::gpu::interface::{cpu_clock, Backend, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
 use crate::trace::sink_interface::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
@@ -241,10 +241,8 @@ impl Traceq {
         for trace in &batch.traces {
             trace.visit(&mut |t| total += t.slots);
         }
-        let caps = self.backend.caps();
-        let mask = caps.timestamp_mask(batch.queue.family);
-        let period = caps.timestamp_period;
-        let to_ns = |raw: u64| ticks_to_ns(raw & mask, period);
+        let time = self.backend.time().family(batch.queue.family);
+        let to_ns = |raw: u64| time.to_ns(raw);
         let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
         let values = match &results {
             Results::Copied(resources) => resources

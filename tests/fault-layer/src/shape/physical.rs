@@ -1,0 +1,241 @@
+//! What the physical device says of itself, in the shape's words: its timestamp period and
+//! valid bits, and for the Vulkan 1.1 shape its version, extensions and features.
+
+use std::ffi::{c_char, CStr};
+
+use ash::vk;
+
+use super::{shape, Shape};
+use crate::loader::next_instance_fn;
+
+/// Extensions a Vulkan 1.1-class device does not have.
+const NOT_ON_1_1: &[&CStr] = &[
+    c"VK_EXT_calibrated_timestamps",
+    c"VK_KHR_calibrated_timestamps",
+    c"VK_EXT_host_query_reset",
+    c"VK_KHR_timeline_semaphore",
+];
+
+fn apply_properties(s: &Shape, props: &mut vk::PhysicalDeviceProperties) {
+    props.limits.timestamp_period = s.period;
+    if s.v1_1 {
+        props.api_version = vk::make_api_version(0, 1, 1, vk::api_version_patch(props.api_version));
+    }
+}
+
+fn apply_family(s: &Shape, family: &mut vk::QueueFamilyProperties) {
+    if family.timestamp_valid_bits > 0 {
+        family.timestamp_valid_bits = s.valid_bits;
+    }
+}
+
+/// Calls the next layer's `$name` for `$physical` with the hook's own arguments.
+macro_rules! down {
+    ($physical:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
+        // SAFETY: a live physical device of this chain; the pointer is the next layer's
+        // function of this signature.
+        unsafe {
+            next_instance_fn($physical, $name).map(|f| {
+                let f: $pfn = std::mem::transmute(f);
+                f($($arg),*)
+            })
+        }
+    }};
+}
+
+pub unsafe extern "system" fn get_physical_device_properties(
+    physical: vk::PhysicalDevice,
+    props: *mut vk::PhysicalDeviceProperties,
+) {
+    down!(
+        physical,
+        c"vkGetPhysicalDeviceProperties",
+        vk::PFN_vkGetPhysicalDeviceProperties,
+        (physical, props)
+    );
+    if let Some(s) = shape() {
+        // SAFETY: the caller's output structure, just filled.
+        unsafe { apply_properties(s, &mut *props) };
+    }
+}
+
+pub unsafe extern "system" fn get_physical_device_properties2(
+    physical: vk::PhysicalDevice,
+    props: *mut vk::PhysicalDeviceProperties2<'_>,
+) {
+    down!(
+        physical,
+        c"vkGetPhysicalDeviceProperties2",
+        vk::PFN_vkGetPhysicalDeviceProperties2,
+        (physical, props)
+    );
+    if let Some(s) = shape() {
+        // SAFETY: the caller's output structure, just filled.
+        unsafe { apply_properties(s, &mut (*props).properties) };
+    }
+}
+
+pub unsafe extern "system" fn get_physical_device_queue_family_properties(
+    physical: vk::PhysicalDevice,
+    count: *mut u32,
+    props: *mut vk::QueueFamilyProperties,
+) {
+    down!(
+        physical,
+        c"vkGetPhysicalDeviceQueueFamilyProperties",
+        vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
+        (physical, count, props)
+    );
+    if let (Some(s), false) = (shape(), props.is_null()) {
+        // SAFETY: the driver filled `*count` elements.
+        let families = unsafe { std::slice::from_raw_parts_mut(props, *count as usize) };
+        families.iter_mut().for_each(|f| apply_family(s, f));
+    }
+}
+
+pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
+    physical: vk::PhysicalDevice,
+    count: *mut u32,
+    props: *mut vk::QueueFamilyProperties2<'_>,
+) {
+    down!(
+        physical,
+        c"vkGetPhysicalDeviceQueueFamilyProperties2",
+        vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
+        (physical, count, props)
+    );
+    if let (Some(s), false) = (shape(), props.is_null()) {
+        // SAFETY: the driver filled `*count` elements.
+        let families = unsafe { std::slice::from_raw_parts_mut(props, *count as usize) };
+        families
+            .iter_mut()
+            .for_each(|f| apply_family(s, &mut f.queue_family_properties));
+    }
+}
+
+/// The 1.1 shape hides the extensions of later devices (the list is filtered whole, then
+/// handed out with the usual two-call rules).
+pub unsafe extern "system" fn enumerate_device_extension_properties(
+    physical: vk::PhysicalDevice,
+    layer: *const c_char,
+    count: *mut u32,
+    props: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    type Pfn = vk::PFN_vkEnumerateDeviceExtensionProperties;
+    let name = c"vkEnumerateDeviceExtensionProperties";
+    if !layer.is_null() || !shape().is_some_and(|s| s.v1_1) {
+        return down!(physical, name, Pfn, (physical, layer, count, props))
+            .unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    let mut n = 0u32;
+    let r = down!(
+        physical,
+        name,
+        Pfn,
+        (physical, layer, &mut n, std::ptr::null_mut())
+    );
+    if r != Some(vk::Result::SUCCESS) {
+        return r.unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    let mut all = vec![vk::ExtensionProperties::default(); n as usize];
+    let r = down!(
+        physical,
+        name,
+        Pfn,
+        (physical, layer, &mut n, all.as_mut_ptr())
+    );
+    if r != Some(vk::Result::SUCCESS) {
+        return r.unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
+    }
+    all.truncate(n as usize);
+    all.retain(|e| {
+        e.extension_name_as_c_str()
+            .is_ok_and(|name| !NOT_ON_1_1.contains(&name))
+    });
+    // SAFETY: the caller's count, and room for `*count` elements when `props` is not null.
+    unsafe {
+        if props.is_null() {
+            *count = all.len() as u32;
+            return vk::Result::SUCCESS;
+        }
+        let room = (*count as usize).min(all.len());
+        std::ptr::copy_nonoverlapping(all.as_ptr(), props, room);
+        *count = room as u32;
+        if room < all.len() {
+            vk::Result::INCOMPLETE
+        } else {
+            vk::Result::SUCCESS
+        }
+    }
+}
+
+/// The 1.1 shape says no to host query reset and timeline semaphores wherever they are
+/// asked for.
+pub unsafe extern "system" fn get_physical_device_features2(
+    physical: vk::PhysicalDevice,
+    features: *mut vk::PhysicalDeviceFeatures2<'_>,
+) {
+    down!(
+        physical,
+        c"vkGetPhysicalDeviceFeatures2",
+        vk::PFN_vkGetPhysicalDeviceFeatures2,
+        (physical, features)
+    );
+    if !shape().is_some_and(|s| s.v1_1) {
+        return;
+    }
+    // SAFETY: the caller's valid chain; each structure read as the type its sType names.
+    unsafe {
+        let mut next = (*features).p_next.cast::<vk::BaseOutStructure>();
+        while !next.is_null() {
+            match (*next).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
+                    let f = &mut *next.cast::<vk::PhysicalDeviceVulkan12Features>();
+                    f.host_query_reset = vk::FALSE;
+                    f.timeline_semaphore = vk::FALSE;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES => {
+                    (*next.cast::<vk::PhysicalDeviceHostQueryResetFeatures>()).host_query_reset =
+                        vk::FALSE;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES => {
+                    (*next.cast::<vk::PhysicalDeviceTimelineSemaphoreFeatures>())
+                        .timeline_semaphore = vk::FALSE;
+                }
+                _ => {}
+            }
+            next = (*next).p_next;
+        }
+    }
+}
+
+/// The hook for an instance-level command `name`, when a shape is chosen.
+pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
+    shape()?;
+    macro_rules! hook {
+        ($f:expr) => {
+            // SAFETY: each hook has the signature of the command it is returned for.
+            Some(unsafe {
+                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+            })
+        };
+    }
+    match name.to_bytes() {
+        b"vkGetPhysicalDeviceProperties" => hook!(get_physical_device_properties),
+        b"vkGetPhysicalDeviceProperties2" | b"vkGetPhysicalDeviceProperties2KHR" => {
+            hook!(get_physical_device_properties2)
+        }
+        b"vkGetPhysicalDeviceQueueFamilyProperties" => {
+            hook!(get_physical_device_queue_family_properties)
+        }
+        b"vkGetPhysicalDeviceQueueFamilyProperties2"
+        | b"vkGetPhysicalDeviceQueueFamilyProperties2KHR" => {
+            hook!(get_physical_device_queue_family_properties2)
+        }
+        b"vkEnumerateDeviceExtensionProperties" => hook!(enumerate_device_extension_properties),
+        b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
+            hook!(get_physical_device_features2)
+        }
+        _ => None,
+    }
+}
