@@ -17,6 +17,7 @@
 //! nothing here runs on an application's call.
 
 mod capture;
+mod folder;
 mod peer;
 pub mod request;
 mod server;
