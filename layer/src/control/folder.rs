@@ -96,7 +96,7 @@ fn open_checked(runtime: &Path, path: &Path) -> Result<File, String> {
         .open(path);
     let folder = match opened {
         Ok(folder) => folder,
-        // Said from what is there (a symbolic link gives ELOOP or ENOTDIR by kernel).
+        // Said from what is there: the error of a link (ELOOP or ENOTDIR) names no reason.
         Err(e) => {
             return Err(match std::fs::symlink_metadata(path) {
                 Ok(m) if m.file_type().is_symlink() => format!("{shown} is a symbolic link"),
