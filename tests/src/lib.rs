@@ -3,6 +3,7 @@
 //! - [`vk`], [`window`], [`workload`]: the Vulkan program `utrace-workload` (also the demo);
 //! - [`report`]: what it reports about its run;
 //! - [`harness`]: running it under the freshly built layer;
+//! - [`control_socket`]: reaching a running workload's control socket;
 //! - [`trace_txt`]: reading the layer's `txt` trace back;
 //! - [`validation_control`]: the scenario with one deliberate validation error, the
 //!   positive control of the "validation stays silent" checks.
@@ -10,6 +11,7 @@
 pub mod bench;
 pub mod chatter;
 pub mod checks;
+pub mod control_socket;
 pub mod frame_passes;
 pub mod gpu_work;
 pub mod harness;

@@ -6,11 +6,12 @@
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use utrace_tests::checks::{assert_clean, parse};
+use utrace_tests::control_socket::{pid_of, socket, text, utrace};
 use utrace_tests::harness::{utrace_exe, Run, TempDir, Workload, XServer};
 use utrace_tests::trace_txt::Item;
 use utrace_tests::workload;
@@ -25,40 +26,6 @@ fn presenting(x: &XServer, frames: u32, pace_ms: u32) -> Workload {
         .arg("--frames", &frames.to_string())
         .arg("--pace-ms", &pace_ms.to_string())
         .env("DISPLAY", &x.display)
-}
-
-/// The workload's socket, once it exists (the harness sets XDG_RUNTIME_DIR to dir/xdg).
-fn socket(dir: &TempDir, within: Duration) -> Option<PathBuf> {
-    let folder = dir.path().join("xdg/utrace");
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if let Some(found) = std::fs::read_dir(&folder).ok().and_then(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .find(|p| p.extension().is_some_and(|e| e == "sock"))
-        }) {
-            return Some(found);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
-}
-
-fn pid_of(socket: &Path) -> String {
-    socket.file_stem().unwrap().to_string_lossy().into_owned()
-}
-
-fn utrace(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(utrace_exe())
-        .args(args)
-        .env("XDG_RUNTIME_DIR", dir.path().join("xdg"))
-        .current_dir(dir.path())
-        .output()
-        .expect("utrace runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The frame ends of a txt capture (parsed strictly: a torn batch fails).

@@ -2,8 +2,9 @@
 //! INTEL_MEASURE's `control=` and the Mesa overlay's control socket allow.
 //!
 //! A process that loaded the layer with tracing allowed listens on
-//! `$XDG_RUNTIME_DIR/utrace/<pid>.sock` (the folder 0700, the socket 0600; none without
-//! `XDG_RUNTIME_DIR`, with `UTRACE_DISABLE=1`, or with the `control` setting false). One
+//! `$XDG_RUNTIME_DIR/utrace/<pid>.sock` (the folder the user's alone, 0700, checked by
+//! `folder.rs`; the socket 0600; none without `XDG_RUNTIME_DIR`, with `UTRACE_DISABLE=1`,
+//! with the `control` setting false, or when the folder is refused). One
 //! request per connection, one line (at most [`request::MAX_LINE`] bytes), replies as lines:
 //!
 //! - `status` -> `ok pid=P name=N devices=D capturing=0|1`
@@ -13,10 +14,12 @@
 //! - `stop` -> `ok stopped`
 //! - anything else, or a peer of another user (`SO_PEERCRED`) -> `error ...`
 //!
-//! The socket is served by a thread of its own, each connection by a short-lived thread;
-//! nothing here runs on an application's call.
+//! The socket is served by a thread of its own, each connection by a short-lived thread
+//! (at most 4 at once; more are answered `error the layer is busy ...`); nothing here runs
+//! on an application's call.
 
 mod capture;
+mod folder;
 mod peer;
 pub mod request;
 mod server;

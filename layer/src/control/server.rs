@@ -1,22 +1,23 @@
 //! The control socket's listener and connections (see the module `control`).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
+use super::folder::{self, Bound};
 use super::request::{self, Request, MAX_LINE};
 use super::{capture, peer};
 
-/// The socket's path, once it exists (removed at exit).
-static SOCKET: OnceLock<PathBuf> = OnceLock::new();
+/// The socket, once it exists (removed at exit).
+static SOCKET: OnceLock<Bound> = OnceLock::new();
 /// How many devices are traced (for `status`), given by whoever started the socket.
 static TRACED_DEVICES: OnceLock<fn() -> usize> = OnceLock::new();
 
 /// Starts listening, once per process, unless there is no `XDG_RUNTIME_DIR` or the socket
-/// cannot be made (said once; tracing goes on without it). `traced_devices` counts the
+/// cannot be made safely (`folder::bind` says why, once; tracing goes on without it). `traced_devices` counts the
 /// traced devices for `status`.
 pub fn start(traced_devices: fn() -> usize) {
     static STARTED: Once = Once::new();
@@ -28,10 +29,10 @@ pub fn start(traced_devices: fn() -> usize) {
             );
             return;
         };
-        match listen(PathBuf::from(runtime).join("utrace")) {
-            Ok((listener, path)) => {
-                log::info!("control socket {}", path.display());
-                let _ = SOCKET.set(path);
+        match folder::bind(Path::new(&runtime)) {
+            Ok((listener, bound)) => {
+                log::info!("control socket {}", bound.shown.display());
+                let _ = SOCKET.set(bound);
                 let spawned = std::thread::Builder::new()
                     .name("utrace-control".into())
                     .spawn(move || serve(listener));
@@ -47,39 +48,49 @@ pub fn start(traced_devices: fn() -> usize) {
     });
 }
 
-/// `folder/<pid>.sock`: the folder made the user's alone (0700), the socket 0600.
-fn listen(folder: PathBuf) -> Result<(UnixListener, PathBuf), String> {
-    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    let meta = std::fs::metadata(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    use std::os::unix::fs::MetadataExt;
-    if meta.uid() != peer::own_uid() {
-        return Err(format!("{} belongs to another user", folder.display()));
-    }
-    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| format!("{}: {e}", folder.display()))?;
-    let path = folder.join(format!("{}.sock", std::process::id()));
-    // A socket left by an earlier process of this pid (it died without removing it).
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((listener, path))
-}
-
 /// Removes the socket (at exit); later connections find nothing.
 pub fn remove_socket() {
-    if let Some(path) = SOCKET.get() {
-        let _ = std::fs::remove_file(path);
+    if let Some(bound) = SOCKET.get() {
+        bound.remove();
+    }
+}
+
+/// Connections served at once: a capture's lasts as long as the capture, so room is left
+/// for a `stop`, a `status` and a `utrace list` beside it. More get a one-line
+/// `error the layer is busy ...` and are closed, with no thread.
+const MAX_CONNECTIONS: usize = 4;
+/// Connections being served.
+static SERVING: AtomicUsize = AtomicUsize::new(0);
+
+/// Gives back a connection's place when its thread ends (or could not start).
+struct Place;
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        SERVING.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
 fn serve(listener: UnixListener) {
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let Ok(mut stream) = stream else { continue };
+        if SERVING.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+            SERVING.fetch_sub(1, Ordering::AcqRel);
+            // A fresh connection's buffer takes one line without blocking; the timeout
+            // only guards this thread against the unexpected.
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
+            reply(
+                &mut stream,
+                &format!("error the layer is busy: {MAX_CONNECTIONS} control connections are open already; try again"),
+            );
+            continue;
+        }
+        let place = Place;
         // A capture's connection lasts as long as the capture: each has a thread.
         let _ = std::thread::Builder::new()
             .name("utrace-control".into())
             .spawn(move || {
+                let _place = place;
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(stream)));
             });
     }
