@@ -305,6 +305,25 @@ fn amd_threads() {
     amd("threads", &[]);
 }
 
+/// The AMD shape's transfer-only family (no timestamps) beside the traced queue: its
+/// submission is counted but makes no batch, and the graphics submission that waits for
+/// it is traced as usual.
+#[test]
+fn amd_transfer_queue() {
+    let s = shaped("amd", "transfer-queue", &[]);
+    check(&s, 2 * s.truth.shape.tick_ns() + 1_000);
+    let batches = &s.txt.batches;
+    assert_eq!(
+        batches.len(),
+        1,
+        "only the graphics queue's submission: {batches:#?}"
+    );
+    assert_eq!(
+        batches[0].submission, 2,
+        "the transfer submission was the first"
+    );
+}
+
 #[test]
 fn v1_1_one_time() {
     v1_1("basic", &[]);

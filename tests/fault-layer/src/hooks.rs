@@ -40,6 +40,11 @@ pub const COMMANDS: &[&CStr] = &[
 /// The hook for `name`, where the fault plan mentions it.
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
     let n = name.to_str().ok()?;
+    if shape::transfer_family::enabled() {
+        if let found @ Some(_) = shape::queue_hooks::lookup(n) {
+            return found;
+        }
+    }
     if shape::shape().is_some() {
         if let found @ Some(_) = shape_lookup(n) {
             return found;

@@ -195,6 +195,12 @@ unsafe extern "system" fn create_device(
             shaped.enabled_extension_count = extensions.len() as u32;
             shaped.pp_enabled_extension_names = extensions.as_ptr();
         }
+        // The AMD shape's extra family is the driver's.
+        let queues = shape::transfer_family::driver_queues(&shaped);
+        if let Some(queues) = &queues {
+            shaped.queue_create_info_count = queues.len() as u32;
+            shaped.p_queue_create_infos = queues.as_ptr();
+        }
         let r = create(physical, &shaped, alloc, out);
         if r == vk::Result::SUCCESS && shape::shape().is_some() {
             let mut memory = vk::PhysicalDeviceMemoryProperties::default();
@@ -219,6 +225,7 @@ unsafe extern "system" fn create_device(
         if r == vk::Result::SUCCESS {
             let fns = hooks::COMMANDS
                 .iter()
+                .chain(shape::queue_hooks::COMMANDS)
                 .map(|&name| (name, next_gdpa(*out, name.as_ptr())))
                 .collect();
             DEVICES.write().insert(

@@ -20,6 +20,7 @@ mod passes;
 mod proc_addrs;
 mod resubmission;
 mod submits;
+mod transfer_queue;
 mod unsignalled;
 
 pub const SCENARIOS: &[&str] = &[
@@ -41,6 +42,7 @@ pub const SCENARIOS: &[&str] = &[
     "proc-addrs",
     "unsignalled",
     "unsignalled-at-exit",
+    "transfer-queue",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -67,6 +69,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "proc-addrs" => proc_addrs::proc_addrs(dev),
         "unsignalled" => unsignalled::unsignalled(dev, sub),
         "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
+        "transfer-queue" => transfer_queue::transfer_queue(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

@@ -18,7 +18,17 @@ unsafe impl Send for Buffer {}
 
 impl Buffer {
     pub fn new(dev: &Device, size: u64, usage: vk::BufferUsageFlags) -> Result<Buffer> {
-        Self::make(dev, size, usage, false)
+        Self::make(dev, size, usage, false, &[])
+    }
+
+    /// A buffer used by the queues of several `families` at once (concurrent sharing).
+    pub fn shared(
+        dev: &Device,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        families: &[u32],
+    ) -> Result<Buffer> {
+        Self::make(dev, size, usage, false, families)
     }
 
     /// A buffer read by its device address (acceleration-structure inputs and storage,
@@ -31,6 +41,7 @@ impl Buffer {
             size,
             usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
             true,
+            &[],
         )
     }
 
@@ -39,9 +50,15 @@ impl Buffer {
         size: u64,
         usage: vk::BufferUsageFlags,
         addressed: bool,
+        families: &[u32],
     ) -> Result<Buffer> {
         let d = &dev.device;
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        let mut info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        if families.len() > 1 {
+            info = info
+                .sharing_mode(vk::SharingMode::CONCURRENT)
+                .queue_family_indices(families);
+        }
         // SAFETY: valid create info, allocation for the buffer's requirements, and a map of
         // the whole allocation.
         unsafe {

@@ -4,7 +4,8 @@ use ash::vk;
 
 use super::{check, Instance, Result};
 
-/// A logical device with one queue that can do graphics, compute and transfer.
+/// A logical device with one queue that can do graphics, compute and transfer (and one of
+/// a transfer-only family where the device has one).
 pub struct Device {
     pub device: ash::Device,
     /// The device extensions enabled.
@@ -19,6 +20,8 @@ pub struct Device {
     pub draw_indirect_count: bool,
     /// VK_EXT_multi_draw and its multiDraw feature are enabled.
     pub multi_draw: bool,
+    /// A transfer-only family's queue, where the device has such a family.
+    pub transfer: Option<(u32, vk::Queue)>,
 }
 
 /// What a scenario of newer GPU work (ray tracing, mesh shading, shader objects, generated
@@ -69,10 +72,28 @@ impl Device {
                     .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
             })
             .ok_or("no graphics+compute queue family")? as u32;
+        // A transfer-only family (AMD's, or the test layer's AMD shape's) gets a queue too, as
+        // applications that stream data ask for.
+        let transfer_family = families
+            .iter()
+            .position(|f| {
+                f.queue_flags.contains(vk::QueueFlags::TRANSFER)
+                    && !f
+                        .queue_flags
+                        .intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+            })
+            .map(|f| f as u32);
         let priorities = [1.0f32];
-        let queue_info = [vk::DeviceQueueCreateInfo::default()
+        let mut queue_info = vec![vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
+        if let Some(transfer) = transfer_family {
+            queue_info.push(
+                vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(transfer)
+                    .queue_priorities(&priorities),
+            );
+        }
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
         let wants_multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
         // SAFETY: a live physical device.
@@ -124,8 +145,13 @@ impl Device {
             unsafe { instance.create_device(physical, &info, None) },
             "vkCreateDevice",
         )?;
-        // SAFETY: the queue was requested above.
-        let queue = unsafe { device.get_device_queue(family, 0) };
+        // SAFETY: the queues were requested above.
+        let (queue, transfer) = unsafe {
+            (
+                device.get_device_queue(family, 0),
+                transfer_family.map(|f| (f, device.get_device_queue(f, 0))),
+            )
+        };
         // SAFETY: a live physical device.
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -145,6 +171,7 @@ impl Device {
             memory,
             pool,
             sync2: sync2 && !v1_1,
+            transfer,
             draw_indirect_count,
             multi_draw,
         })

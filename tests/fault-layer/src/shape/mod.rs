@@ -4,7 +4,7 @@
 //! | shape   | timestampPeriod | valid bits | the device offers |
 //! |---------|-----------------|------------|-------------------|
 //! | `intel` | 52.083          | 36, wrapping `UTRACE_SHAPE_WRAP_MS` (1000) after load | everything |
-//! | `amd`   | 10.0            | 64         | everything |
+//! | `amd`   | 10.0            | 64         | everything, and a transfer-only family without timestamps |
 //! | `v1_1`  | 83.333          | 64         | Vulkan 1.1: no calibrated timestamps, host query reset or timeline semaphores |
 //!
 //! Lavapipe's timestamps are `CLOCK_MONOTONIC` nanoseconds. Every one the layers above can
@@ -19,9 +19,12 @@
 //! logged with its nanoseconds, and at `vkDestroyDevice` the pairs are appended to
 //! `UTRACE_SHAPE_LOG` (lines `ticks ns`). The shape's parameters are said once on stderr.
 
+pub mod family_indices;
 pub mod gpu_pass;
 pub mod physical;
 pub mod queries;
+pub mod queue_hooks;
+pub mod transfer_family;
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -41,10 +44,13 @@ pub struct Shape {
     wrap_ms: u64,
     /// Vulkan 1.1: no calibrated timestamps, host query reset or timeline semaphores.
     pub v1_1: bool,
+    /// An extra transfer-only family without timestamps (see [`transfer_family`]).
+    pub transfer_family: bool,
 }
 
 impl Shape {
     fn new(name: &'static str, period: f32, valid_bits: u32, v1_1: bool) -> Shape {
+        let transfer_family = name == "amd";
         let mask = if valid_bits >= 64 {
             u64::MAX
         } else {
@@ -64,6 +70,7 @@ impl Shape {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(1000),
             v1_1,
+            transfer_family,
         }
     }
 

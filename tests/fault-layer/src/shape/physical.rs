@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr};
 
 use ash::vk;
 
-use super::{shape, Shape};
+use super::{shape, transfer_family, Shape};
 use crate::loader::next_instance_fn;
 
 /// Extensions a Vulkan 1.1-class device does not have.
@@ -75,22 +75,66 @@ pub unsafe extern "system" fn get_physical_device_properties2(
     }
 }
 
+/// The driver's families, shaped, then the AMD shape's extra one where there is room:
+/// `fill(count, props)` calls the driver with the two-call idiom's arguments; `extra`
+/// writes the extra family into an element.
+///
+/// # Safety
+/// `count` is valid; `props` null or room for `*count` elements.
+unsafe fn families<T>(
+    count: *mut u32,
+    props: *mut T,
+    mut fill: impl FnMut(*mut u32, *mut T),
+    shape_one: impl Fn(&mut T),
+    extra: impl Fn(&mut T),
+) {
+    let mut driver = 0u32;
+    fill(&mut driver, std::ptr::null_mut());
+    transfer_family::set_driver_families(driver);
+    let listed = driver + u32::from(transfer_family::enabled());
+    // SAFETY: as the caller promises.
+    unsafe {
+        if props.is_null() {
+            *count = listed;
+            return;
+        }
+        let room = *count;
+        let mut written = room.min(driver);
+        fill(&mut written, props);
+        let families = std::slice::from_raw_parts_mut(props, room as usize);
+        families[..written as usize].iter_mut().for_each(&shape_one);
+        if written == driver && room > driver && listed > driver {
+            extra(&mut families[driver as usize]);
+            written += 1;
+        }
+        *count = written;
+    }
+}
+
 pub unsafe extern "system" fn get_physical_device_queue_family_properties(
     physical: vk::PhysicalDevice,
     count: *mut u32,
     props: *mut vk::QueueFamilyProperties,
 ) {
-    down!(
-        physical,
-        c"vkGetPhysicalDeviceQueueFamilyProperties",
-        vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
-        (physical, count, props)
-    );
-    if let (Some(s), false) = (shape(), props.is_null()) {
-        // SAFETY: the driver filled `*count` elements.
-        let families = unsafe { std::slice::from_raw_parts_mut(props, *count as usize) };
-        families.iter_mut().for_each(|f| apply_family(s, f));
-    }
+    let Some(s) = shape() else { return };
+    let fill = |count: *mut u32, props: *mut vk::QueueFamilyProperties| {
+        down!(
+            physical,
+            c"vkGetPhysicalDeviceQueueFamilyProperties",
+            vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
+            (physical, count, props)
+        );
+    };
+    // SAFETY: the caller's two-call arguments.
+    unsafe {
+        families(
+            count,
+            props,
+            fill,
+            |f| apply_family(s, f),
+            |f| *f = transfer_family::properties(),
+        )
+    };
 }
 
 pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
@@ -98,19 +142,47 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
     count: *mut u32,
     props: *mut vk::QueueFamilyProperties2<'_>,
 ) {
+    let Some(s) = shape() else { return };
+    let fill = |count: *mut u32, props: *mut vk::QueueFamilyProperties2<'_>| {
+        down!(
+            physical,
+            c"vkGetPhysicalDeviceQueueFamilyProperties2",
+            vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
+            (physical, count, props)
+        );
+    };
+    // SAFETY: the caller's two-call arguments. The extra family's own chain (if the caller
+    // gave one) is left as the caller set it.
+    unsafe {
+        families(
+            count,
+            props,
+            fill,
+            |f| apply_family(s, &mut f.queue_family_properties),
+            |f| f.queue_family_properties = transfer_family::properties(),
+        )
+    };
+}
+
+/// The extra family presents nothing.
+pub unsafe extern "system" fn get_physical_device_surface_support(
+    physical: vk::PhysicalDevice,
+    family: u32,
+    surface: vk::SurfaceKHR,
+    supported: *mut vk::Bool32,
+) -> vk::Result {
+    if transfer_family::is_extra(family) {
+        // SAFETY: the caller's output.
+        unsafe { *supported = vk::FALSE };
+        return vk::Result::SUCCESS;
+    }
     down!(
         physical,
-        c"vkGetPhysicalDeviceQueueFamilyProperties2",
-        vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-        (physical, count, props)
-    );
-    if let (Some(s), false) = (shape(), props.is_null()) {
-        // SAFETY: the driver filled `*count` elements.
-        let families = unsafe { std::slice::from_raw_parts_mut(props, *count as usize) };
-        families
-            .iter_mut()
-            .for_each(|f| apply_family(s, &mut f.queue_family_properties));
-    }
+        c"vkGetPhysicalDeviceSurfaceSupportKHR",
+        vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR,
+        (physical, family, surface, supported)
+    )
+    .unwrap_or(vk::Result::ERROR_SURFACE_LOST_KHR)
 }
 
 /// The 1.1 shape hides the extensions of later devices (the list is filtered whole, then
@@ -233,6 +305,7 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
             hook!(get_physical_device_queue_family_properties2)
         }
         b"vkEnumerateDeviceExtensionProperties" => hook!(enumerate_device_extension_properties),
+        b"vkGetPhysicalDeviceSurfaceSupportKHR" => hook!(get_physical_device_surface_support),
         b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
             hook!(get_physical_device_features2)
         }

@@ -1,0 +1,257 @@
+//! Queue family indices the application passes, with the AMD shape's extra transfer family
+//! replaced by the driver's (see [`super::transfer_family`]): command pools, sharing lists
+//! of images, buffers and swapchains, and ownership transfers in barriers. A barrier
+//! between the two families becomes one within the driver's family, and a concurrent
+//! sharing list of both becomes exclusive.
+
+use ash::vk;
+
+use super::transfer_family::{driver_family, sharing};
+use crate::loader::next_device_fn;
+
+/// Calls the next layer's `$name` (resolved for `$handle`'s device) with `$args`.
+macro_rules! down {
+    ($handle:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
+        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
+        // function of this signature; the arguments are the caller's, or copies of them
+        // that live across the call.
+        unsafe {
+            next_device_fn($handle, $name).map(|f| {
+                let f: $pfn = std::mem::transmute(f);
+                f($($arg),*)
+            })
+        }
+    }};
+}
+
+pub unsafe extern "system" fn create_command_pool(
+    device: vk::Device,
+    info: *const vk::CommandPoolCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::CommandPool,
+) -> vk::Result {
+    // SAFETY: the caller's valid info, copied.
+    let mut own = unsafe { *info };
+    own.queue_family_index = driver_family(own.queue_family_index);
+    down!(
+        device,
+        c"vkCreateCommandPool",
+        vk::PFN_vkCreateCommandPool,
+        (device, &own, alloc, out)
+    )
+    .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
+}
+
+/// `(mode, count, list)` as passed down, the list kept alive by `keep`.
+///
+/// # Safety
+/// `list` points at `count` indices (or is ignored when the mode is exclusive).
+pub unsafe fn shared_with(
+    mode: vk::SharingMode,
+    count: u32,
+    list: *const u32,
+    keep: &mut Vec<u32>,
+) -> (vk::SharingMode, u32, *const u32) {
+    if mode != vk::SharingMode::CONCURRENT || list.is_null() {
+        return (mode, count, list);
+    }
+    // SAFETY: as the caller promises.
+    let families = unsafe { std::slice::from_raw_parts(list, count as usize) };
+    let (mode, fixed) = sharing(mode, families);
+    *keep = fixed;
+    (mode, keep.len() as u32, keep.as_ptr())
+}
+
+pub unsafe extern "system" fn create_image(
+    device: vk::Device,
+    info: *const vk::ImageCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Image,
+) -> vk::Result {
+    let mut keep = Vec::new();
+    // SAFETY: the caller's valid info, copied.
+    let mut own = unsafe { *info };
+    // SAFETY: the info's own list.
+    (
+        own.sharing_mode,
+        own.queue_family_index_count,
+        own.p_queue_family_indices,
+    ) = unsafe {
+        shared_with(
+            own.sharing_mode,
+            own.queue_family_index_count,
+            own.p_queue_family_indices,
+            &mut keep,
+        )
+    };
+    down!(
+        device,
+        c"vkCreateImage",
+        vk::PFN_vkCreateImage,
+        (device, &own, alloc, out)
+    )
+    .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
+}
+
+pub unsafe extern "system" fn create_swapchain(
+    device: vk::Device,
+    info: *const vk::SwapchainCreateInfoKHR<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SwapchainKHR,
+) -> vk::Result {
+    let mut keep = Vec::new();
+    // SAFETY: the caller's valid info, copied.
+    let mut own = unsafe { *info };
+    // SAFETY: the info's own list.
+    (
+        own.image_sharing_mode,
+        own.queue_family_index_count,
+        own.p_queue_family_indices,
+    ) = unsafe {
+        shared_with(
+            own.image_sharing_mode,
+            own.queue_family_index_count,
+            own.p_queue_family_indices,
+            &mut keep,
+        )
+    };
+    down!(
+        device,
+        c"vkCreateSwapchainKHR",
+        vk::PFN_vkCreateSwapchainKHR,
+        (device, &own, alloc, out)
+    )
+    .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
+}
+
+/// Barriers with the extra family replaced in their ownership transfers.
+trait Owned: Copy {
+    fn families(&mut self) -> (&mut u32, &mut u32);
+}
+macro_rules! owned {
+    ($($t:ty),*) => {$(
+        impl Owned for $t {
+            fn families(&mut self) -> (&mut u32, &mut u32) {
+                (&mut self.src_queue_family_index, &mut self.dst_queue_family_index)
+            }
+        }
+    )*};
+}
+owned!(
+    vk::BufferMemoryBarrier<'_>,
+    vk::ImageMemoryBarrier<'_>,
+    vk::BufferMemoryBarrier2<'_>,
+    vk::ImageMemoryBarrier2<'_>
+);
+
+/// `count` barriers at `ptr`, copied with the families fixed.
+///
+/// # Safety
+/// `ptr` points at `count` barriers, or is null.
+unsafe fn fixed<T: Owned>(ptr: *const T, count: u32) -> Vec<T> {
+    if ptr.is_null() || count == 0 {
+        return Vec::new();
+    }
+    // SAFETY: as the caller promises.
+    let mut own = unsafe { std::slice::from_raw_parts(ptr, count as usize) }.to_vec();
+    for b in &mut own {
+        let (src, dst) = b.families();
+        *src = driver_family(*src);
+        *dst = driver_family(*dst);
+    }
+    own
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn cmd_pipeline_barrier(
+    cb: vk::CommandBuffer,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    dependency: vk::DependencyFlags,
+    memory_count: u32,
+    memory: *const vk::MemoryBarrier<'_>,
+    buffer_count: u32,
+    buffers: *const vk::BufferMemoryBarrier<'_>,
+    image_count: u32,
+    images: *const vk::ImageMemoryBarrier<'_>,
+) {
+    // SAFETY: the caller's arrays.
+    let (buffers, images) = unsafe { (fixed(buffers, buffer_count), fixed(images, image_count)) };
+    down!(
+        cb,
+        c"vkCmdPipelineBarrier",
+        vk::PFN_vkCmdPipelineBarrier,
+        (
+            cb,
+            src,
+            dst,
+            dependency,
+            memory_count,
+            memory,
+            buffer_count,
+            buffers.as_ptr(),
+            image_count,
+            images.as_ptr()
+        )
+    );
+}
+
+pub unsafe extern "system" fn cmd_pipeline_barrier2(
+    cb: vk::CommandBuffer,
+    info: *const vk::DependencyInfo<'_>,
+) {
+    // SAFETY: the caller's valid dependency info and its arrays, copied.
+    let (mut own, buffers, images) = unsafe {
+        let own = *info;
+        let buffers = fixed(
+            own.p_buffer_memory_barriers,
+            own.buffer_memory_barrier_count,
+        );
+        let images = fixed(own.p_image_memory_barriers, own.image_memory_barrier_count);
+        (own, buffers, images)
+    };
+    own.p_buffer_memory_barriers = buffers.as_ptr();
+    own.p_image_memory_barriers = images.as_ptr();
+    down!(
+        cb,
+        c"vkCmdPipelineBarrier2",
+        vk::PFN_vkCmdPipelineBarrier2,
+        (cb, &own)
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "system" fn cmd_wait_events(
+    cb: vk::CommandBuffer,
+    event_count: u32,
+    events: *const vk::Event,
+    src: vk::PipelineStageFlags,
+    dst: vk::PipelineStageFlags,
+    memory_count: u32,
+    memory: *const vk::MemoryBarrier<'_>,
+    buffer_count: u32,
+    buffers: *const vk::BufferMemoryBarrier<'_>,
+    image_count: u32,
+    images: *const vk::ImageMemoryBarrier<'_>,
+) {
+    // SAFETY: the caller's arrays.
+    let (buffers, images) = unsafe { (fixed(buffers, buffer_count), fixed(images, image_count)) };
+    down!(
+        cb,
+        c"vkCmdWaitEvents",
+        vk::PFN_vkCmdWaitEvents,
+        (
+            cb,
+            event_count,
+            events,
+            src,
+            dst,
+            memory_count,
+            memory,
+            buffer_count,
+            buffers.as_ptr(),
+            image_count,
+            images.as_ptr()
+        )
+    );
+}
