@@ -1,0 +1,183 @@
+//! One trace file per process (issue 26): processes sharing a `GPU_TRACEFILE` (a launcher
+//! and its children, an X server on Zink beside the application it serves) never write
+//! into each other's file. The first to trace holds the path; another writes to a pid-named
+//! file beside it and says so once; a process that traces nothing leaves the path alone.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use utrace_tests::checks::{assert_clean, assert_trace_matches, parse};
+use utrace_tests::harness::{Run, TempDir, Workload};
+use utrace_tests::{perfetto_trace, workload};
+
+const LAYERS: &[&str] = &["VK_LAYER_utrace"];
+
+/// `basic` (4 submissions) writing to `file`, each submission followed by `pace_ms`.
+fn basic(file: &Path, pace_ms: u32) -> Workload {
+    workload!("basic")
+        .layers(LAYERS)
+        .arg("--pace-ms", &pace_ms.to_string())
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+}
+
+/// Waits until `file` holds something (the first process traced its first batch).
+fn wait_for_content(file: &Path, within: Duration) {
+    let deadline = Instant::now() + within;
+    while std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "{} stayed empty for {within:?}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs a slow first process on `file` and, once its trace has begun, a second one to
+/// completion; returns both runs and the files beside `file` other than it.
+fn two_processes(name: &str, file_name: &str) -> (TempDir, PathBuf, Run, Run, Vec<PathBuf>) {
+    let shared = TempDir::new(name);
+    let file = shared.path().join(file_name);
+    std::fs::write(&file, "an old trace, replaced by the first process").unwrap();
+    let (dir1, dir2) = (TempDir::new("first"), TempDir::new("second"));
+    let (first, second) = std::thread::scope(|scope| {
+        // 4 submissions 1.5 s apart: alive for seconds after its first batch.
+        let first = scope.spawn(|| basic(&file, 1500).run(&dir1));
+        wait_for_content(&file, Duration::from_secs(30));
+        let second = basic(&file, 0).run(&dir2);
+        assert!(
+            !first.is_finished(),
+            "the first process is still tracing when the second ends"
+        );
+        (first.join().unwrap(), second)
+    });
+    let others: Vec<PathBuf> = std::fs::read_dir(shared.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p != &file)
+        .collect();
+    (shared, file, first, second, others)
+}
+
+/// The second process's one message names both paths.
+fn assert_said_once(second: &Run, file: &Path, own: &Path) {
+    let said: Vec<&str> = second
+        .stderr
+        .lines()
+        .filter(|l| l.contains("being written by another process"))
+        .collect();
+    assert_eq!(said.len(), 1, "one message: {}", second.stderr);
+    assert!(
+        said[0].contains(file.to_str().unwrap()) && said[0].contains(own.to_str().unwrap()),
+        "it names both files: {}",
+        said[0]
+    );
+}
+
+/// `gl.txt` and `gl.<pid>.txt`.
+fn assert_pid_named(others: &[PathBuf], stem: &str, ext: &str) -> PathBuf {
+    assert_eq!(others.len(), 1, "one file beside the path: {others:?}");
+    let name = others[0].file_name().unwrap().to_str().unwrap();
+    let pid = name
+        .strip_prefix(&format!("{stem}."))
+        .and_then(|n| n.strip_suffix(&format!(".{ext}")))
+        .unwrap_or_else(|| panic!("not pid-named: {name}"));
+    assert!(pid.parse::<u32>().is_ok(), "{name}");
+    others[0].clone()
+}
+
+#[test]
+fn two_processes_sharing_a_text_file_each_write_a_whole_trace_of_their_own() {
+    let (_shared, file, first, second, others) = two_processes("one-file-txt", "gl.txt");
+    assert_clean(&first);
+    assert_clean(&second);
+    let own = assert_pid_named(&others, "gl", "txt");
+    for (run, path) in [(&first, &file), (&second, &own)] {
+        let text = std::fs::read_to_string(path).unwrap();
+        let trace = assert_trace_matches(&text, run);
+        assert_eq!(trace.batches.len(), 4, "{}: {text}", path.display());
+        assert_eq!(trace.ends.len(), 1, "one END OF TRACE: {text}");
+    }
+    assert_said_once(&second, &file, &own);
+    assert!(
+        !first.stderr.contains("being written by another process"),
+        "{}",
+        first.stderr
+    );
+}
+
+#[test]
+fn two_processes_sharing_a_perfetto_file_each_write_a_whole_trace_of_their_own() {
+    let (_shared, file, first, second, others) = two_processes("one-file-pf", "gpu.pftrace");
+    assert_clean(&first);
+    assert_clean(&second);
+    let own = assert_pid_named(&others, "gpu", "pftrace");
+    for (run, path) in [(&first, &file), (&second, &own)] {
+        let trace = perfetto_trace::read(path);
+        let subs = &run.report().devices[0].submissions;
+        assert_eq!(trace.submits.len(), subs.len(), "{}", path.display());
+        assert_eq!(trace.submits.len(), 4);
+        let pids: std::collections::HashSet<i32> =
+            trace.submits.iter().map(|s| s.pid as i32).collect();
+        assert_eq!(pids.len(), 1, "one process per file: {pids:?}");
+    }
+    assert_said_once(&second, &file, &own);
+}
+
+/// A file at the path with known content and an old mtime.
+fn planted(dir: &TempDir, name: &str) -> (PathBuf, SystemTime) {
+    let file = dir.path().join(name);
+    std::fs::write(&file, "someone's trace, not to be touched\n").unwrap();
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    (
+        file.clone(),
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+    )
+}
+
+fn assert_left_alone(name: &str) {
+    let dir = TempDir::new("one-file-untouched");
+    let (file, mtime) = planted(&dir, name);
+    // A frame window past the run: devices are created, no batch is ever traced.
+    let run = workload!("basic")
+        .layers(LAYERS)
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_FRAMES", "100-200")
+        .env("UTRACE_LOG", "info")
+        .run(&dir);
+    assert_clean(&run);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "someone's trace, not to be touched\n"
+    );
+    assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), mtime);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(name.split('.').next().unwrap()) && n != name)
+        .collect();
+    assert!(leftovers.is_empty(), "nothing beside it: {leftovers:?}");
+    let said = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("nothing was traced to") && l.contains(file.to_str().unwrap()))
+        .count();
+    assert_eq!(said, 1, "said once: {}", run.stderr);
+    assert!(run.stdout.is_empty() || parse(&run.stdout).batches.is_empty());
+}
+
+#[test]
+fn a_process_that_traces_nothing_leaves_a_text_path_alone() {
+    assert_left_alone("gl.txt");
+}
+
+#[test]
+fn a_process_that_traces_nothing_leaves_a_perfetto_path_alone() {
+    assert_left_alone("gpu.pftrace");
+}
