@@ -2,12 +2,15 @@
 //! and its children, an X server on Zink beside the application it serves) never write
 //! into each other's file. The first to trace holds the path; another writes to a pid-named
 //! file beside it and says so once; a process that traces nothing leaves the path alone.
+//! A `utrace capture` whose output another process is writing goes pid-named too.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches, parse};
-use utrace_tests::harness::{Run, TempDir, Workload};
+use utrace_tests::harness::{utrace_exe, Run, TempDir, Workload, XServer};
+use utrace_tests::trace_txt::Item;
 use utrace_tests::{perfetto_trace, workload};
 
 const LAYERS: &[&str] = &["VK_LAYER_utrace"];
@@ -20,13 +23,21 @@ fn basic(file: &Path, pace_ms: u32) -> Workload {
         .env("GPU_TRACEFILE", file.to_str().unwrap())
 }
 
-/// Waits until `file` holds something (the first process traced its first batch).
+/// The content a test plants at the path before the processes run.
+const OLD_TRACE: &str = "an old trace, replaced by the first process";
+
+/// Waits until `file` holds a trace (the first process traced its first batch): something,
+/// and not the old content planted there.
 fn wait_for_content(file: &Path, within: Duration) {
     let deadline = Instant::now() + within;
-    while std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) == 0 {
+    loop {
+        match std::fs::read(file) {
+            Ok(bytes) if !bytes.is_empty() && bytes != OLD_TRACE.as_bytes() => return,
+            _ => {}
+        }
         assert!(
             Instant::now() < deadline,
-            "{} stayed empty for {within:?}",
+            "{} held no trace for {within:?}",
             file.display()
         );
         std::thread::sleep(Duration::from_millis(20));
@@ -38,7 +49,7 @@ fn wait_for_content(file: &Path, within: Duration) {
 fn two_processes(name: &str, file_name: &str) -> (TempDir, PathBuf, Run, Run, Vec<PathBuf>) {
     let shared = TempDir::new(name);
     let file = shared.path().join(file_name);
-    std::fs::write(&file, "an old trace, replaced by the first process").unwrap();
+    std::fs::write(&file, OLD_TRACE).unwrap();
     let (dir1, dir2) = (TempDir::new("first"), TempDir::new("second"));
     let (first, second) = std::thread::scope(|scope| {
         // 4 submissions 1.5 s apart: alive for seconds after its first batch.
@@ -180,4 +191,85 @@ fn a_process_that_traces_nothing_leaves_a_text_path_alone() {
 #[test]
 fn a_process_that_traces_nothing_leaves_a_perfetto_path_alone() {
     assert_left_alone("gpu.pftrace");
+}
+
+/// The control socket of the workload run in `dir`, once it exists.
+fn socket(dir: &TempDir, within: Duration) -> PathBuf {
+    let folder = dir.path().join("xdg/utrace");
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = std::fs::read_dir(&folder).ok().and_then(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|e| e == "sock"))
+        }) {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "no control socket in {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_capture_to_a_file_another_process_writes_goes_to_a_pid_named_file() {
+    let x = XServer::start();
+    let shared = TempDir::new("one-file-capture");
+    let file = shared.path().join("out.txt");
+    let (dir1, dir2) = (TempDir::new("tracing"), TempDir::new("captured"));
+    let (tracing, captured, out) = std::thread::scope(|scope| {
+        // Holds out.txt for its whole run (4 submissions 3 s apart).
+        let tracing = scope.spawn(|| basic(&file, 3000).run(&dir1));
+        wait_for_content(&file, Duration::from_secs(30));
+        // Loaded with no tracing variable: idle until captured.
+        let captured = scope.spawn(|| {
+            workload!("frames")
+                .layers(LAYERS)
+                .arg("--frames", "300")
+                .arg("--pace-ms", "15")
+                .env("DISPLAY", &x.display)
+                .run(&dir2)
+        });
+        let socket = socket(&dir2, Duration::from_secs(20));
+        let pid = socket.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = Command::new(utrace_exe())
+            .args(["capture", "--pid", &pid, "--frames", "3", "--out"])
+            .arg(&file)
+            .env("XDG_RUNTIME_DIR", dir2.path().join("xdg"))
+            .output()
+            .expect("utrace runs");
+        assert!(
+            !tracing.is_finished(),
+            "the tracing process still holds the file"
+        );
+        (
+            tracing.join().unwrap(),
+            captured.join().unwrap(),
+            (out, pid),
+        )
+    });
+    let (out, pid) = out;
+    assert_clean(&tracing);
+    assert_clean(&captured);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let own = shared.path().join(format!("out.{pid}.txt"));
+    assert!(
+        stdout.starts_with("captured 3 frames,") && stdout.contains(own.to_str().unwrap()),
+        "the command names where the capture went: {stdout}"
+    );
+    // The tracing process's file is its own whole trace; the capture is in its own file.
+    let trace = assert_trace_matches(&std::fs::read_to_string(&file).unwrap(), &tracing);
+    assert_eq!(trace.batches.len(), 4);
+    let capture = parse(&std::fs::read_to_string(&own).unwrap());
+    let frames = capture
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::EndOfFrame(_)))
+        .count();
+    assert_eq!(frames, 3);
+    assert_said_once(&captured, &file, &own);
 }

@@ -136,3 +136,67 @@ impl Target {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::held_file::pid_named;
+
+    fn unopened(path: &std::path::Path) -> Target {
+        Target::Unopened {
+            path: path.to_path_buf(),
+            what: "GPU_TRACEFILE",
+            early: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn early_records_wait_for_the_first_batch_and_the_file_is_held_then() {
+        let dir = std::env::temp_dir().join(format!("utrace-target-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gl.txt");
+        std::fs::write(&path, "kept until a batch comes").unwrap();
+        let shared = Shared::new(path.display().to_string(), false);
+        let mut target = unopened(&path);
+        assert!(target.keep_early("END OF FRAME 0\n"));
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "kept until a batch comes"
+        );
+        assert!(shared.opened.get().is_none());
+        assert_eq!(target.open(&shared), ["END OF FRAME 0\n"]);
+        assert!(matches!(target, Target::File { seekable: true, .. }));
+        assert!(
+            shared.streams.load(Ordering::Relaxed),
+            "a regular file streams"
+        );
+        assert_eq!(shared.name(), path.display().to_string());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "", "truncated");
+        assert!(
+            !target.keep_early("END OF FRAME 1\n"),
+            "open: written at once"
+        );
+
+        // The path and its pid-named sibling both held (here by this process's own open
+        // file descriptions): the next output goes to stdout, never into either.
+        let _sibling = held_file::open(&path, "test").unwrap();
+        assert_eq!(_sibling.path, pid_named(&path, std::process::id()));
+        let shared = Shared::new(path.display().to_string(), false);
+        let mut third = unopened(&path);
+        third.open(&shared);
+        assert!(matches!(third, Target::Stdout));
+        assert_eq!(shared.name(), "stdout");
+        assert!(!shared.streams.load(Ordering::Relaxed));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unopenable_path_goes_to_stdout() {
+        let path = std::path::Path::new("/nonexistent-utrace-dir/gl.txt");
+        let shared = Shared::new(path.display().to_string(), false);
+        let mut target = unopened(path);
+        target.open(&shared);
+        assert!(matches!(target, Target::Stdout));
+        assert_eq!(shared.name(), "stdout");
+    }
+}
