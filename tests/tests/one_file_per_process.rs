@@ -135,6 +135,47 @@ fn two_processes_sharing_a_perfetto_file_each_write_a_whole_trace_of_their_own()
     assert_said_once(&second, &file, &own);
 }
 
+#[test]
+fn two_processes_sharing_a_csv_file_each_write_a_whole_csv_of_their_own() {
+    let (_shared, file, first, second, others) = two_processes("one-file-csv", "gl.csv");
+    assert_clean(&first);
+    assert_clean(&second);
+    let own = assert_pid_named(&others, "gl", "csv");
+    for (run, path) in [(&first, &file), (&second, &own)] {
+        let text = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            rows[0],
+            "device,batch,frame,submission,thread,ns,delta,depth,event,args"
+        );
+        assert_eq!(
+            rows.iter().filter(|r| r.starts_with("device,")).count(),
+            1,
+            "one header: {text}"
+        );
+        assert_eq!(
+            *rows.last().unwrap(),
+            "0,,,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\"",
+            "{text}"
+        );
+        // The command buffers it names are this process's own, every one of them.
+        let mut named: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.contains(",start_cmd_buffer,"))
+            .filter_map(|r| r.split("cmd=").nth(1)?.split(['"', ',']).next())
+            .collect();
+        let mut submitted: Vec<&str> = run.report().devices[0]
+            .submissions
+            .iter()
+            .flat_map(|s| s.cmdbufs.iter().map(String::as_str))
+            .collect();
+        named.sort();
+        submitted.sort();
+        assert_eq!(named, submitted, "{}", path.display());
+    }
+    assert_said_once(&second, &file, &own);
+}
+
 /// A file at the path with known content and an old mtime.
 fn planted(dir: &TempDir, name: &str) -> (PathBuf, SystemTime) {
     let file = dir.path().join(name);
