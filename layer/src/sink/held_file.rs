@@ -68,7 +68,13 @@ pub fn open(path: &Path, what: &str) -> Result<HeldFile, Refused> {
                     Ok(held)
                 }
                 Ok(None) => Err(Refused::BothHeld { pid_named }),
-                Err(e) => Err(Refused::Unopenable(e)),
+                Err(e) => Err(Refused::Unopenable(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "another process holds it, and {} cannot be opened: {e}",
+                        pid_named.display()
+                    ),
+                ))),
             }
         }
     }

@@ -1,4 +1,5 @@
-//! The thread that writes one output's records, in order, each whole or not at all.
+//! The thread that writes one output's records, in order, each whole or not at all, to its
+//! [`Target`] (a file is opened there when the first batch comes).
 //!
 //! - A regular file: before each record the writer knows where the file ends; a write that
 //!   fails part-way (a full disk) is undone by truncating back to that point, the record
