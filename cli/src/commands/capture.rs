@@ -69,7 +69,13 @@ fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String
         return Err(format!("process {pid}: {e}"));
     }
     match done {
-        Some(counts) => {
+        Some(done) => {
+            // The file goes last (a path may hold spaces): the one asked for, or a
+            // pid-named one beside it if another process was writing that one.
+            let (counts, written) = match done.split_once(" file=") {
+                Some((counts, file)) => (counts, PathBuf::from(file)),
+                None => (done.as_str(), out.clone()),
+            };
             let field = |k: &str| {
                 counts
                     .split_whitespace()
@@ -88,7 +94,7 @@ fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String
                 field("batches"),
                 field("events"),
                 field("dropped"),
-                out.display()
+                written.display()
             );
             Ok(())
         }

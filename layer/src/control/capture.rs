@@ -1,14 +1,17 @@
 //! One capture asked through the control socket: the devices' slots given a sink writing
 //! the file (`crate::sink::remote_slot`), the remote gate opened (`crate::trace::remote`),
-//! then the file closed once the capture's last frame is written, or `stop` said.
+//! then the file closed once the capture's last frame is written, or `stop` said. The file
+//! is opened and held when the capture is asked (so that a refusal reaches the client), as
+//! `GPU_TRACEFILE`s are ([`crate::sink::held_file`]): a path another process is writing
+//! is replaced by a pid-named one beside it, which the client is told.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::config::Format;
-use crate::sink::remote_slot;
 use crate::sink::{csv::CsvSink, json::JsonSink, output::Output, txt::TxtSink, Sink};
+use crate::sink::{held_file, remote_slot};
 use crate::trace::remote::REMOTE;
 
 /// A capture is in progress (one at a time).
@@ -27,6 +30,8 @@ pub struct Done {
     pub events: u64,
     pub dropped: u64,
     pub stopped: bool,
+    /// Where the capture was written.
+    pub path: String,
 }
 
 /// Starts a capture of `frames` frames into `path`; `started` is called once it is under
@@ -51,8 +56,10 @@ fn capture(
     path: &str,
     started: &mut dyn FnMut(),
 ) -> Result<Done, String> {
-    let out = crate::sink::writer::start_file(Path::new(path))
+    let held = held_file::open(Path::new(path), "the capture output")
         .map_err(|e| format!("cannot write {path}: {e}"))?;
+    let written_to = held.path.display().to_string();
+    let out = crate::sink::writer::start_held(held);
     let make = |_device: u32| -> Box<dyn Sink> {
         match format {
             Format::Json => Box::new(JsonSink::new(out.clone())),
@@ -95,6 +102,7 @@ fn capture(
         events: totals.events.saturating_sub(lost.1),
         dropped: lost.1,
         stopped,
+        path: written_to,
     })
 }
 

@@ -10,7 +10,9 @@
 //! - `status` -> `ok pid=P name=N devices=D capturing=0|1`
 //! - `capture frames=N format=txt|json|csv path=ABSOLUTE` -> `started`, then, once the N
 //!   frames after the current one are written, `done frames=.. batches=.. events=..
-//!   dropped=..` (`stopped=1` at the end when `stop` ended it early)
+//!   dropped=.. file=PATH` (`stopped=1` before `file` when `stop` ended it early; `file`
+//!   last, as a path may hold spaces: the path asked for, or a pid-named one beside it when
+//!   another process was writing that one)
 //! - `stop` -> `ok stopped`
 //! - anything else, or a peer of another user (`SO_PEERCRED`) -> `error ...`
 //!

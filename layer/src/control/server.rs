@@ -172,12 +172,13 @@ fn handle(mut stream: UnixStream) {
                 Ok(d) => reply(
                     &mut stream,
                     &format!(
-                        "done frames={} batches={} events={} dropped={}{}",
+                        "done frames={} batches={} events={} dropped={}{} file={}",
                         d.frames,
                         d.batches,
                         d.events,
                         d.dropped,
-                        if d.stopped { " stopped=1" } else { "" }
+                        if d.stopped { " stopped=1" } else { "" },
+                        d.path
                     ),
                 ),
                 Err(e) => reply(&mut stream, &format!("error {e}")),

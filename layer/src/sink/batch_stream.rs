@@ -12,6 +12,8 @@
 //! is still one record. The output's gate is held across the batch, so the records of
 //! the other devices sharing the output go in before or after it, never between its parts.
 
+use std::sync::atomic::Ordering;
+
 use parking_lot::MutexGuard;
 
 use super::output::{Output, PART_BYTES};
@@ -47,7 +49,7 @@ impl BatchStream<'_> {
     /// Called by a format at the end of each event: when `buf` holds a part's worth and
     /// the output streams, hands it to the writer and leaves `buf` empty.
     pub fn spill(&mut self, buf: &mut String) {
-        if buf.len() < PART_BYTES || !self.out.shared().streams {
+        if buf.len() < PART_BYTES || !self.out.shared().streams.load(Ordering::Relaxed) {
             return;
         }
         if self.torn {

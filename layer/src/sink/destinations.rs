@@ -1,7 +1,9 @@
 //! The text outputs of this process, by destination: stdout, or a `GPU_TRACEFILE` path with
 //! `%p`/`%i` expanded. The first device that names a destination opens it and starts its
 //! writer; every later device gets the same [`Output`], so devices sharing a path write
-//! whole batches into one file instead of truncating each other's.
+//! whole batches into one file instead of truncating each other's. The file itself is
+//! opened when the first batch comes, and held against other processes
+//! ([`super::target`], [`super::held_file`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,7 +25,8 @@ enum Key {
 static OUTPUTS: LazyLock<Mutex<HashMap<Key, Output>>> = LazyLock::new(Default::default);
 
 /// The output for `destination` as device `device_index` sees it (`%i` expanded). A file
-/// that cannot be created is reported once and stdout is used instead.
+/// that cannot be opened when the first batch comes is reported then, and stdout is used
+/// instead.
 pub fn open(destination: &Destination, device_index: u32) -> Output {
     let key = match destination {
         Destination::Stdout => Key::Stdout,
@@ -31,29 +34,14 @@ pub fn open(destination: &Destination, device_index: u32) -> Output {
             Key::File(expand_path(template, std::process::id(), device_index))
         }
     };
-    let mut outputs = OUTPUTS.lock();
-    if let Some(output) = outputs.get(&key) {
-        return output.clone();
-    }
-    let output = match &key {
-        Key::Stdout => writer::start_stdout(),
-        Key::File(path) => match writer::start_file(path) {
-            Ok(output) => output,
-            Err(e) => {
-                log::error!(
-                    "cannot open GPU_TRACEFILE {} ({e}); writing the trace to stdout instead",
-                    path.display()
-                );
-                // Kept under the path too: later devices use it without trying again.
-                outputs
-                    .entry(Key::Stdout)
-                    .or_insert_with(writer::start_stdout)
-                    .clone()
-            }
-        },
-    };
-    outputs.insert(key, output.clone());
-    output
+    OUTPUTS
+        .lock()
+        .entry(key)
+        .or_insert_with_key(|key| match key {
+            Key::Stdout => writer::start_stdout(),
+            Key::File(path) => writer::start_file(path, "GPU_TRACEFILE"),
+        })
+        .clone()
 }
 
 /// Waits, at most `timeout` in all, until every output of the process has written what it
@@ -66,6 +54,12 @@ pub fn drain_all(timeout: Duration) {
         if left > 0 {
             log::error!(
                 "{left} batch(es) could not be written to {} before exit (it took no data); they are lost",
+                output.name()
+            );
+        }
+        if output.untouched_unsaid() {
+            log::info!(
+                "nothing was traced to {}: the path was left as it was",
                 output.name()
             );
         }

@@ -105,7 +105,7 @@ impl Output {
                 state.stalled = true;
                 log::warn!(
                     "the trace output {} took nothing for {STALL:?}; batches are dropped and counted until it takes data again",
-                    self.shared.name
+                    self.shared.name()
                 );
             }
         }
@@ -163,9 +163,15 @@ impl Output {
             .count()
     }
 
-    /// The output's name in messages ("stdout" or its path).
+    /// The output's name in messages ("stdout" or its path, pid-named if another process
+    /// held the one asked for).
     pub fn name(&self) -> &str {
-        &self.shared.name
+        self.shared.name()
+    }
+
+    /// A file never opened (no batch came), not said so yet: true once.
+    pub fn untouched_unsaid(&self) -> bool {
+        self.shared.untouched_unsaid()
     }
 
     /// What this output could not write for `device` so far.

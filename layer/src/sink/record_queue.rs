@@ -2,6 +2,7 @@
 //! its writer share: the queue, the losses per device, the signals between them.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use parking_lot::{Condvar, Mutex};
@@ -77,8 +78,13 @@ pub(super) struct State {
 }
 
 pub(super) struct Shared {
-    /// "stdout" or the path, for messages.
+    /// "stdout" or the path asked for, for messages until the output is open.
     pub name: String,
+    /// Where the trace goes, once the output is open: the path asked for, a pid-named one
+    /// beside it (another process holds the path) or "stdout" (it cannot be opened).
+    pub opened: OnceLock<String>,
+    /// "Nothing was traced to it" was said at exit.
+    pub untouched_said: AtomicBool,
     pub state: Mutex<State>,
     /// Signalled when a record is queued (the writer waits on it).
     pub queued: Condvar,
@@ -88,8 +94,8 @@ pub(super) struct Shared {
     /// part of that record (so a file that takes nothing never holds a header alone, and a
     /// file that takes anything starts with it).
     pub header: OnceLock<&'static str>,
-    /// Batches are streamed in parts (a regular file).
-    pub streams: bool,
+    /// Batches are streamed in parts (a regular file, once it is open).
+    pub streams: AtomicBool,
     /// Held while a record goes in, and across a streamed batch, so that the records of
     /// the devices sharing the output never land between a batch's parts.
     pub gate: Mutex<()>,
@@ -99,6 +105,8 @@ impl Shared {
     pub fn new(name: String, streams: bool) -> Shared {
         Shared {
             name,
+            opened: OnceLock::new(),
+            untouched_said: AtomicBool::new(false),
             state: Mutex::new(State {
                 records: VecDeque::new(),
                 bytes: 0,
@@ -112,9 +120,21 @@ impl Shared {
             queued: Condvar::new(),
             progressed: Condvar::new(),
             header: OnceLock::new(),
-            streams,
+            streams: AtomicBool::new(streams),
             gate: Mutex::new(()),
         }
+    }
+}
+
+impl Shared {
+    /// Where the trace goes (the path asked for while the output is not open yet).
+    pub fn name(&self) -> &str {
+        self.opened.get().unwrap_or(&self.name)
+    }
+
+    /// A file never opened because no batch came, not said yet (at exit, once).
+    pub fn untouched_unsaid(&self) -> bool {
+        self.opened.get().is_none() && !self.untouched_said.swap(true, Ordering::Relaxed)
     }
 }
 

@@ -1,4 +1,5 @@
-//! The thread that writes one output's records, in order, each whole or not at all.
+//! The thread that writes one output's records, in order, each whole or not at all, to its
+//! [`Target`] (a file is opened there when the first batch comes).
 //!
 //! - A regular file: before each record the writer knows where the file ends; a write that
 //!   fails part-way (a full disk) is undone by truncating back to that point, the record
@@ -11,93 +12,40 @@
 //!   comes later is counted as lost. `SIGPIPE` is blocked in this thread only, so the
 //!   failed write returns an error instead of killing the application.
 
-use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::c_stdout;
+use super::held_file::HeldFile;
 use super::output::Output;
 use super::record_queue::{Record, Shared, State};
-
-enum Target {
-    Stdout,
-    File {
-        file: File,
-        /// A regular file, which a failed write can be truncated back on.
-        seekable: bool,
-        /// Where the last whole record ends.
-        end: u64,
-        /// Bytes of the streamed batch in progress written after `end`.
-        pending: u64,
-    },
-}
-
-impl Target {
-    /// Writes `bytes`: a whole record's last piece (`whole`), or a part of a batch whose
-    /// end is still to come.
-    fn write(&mut self, bytes: &[u8], whole: bool) -> io::Result<()> {
-        match self {
-            Target::Stdout => c_stdout::write(bytes),
-            Target::File {
-                file, end, pending, ..
-            } => match file.write_all(bytes) {
-                Ok(()) => {
-                    *pending += bytes.len() as u64;
-                    if whole {
-                        *end += std::mem::take(pending);
-                    }
-                    Ok(())
-                }
-                Err(e) => {
-                    self.abandon();
-                    Err(e)
-                }
-            },
-        }
-    }
-
-    /// Takes back what was written of the record in progress (truncating a regular file
-    /// back to the end of the last whole record). If that fails, says so: the file may
-    /// then hold a torn record.
-    fn abandon(&mut self) {
-        if let Target::File {
-            file,
-            seekable: true,
-            end,
-            pending,
-        } = self
-        {
-            *pending = 0;
-            let undone = file
-                .set_len(*end)
-                .and_then(|()| file.seek(SeekFrom::Start(*end)).map(|_| ()));
-            if let Err(u) = undone {
-                log::error!("could not undo a partly written trace record ({u})");
-            }
-        }
-    }
-}
+use super::target::Target;
 
 /// The output for stdout, its writer started.
 pub fn start_stdout() -> Output {
-    start("stdout".into(), Target::Stdout, false)
+    let output = start("stdout".into(), Target::Stdout, false);
+    let _ = output.shared().opened.set("stdout".into());
+    output
 }
 
-/// The output for the file at `path` (created, or truncated), its writer started.
-pub fn start_file(path: &Path) -> io::Result<Output> {
-    let file = File::create(path)?;
-    let seekable = file.metadata().map(|m| m.is_file()).unwrap_or(false);
-    Ok(start(
-        path.display().to_string(),
-        Target::File {
-            file,
-            seekable,
-            end: 0,
-            pending: 0,
-        },
-        seekable,
-    ))
+/// The output for the file at `path` (`what` names it in messages), its writer started;
+/// the file is opened, held and truncated when the first batch comes ([`Target::open`]).
+pub fn start_file(path: &Path, what: &'static str) -> Output {
+    let target = Target::Unopened {
+        path: path.to_path_buf(),
+        what,
+        early: Vec::new(),
+    };
+    start(path.display().to_string(), target, false)
+}
+
+/// The output for a file already held (a capture's, opened when it is asked).
+pub fn start_held(held: HeldFile) -> Output {
+    let streams = held.regular;
+    let name = held.path.display().to_string();
+    let output = start(name.clone(), Target::held(held), streams);
+    let _ = output.shared().opened.set(name);
+    output
 }
 
 /// `streams`: batches may come in parts (a file that a failed batch can be truncated
@@ -114,7 +62,7 @@ fn start(name: String, target: Target, streams: bool) -> Output {
     if let Err(e) = spawned {
         log::error!(
             "could not start the writer of {} ({e}); its trace is lost",
-            shared.name
+            shared.name()
         );
         shared.state.lock().closed = true;
     }
@@ -252,6 +200,24 @@ fn run(shared: &Shared, mut target: Target) {
             shared.progressed.notify_all();
             continue;
         }
+        // Before the first batch, a record without one waits; the first batch opens the file.
+        if batch.is_none() && whole && target.keep_early(&text) {
+            let mut state = shared.state.lock();
+            state.writing = false;
+            state.recycle(text);
+            shared.progressed.notify_all();
+            continue;
+        }
+        for early in target.open(shared) {
+            let written = write_with_header(&mut target, shared, &mut header, &early, true);
+            if let (Err(e), None) = (written, &failing) {
+                log::error!(
+                    "writing the trace to {} failed ({e}); batches are dropped and counted until writes succeed again",
+                    shared.name()
+                );
+                failing = Some((e, 0));
+            }
+        }
         let result = write_with_header(&mut target, shared, &mut header, &text, whole);
         let mut state = shared.state.lock();
         state.writing = false;
@@ -260,7 +226,7 @@ fn run(shared: &Shared, mut target: Target) {
                 if let Some((e, lost)) = failing.take() {
                     log::warn!(
                         "writing the trace to {} works again after {e}; {lost} batch(es) were lost meanwhile (counted as dropped)",
-                        shared.name
+                        shared.name()
                     );
                 }
                 state.recycle(text);
@@ -268,7 +234,7 @@ fn run(shared: &Shared, mut target: Target) {
             Err(e) if e.raw_os_error() == Some(libc::EPIPE) => {
                 log::error!(
                     "the reader of the trace on {} went away ({e}); tracing to it stops, and later batches are counted as dropped",
-                    shared.name
+                    shared.name()
                 );
                 state.closed = true;
                 lose(&mut state, text, batch);
@@ -284,7 +250,7 @@ fn run(shared: &Shared, mut target: Target) {
                     // The tally of what was written and lost would otherwise be lost too.
                     log::error!(
                         "the end of a device's trace could not be written to {} ({e}); it reads: {}",
-                        shared.name,
+                        shared.name(),
                         text.trim_end()
                     );
                 }
@@ -295,7 +261,7 @@ fn run(shared: &Shared, mut target: Target) {
                     None => {
                         log::error!(
                             "writing the trace to {} failed ({e}); batches are dropped and counted until writes succeed again",
-                            shared.name
+                            shared.name()
                         );
                         failing = Some((e, lost_now));
                     }

@@ -6,11 +6,13 @@
 //! at most the last period. The session ends when the window closes, the last device is
 //! destroyed or the process exits with devices alive.
 //!
-//! The service creates the file exclusively (`O_CREAT | O_EXCL`: it follows no link and
-//! truncates nothing); an existing file at the configured path is replaced first, as a text
-//! trace's is. A later session of the same process (devices created again) writes to a
-//! file of its own beside it, appended to the trace when it ends: concatenated traces are
-//! one trace.
+//! The path is touched only once a batch is traced ([`super::trace_file`]): until then the
+//! session writes into a staging file of its own, removed if nothing is traced. The path is
+//! then held against other processes, as text traces are. A later session of the same
+//! process (devices created again) writes to a file of its own beside it, appended to the
+//! trace when it ends: concatenated traces are one trace.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +26,9 @@ use perfetto_sdk::protos::config::trace_config::{
 };
 use perfetto_sdk::tracing_session::TracingSession;
 
+use super::super::held_file::HeldFile;
 use super::super::OutputChoice;
+use super::trace_file::{self, append_and_remove, later_session_file};
 use crate::config::{expand_path, Destination, DEFAULT_PERFETTO_FILE};
 
 /// Interned data is re-sent this often, so that a ring buffer that wrapped still holds
@@ -36,17 +40,25 @@ pub const FILE_WRITE_PERIOD_MS: u32 = 1000;
 
 struct FileState {
     session: Option<TracingSession>,
-    /// The trace file (the configured path, or a fallback when it cannot be created).
+    /// The configured path.
     path: PathBuf,
-    /// Where the running session writes: `path` for the first session of the process, a
-    /// file beside it for a later one (appended to `path` when it ends).
+    /// The file holding the trace, once a batch was traced: at `path`, or a pid-named or
+    /// fallback file when `path` could not be held. Locked while the process lives.
+    held: Option<HeldFile>,
+    /// Where the running session writes: a staging file until a batch is traced, the held
+    /// file then; for a later session, a file beside it appended to it when it ends.
     session_file: Option<PathBuf>,
     buffer_kb: u32,
     /// Devices feeding the file.
     devices: u32,
-    /// A session was already written by this process: later ones append.
-    written: bool,
+    /// "Nothing was traced" was said.
+    said_nothing: bool,
 }
+
+/// A session writes into a staging file and waits for its first batch to claim the path.
+static CLAIM_PENDING: AtomicBool = AtomicBool::new(false);
+/// A batch was traced since the running session started.
+static BATCH_TRACED: AtomicBool = AtomicBool::new(false);
 
 /// The state, sendable: it lives in a static mutex.
 struct SendSession(FileState);
@@ -88,34 +100,36 @@ pub fn device_removed() {
         state.devices = state.devices.saturating_sub(1);
         if state.devices == 0 {
             state.finish();
+            state.all_devices_gone();
+        }
+    }
+}
+
+/// A batch was traced (called by every device's sink, on its traceq thread): the first
+/// one of an unclaimed session holds the path. One atomic load otherwise. Never waits for
+/// the state: a session stopping holds it while it waits for these threads.
+pub fn batch_traced() {
+    if !CLAIM_PENDING.load(Ordering::Relaxed) {
+        return;
+    }
+    BATCH_TRACED.store(true, Ordering::Relaxed);
+    if let Some(mut guard) = STATE.try_lock() {
+        if let Some(SendSession(state)) = guard.as_mut() {
+            state.claim();
         }
     }
 }
 
 impl FileState {
     fn new(config: &OutputChoice) -> FileState {
-        let configured = trace_path(config);
-        // Checked now, so that a path that cannot be written is reported while the
-        // application starts, not when its trace is lost.
-        let path = match claim(&configured, true) {
-            Ok(()) => configured,
-            Err(e) => {
-                let fallback = fallback_path();
-                log::error!(
-                    "cannot create the Perfetto trace {} ({e}); writing it to {} instead",
-                    configured.display(),
-                    fallback.display()
-                );
-                fallback
-            }
-        };
         FileState {
             session: None,
-            path,
+            path: trace_path(config),
+            held: None,
             session_file: None,
             buffer_kb: config.perfetto_buffer_kb,
             devices: 0,
-            written: false,
+            said_nothing: false,
         }
     }
 
@@ -123,33 +137,24 @@ impl FileState {
         if self.session.is_some() {
             return;
         }
-        let file = if self.written {
-            match later_session_file(&self.path) {
+        let file = match &self.held {
+            Some(held) => match later_session_file(&held.path) {
                 Some(file) => file,
                 None => {
                     log::error!(
                         "no file beside {} for another Perfetto session; this one is not recorded",
-                        self.path.display()
+                        held.path.display()
                     );
                     return;
                 }
-            }
-        } else {
-            // Claimed again now: a frame window may start the session long after the
-            // device checked the path, and the service would fail silently on a file that
-            // appeared meanwhile.
-            if let Err(e) = claim(&self.path, true) {
-                log::error!(
-                    "cannot create the Perfetto trace {} ({e}); this session is not recorded",
-                    self.path.display()
-                );
-                return;
-            }
-            self.path.clone()
+            },
+            None => trace_file::staging_file(&self.path),
         };
         match TracingSession::in_process() {
             Ok(mut session) => {
                 session.setup(&trace_config(self.buffer_kb, Some(&file)));
+                BATCH_TRACED.store(false, Ordering::Relaxed);
+                CLAIM_PENDING.store(self.held.is_none(), Ordering::Relaxed);
                 // Returns once the data source started: the devices capture from here on.
                 session.start_blocking();
                 self.session = Some(session);
@@ -157,6 +162,18 @@ impl FileState {
             }
             Err(e) => log::error!("could not start the in-process Perfetto session ({e})"),
         }
+    }
+
+    /// The running session's staging file becomes the trace (a batch was traced).
+    fn claim(&mut self) {
+        if !CLAIM_PENDING.swap(false, Ordering::Relaxed) || self.held.is_some() {
+            return;
+        }
+        let Some(staging) = self.session_file.take() else {
+            return;
+        };
+        self.held = trace_file::claim(&self.path, &staging);
+        self.session_file = Some(self.held.as_ref().map_or(staging, |h| h.path.clone()));
     }
 
     /// Stops the session: its on-stop lets every device write what it submitted first, then
@@ -167,82 +184,46 @@ impl FileState {
         };
         session.stop_blocking();
         drop(session);
-        let file = self
-            .session_file
-            .take()
-            .unwrap_or_else(|| self.path.clone());
-        if file != self.path {
-            if let Err(e) = append_and_remove(&file, &self.path) {
+        if BATCH_TRACED.load(Ordering::Relaxed) {
+            // Traced after the last chance to claim (or while the state was busy).
+            self.claim();
+        }
+        CLAIM_PENDING.store(false, Ordering::Relaxed);
+        let Some(file) = self.session_file.take() else {
+            return;
+        };
+        let Some(held) = &self.held else {
+            // Nothing traced: the staging file goes, the path was never touched.
+            let _ = std::fs::remove_file(&file);
+            return;
+        };
+        if file != held.path {
+            if let Err(e) = append_and_remove(&file, &held.file) {
                 log::error!(
                     "appending the Perfetto session {} to {} failed ({e}); it stays in {}",
                     file.display(),
-                    self.path.display(),
+                    held.path.display(),
                     file.display()
                 );
             }
         }
-        let size = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let size = held.file.metadata().map(|m| m.len()).unwrap_or(0);
         log::info!(
             "Perfetto trace written to {} ({size} bytes)",
-            self.path.display()
+            held.path.display()
         );
-        self.written = true;
     }
-}
 
-/// Makes sure `path` can be created exclusively by the service: an existing file there is
-/// removed (`replace`; a link is removed itself, never followed), then a probe is created
-/// with `O_CREAT | O_EXCL` and removed again.
-fn claim(path: &Path, replace: bool) -> std::io::Result<()> {
-    if replace {
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => {
-                return Err(std::io::Error::other("it is a directory"));
-            }
-            Ok(_) => std::fs::remove_file(path)?,
-            Err(_) => {}
+    /// The last device is gone: says once if nothing was ever traced.
+    fn all_devices_gone(&mut self) {
+        if self.held.is_none() && !self.said_nothing {
+            self.said_nothing = true;
+            log::info!(
+                "nothing was traced to {}: the path was left as it was",
+                self.path.display()
+            );
         }
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    std::fs::remove_file(path)
-}
-
-/// `$TMPDIR/utrace-<pid>.pftrace`, or `utrace-<pid>-N.pftrace` for the first N that is free:
-/// a shared folder may hold anything, so nothing there is replaced or followed.
-fn fallback_path() -> PathBuf {
-    fallback_in(&std::env::temp_dir(), std::process::id())
-}
-
-fn fallback_in(dir: &Path, pid: u32) -> PathBuf {
-    (0..1000)
-        .map(|n| match n {
-            0 => dir.join(format!("utrace-{pid}.pftrace")),
-            n => dir.join(format!("utrace-{pid}-{n}.pftrace")),
-        })
-        .find(|candidate| claim(candidate, false).is_ok())
-        .unwrap_or_else(|| dir.join(format!("utrace-{pid}.pftrace")))
-}
-
-/// A free file beside `path` for a later session of the process.
-fn later_session_file(path: &Path) -> Option<PathBuf> {
-    (1..1000)
-        .map(|n| {
-            let mut name = path.as_os_str().to_owned();
-            name.push(format!(".session-{n}"));
-            PathBuf::from(name)
-        })
-        .find(|candidate| claim(candidate, false).is_ok())
-}
-
-/// Appends the trace in `from` to `to` (concatenated traces are one trace) and removes it.
-fn append_and_remove(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut source = std::fs::File::open(from)?;
-    let mut target = std::fs::OpenOptions::new().append(true).open(to)?;
-    std::io::copy(&mut source, &mut target)?;
-    std::fs::remove_file(from)
 }
 
 fn trace_path(config: &OutputChoice) -> PathBuf {
@@ -288,69 +269,4 @@ pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
     let mut bytes = vec![0u8; writer.stream_writer().get_written_size()];
     heap.copy_into(&mut bytes);
     bytes
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A fresh folder under the system's temporary folder, removed when dropped.
-    struct Folder(PathBuf);
-
-    impl Folder {
-        fn new(name: &str) -> Folder {
-            let dir =
-                std::env::temp_dir().join(format!("utrace-unit-{}-{name}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Folder(dir)
-        }
-    }
-
-    impl Drop for Folder {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    #[test]
-    fn the_fallback_follows_no_planted_link_and_replaces_nothing() {
-        let folder = Folder::new("fallback");
-        let victim = folder.0.join("victim");
-        std::fs::write(&victim, "someone else's file").unwrap();
-        // Planted where the trace of pid 4242 would go, and a file at the next name.
-        std::os::unix::fs::symlink(&victim, folder.0.join("utrace-4242.pftrace")).unwrap();
-        std::fs::write(folder.0.join("utrace-4242-1.pftrace"), "taken").unwrap();
-        let chosen = fallback_in(&folder.0, 4242);
-        assert_eq!(chosen, folder.0.join("utrace-4242-2.pftrace"));
-        assert!(
-            !chosen.exists(),
-            "left for the service to create exclusively"
-        );
-        assert_eq!(
-            std::fs::read_to_string(&victim).unwrap(),
-            "someone else's file"
-        );
-        assert_eq!(
-            std::fs::read_to_string(folder.0.join("utrace-4242-1.pftrace")).unwrap(),
-            "taken"
-        );
-    }
-
-    #[test]
-    fn the_configured_path_is_replaced_by_removing_a_link_not_its_target() {
-        let folder = Folder::new("configured");
-        let victim = folder.0.join("victim");
-        std::fs::write(&victim, "kept").unwrap();
-        let path = folder.0.join("gpu.pftrace");
-        std::os::unix::fs::symlink(&victim, &path).unwrap();
-        claim(&path, true).unwrap();
-        assert!(
-            std::fs::symlink_metadata(&path).is_err(),
-            "the link is gone"
-        );
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept");
-        // A folder is not a file to replace.
-        assert!(claim(&folder.0, true).is_err());
-    }
 }

@@ -8,7 +8,8 @@
 //!   object names);
 //! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
 //!   `GPU_TRACEFILE` when the frame window closes, the last device goes or the process
-//!   exits;
+//!   exits; [`trace_file`]: where its trace goes, the path touched (and held against other
+//!   processes) only once a batch is traced;
 //! - this file: the producer and the data source, registered once per process (Perfetto's
 //!   global state cannot be torn down), whose start and stop open and close the capture
 //!   gate of every device (through the [`SessionHooks`] the core gave); and the
@@ -20,6 +21,7 @@ mod sequence;
 mod sequence_start;
 mod stage_event;
 mod stage_pairs;
+mod trace_file;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -35,6 +37,11 @@ use sequence::SequenceState;
 
 /// The data source's name, as a trace config enables it.
 pub const DATA_SOURCE_NAME: &str = "gpu.renderstages.utrace";
+
+/// A batch was traced: an in-process session's file is claimed on the first one.
+pub(crate) fn batch_traced() {
+    file_session::batch_traced();
+}
 
 /// How long a stopping session waits for batches submitted before it stopped.
 const STOP_DRAIN: Duration = Duration::from_secs(2);

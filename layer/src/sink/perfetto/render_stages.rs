@@ -298,6 +298,7 @@ impl Sink for RenderStageSink {
         ds.trace(|ctx| {
             ctx.with_incremental_state(|ctx, state| self.write_batch(ctx, state, info, events));
         });
+        super::batch_traced();
     }
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
