@@ -213,6 +213,8 @@ fn a_panic_in_a_tracepoint_stops_tracing_the_device_and_is_said_once() {
 fn a_panic_at_every_begin_is_said_once_and_nothing_is_instrumented() {
     let (run, trace) = with_internal_error("vkBeginCommandBuffer");
     assert!(the_one_line(&run).contains("tracing stops for device 0"));
+    // Nothing traced and nothing lost: the trace file is never opened (the one line on
+    // stderr says what happened).
     assert!(trace.batches.is_empty());
-    assert_eq!(trace.ends.len(), 1, "the trace is closed");
+    assert!(trace.ends.is_empty(), "the file is left alone");
 }

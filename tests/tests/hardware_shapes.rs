@@ -184,6 +184,28 @@ fn assert_perfetto_placed(s: &Shaped, slack: u64) -> u64 {
     got.sort();
     assert_eq!(got, expected, "Perfetto stages = txt ranges");
     let offset = perfetto_trace::boottime_minus_monotonic();
+    // Inside its submission's CPU window (batches and the report's submissions pair up in
+    // order, as `assert_batches_match` checked).
+    let subs = &s.run.report().devices[0].submissions;
+    for (batch, sub) in device_batches(&s.txt, 0).iter().zip(subs) {
+        let lo = (sub.cpu_before_ns as i64 + offset) as u64 - slack;
+        let hi = (sub.cpu_after_ns as i64 + offset) as u64 + slack;
+        for stage in s
+            .perfetto
+            .stages
+            .iter()
+            .filter(|st| u64::from(st.submission) == batch.submission)
+        {
+            assert!(
+                lo <= stage.boot_ns && stage.boot_ns + stage.duration <= hi,
+                "{} [{}, +{}] outside its submission's CPU window [{lo}, {hi}] ({})",
+                stage.name,
+                stage.boot_ns,
+                stage.duration,
+                sub.label
+            );
+        }
+    }
     let mut worst = 0;
     for stage in &s.perfetto.stages {
         let truth = (s.truth.of(stage.gpu_ns) as i64 + offset) as u64;

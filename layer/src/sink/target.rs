@@ -4,8 +4,9 @@
 //! A `GPU_TRACEFILE` is opened (and held, [`super::held_file`]) only when the first batch
 //! comes: a process that creates devices but traces nothing (an X server whose GLX runs on
 //! Zink, beside the application it serves) leaves the path as it was. Records that carry
-//! no batch (a frame end, a device's end) wait until then, and are written first; if no
-//! batch ever comes they are dropped with the file never touched.
+//! no batch (a frame end, a device's end that wrote and lost nothing) wait until then, and
+//! are written first; if no batch ever comes they are dropped with the file never touched.
+//! A device's end that counts lost batches opens the file too: its losses are worth saying.
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};

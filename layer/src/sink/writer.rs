@@ -92,6 +92,10 @@ enum Taken {
         batch: Option<(u32, u64)>,
         /// The end of a device's trace (its tally, said on stderr if it cannot be written).
         end: bool,
+        /// Worth opening the file for: a batch, or a device's end that counts batches
+        /// written or lost (a device that traced nothing and lost nothing has nothing to
+        /// say in a file it never opened).
+        opens: bool,
     },
     /// A streamed batch that ended torn: what was written of it is taken back.
     Torn { device: u32, events: u64 },
@@ -117,6 +121,7 @@ fn take(shared: &Shared) -> Taken {
                 whole: true,
                 batch: Some((device, events)),
                 end: false,
+                opens: true,
             }
         }
         Record::Part(text) => {
@@ -126,6 +131,7 @@ fn take(shared: &Shared) -> Taken {
                 whole: false,
                 batch: None,
                 end: false,
+                opens: true,
             }
         }
         Record::Torn { device, events } => Taken::Torn { device, events },
@@ -136,6 +142,7 @@ fn take(shared: &Shared) -> Taken {
                 whole: true,
                 batch: None,
                 end: false,
+                opens: false,
             }
         }
         Record::End {
@@ -145,12 +152,14 @@ fn take(shared: &Shared) -> Taken {
         } => {
             let mut text = state.spare.pop().unwrap_or_default();
             let losses = state.losses.get(&device).copied().unwrap_or_default();
-            render(&losses.apply(&summary), &mut text);
+            let tally = losses.apply(&summary);
+            render(&tally, &mut text);
             Taken::Write {
                 text,
                 whole: true,
                 batch: None,
                 end: true,
+                opens: tally.batches > 0 || tally.dropped > 0,
             }
         }
     };
@@ -168,7 +177,7 @@ fn run(shared: &Shared, mut target: Target) {
     // The output's header (csv) goes with the first record written.
     let mut header = Header::Unwritten;
     loop {
-        let (text, whole, batch, end) = match take(shared) {
+        let (text, whole, batch, end, opens) = match take(shared) {
             Taken::Torn { device, events } => {
                 target.abandon();
                 header.taken_back();
@@ -187,7 +196,8 @@ fn run(shared: &Shared, mut target: Target) {
                 whole,
                 batch,
                 end,
-            } => (text, whole, batch, end),
+                opens,
+            } => (text, whole, batch, end, opens),
         };
         if discarding {
             discarding = !whole;
@@ -200,8 +210,9 @@ fn run(shared: &Shared, mut target: Target) {
             shared.progressed.notify_all();
             continue;
         }
-        // Before the first batch, a record without one waits; the first batch opens the file.
-        if batch.is_none() && whole && target.keep_early(&text) {
+        // Before the first batch, a record without one waits; the first batch (or a device's
+        // end that lost some) opens the file.
+        if !opens && target.keep_early(&text) {
             let mut state = shared.state.lock();
             state.writing = false;
             state.recycle(text);
