@@ -9,7 +9,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch_resources::{BatchResources, RecordedWrap};
-use super::calibration::{ClockPair, GpuClock};
+use super::calibration::{GpuClock, MeasuredPair};
 use super::caps::DeviceCaps;
 use super::completion::{self, Completion, CompletionMode, WaitOutcome};
 use super::features::DevicePlan;
@@ -224,7 +224,7 @@ impl Backend {
 
     /// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
     /// else measured when the application first gets a queue (the slot returned).
-    pub fn gpu_clock(&self) -> (Option<GpuClock>, Option<Arc<OnceLock<ClockPair>>>) {
+    pub fn gpu_clock(&self) -> (Option<GpuClock>, Option<Arc<OnceLock<MeasuredPair>>>) {
         let caps = &self.caps;
         let Some(family) = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f))
         else {
@@ -243,12 +243,8 @@ impl Backend {
     }
 
     /// Measures the GPU clock against the CPU's on `queue` (see
-    /// [`super::measured_clock::measure`]): the pair and its uncertainty in ns.
-    pub fn measure_clock(
-        &self,
-        queue: vk::Queue,
-        family: u32,
-    ) -> Result<(ClockPair, u64), vk::Result> {
+    /// [`super::measured_clock::measure`]).
+    pub fn measure_clock(&self, queue: vk::Queue, family: u32) -> Result<MeasuredPair, vk::Result> {
         super::measured_clock::measure(
             &self.dispatch,
             self.set_loader_data,
