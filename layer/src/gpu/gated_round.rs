@@ -16,16 +16,18 @@ use crate::loader::dispatch::DeviceDispatch;
 /// Longest wait for the device to reach the wait or to write the timestamp. Far beyond
 /// what a working device takes; past it the gated rounds are given up.
 const REACH_TIMEOUT_NS: u64 = 100_000_000;
-/// How long the poll for `done` spins before it yields.
-const TIGHT_POLL_NS: u64 = 50_000;
+/// Between polls that do not spin.
+const POLL_SLEEP: std::time::Duration = std::time::Duration::from_micros(10);
 
-/// One gated round on `queue` (idle, and not usable by the application meanwhile).
+/// One gated round on `queue` (idle, and not usable by the application meanwhile), polling
+/// `done` without a pause for `spin_ns` (a round slower than that is not kept anyway).
 /// `Err` when the device did not reach the wait or signal `done` in time, or a call failed:
 /// the gated rounds are then given up (the command buffer was let through and waited for).
 pub fn round(
     o: &mut ClockObjects,
     d: &DeviceDispatch,
     queue: vk::Queue,
+    spin_ns: u64,
 ) -> Result<Window, vk::Result> {
     let fp = &d.fp_v1_0;
     let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&o.gated));
@@ -40,13 +42,13 @@ pub fn round(
         check((fp.queue_submit)(queue, 1, &submit, o.fence))?;
     }
     o.in_flight = true;
-    let reached = poll(d, o.started, false);
+    let reached = poll(d, o.started, 0);
     let before = cpu_clock::boottime_ns();
     // SAFETY: only the host sets `go`; the submission waiting on it is pending. Set even
     // when the device did not show it reached the wait, so that the submission can end.
     let set = check(unsafe { (fp.set_event)(d.handle, o.go) });
     let written = match (&reached, &set) {
-        (Ok(()), Ok(())) => poll(d, o.done, true),
+        (Ok(()), Ok(())) => poll(d, o.done, spin_ns),
         _ => Err(vk::Result::TIMEOUT),
     };
     let after = cpu_clock::boottime_ns();
@@ -61,13 +63,12 @@ pub fn round(
     })
 }
 
-/// Polls `event` until it is set (`Err(TIMEOUT)` after [`REACH_TIMEOUT_NS`]). `tight`:
-/// without yielding between polls for [`TIGHT_POLL_NS`], as the time of the first poll that
-/// sees it matters; then yielding, as a CPU driver may need this core to get there (the
-/// round is then too wide to be kept, but ends soon).
-fn poll(d: &DeviceDispatch, event: vk::Event, tight: bool) -> Result<(), vk::Result> {
+/// Polls `event` until it is set (`Err(TIMEOUT)` after [`REACH_TIMEOUT_NS`]): without a
+/// pause for `spin_ns`, as the time of the first poll that sees it matters, then sleeping
+/// between polls, as a CPU driver's thread may need this core to get there (and waking
+/// up may move this thread to another).
+fn poll(d: &DeviceDispatch, event: vk::Event, spin_ns: u64) -> Result<(), vk::Result> {
     let start = cpu_clock::boottime_ns();
-    let spin_until = if tight { start + TIGHT_POLL_NS } else { start };
     loop {
         // SAFETY: an event of this device, read only.
         match unsafe { (d.fp_v1_0.get_event_status)(d.handle, event) } {
@@ -79,10 +80,10 @@ fn poll(d: &DeviceDispatch, event: vk::Event, tight: bool) -> Result<(), vk::Res
         if now > start + REACH_TIMEOUT_NS {
             return Err(vk::Result::TIMEOUT);
         }
-        if now < spin_until {
+        if now < start + spin_ns {
             std::hint::spin_loop();
         } else {
-            std::thread::yield_now();
+            std::thread::sleep(POLL_SLEEP);
         }
     }
 }

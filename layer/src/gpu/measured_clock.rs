@@ -34,6 +34,7 @@ pub const GATED_BUDGET_NS: u64 = 50_000_000;
 const GATED_ROUNDS: usize = 2_000;
 const GATED_ROUNDS_ENOUGH: usize = 32;
 const GATED_WIDTH_ENOUGH_NS: u64 = 2_000;
+const FIRST_SPIN_NS: u64 = 50_000;
 const FENCED_ROUNDS: usize = 5;
 
 /// A timestamp and the CPU times (`CLOCK_BOOTTIME`) it was written between.
@@ -133,7 +134,10 @@ fn gated_rounds(o: &mut ClockObjects, d: &DeviceDispatch, queue: vk::Queue) -> O
     let mut best: Option<Window> = None;
     let mut rounds = 0;
     while rounds < GATED_ROUNDS {
-        match gated_round::round(o, d, queue) {
+        // `done` is awaited spinning for 50 µs at most, and no longer than the narrowest
+        // window so far: a slower round would not be kept.
+        let spin = best.map_or(FIRST_SPIN_NS, |b| b.width().min(FIRST_SPIN_NS));
+        match gated_round::round(o, d, queue, spin) {
             Ok(w) => best = narrowest(best, w),
             Err(e) => {
                 log::debug!("the GPU clock's gated rounds stopped ({e})");
