@@ -111,13 +111,12 @@ fn narrowest_window(
     queue: vk::Queue,
 ) -> Result<(Window, Rounds), vk::Result> {
     if o.gated != vk::CommandBuffer::null() {
-        let best = gated_rounds(o, d, queue);
+        if let Some(best) = gated_rounds(o, d, queue) {
+            return Ok((best, Rounds::Gated));
+        }
         if o.in_flight {
             // Not waited for: nothing more can be submitted safely.
             return Err(vk::Result::TIMEOUT);
-        }
-        if let Some(best) = best {
-            return Ok((best, Rounds::Gated));
         }
     }
     let mut best = None;
