@@ -359,13 +359,14 @@ fn without_calibrated_timestamps_the_clock_is_measured() {
         .lines()
         .find(|l| l.contains("GPU clock measured"))
         .unwrap_or_else(|| panic!("the measurement is reported: {}", run.stderr));
-    // "... to within N ns": the events may be off by that much.
+    // "... to within N ns (gated rounds)": the events may be off by that much.
     let uncertainty: u64 = line
-        .split_whitespace()
-        .rev()
+        .split("to within ")
         .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{line}"));
+    assert!(line.ends_with("(gated rounds)"), "{line}");
     assert!(uncertainty < 5_000_000, "{line}");
     assert_snapshots_true(&trace, uncertainty + 1_000);
     assert_inside_submissions(

@@ -184,7 +184,8 @@ impl<'s> Assembler<'s> {
     }
 }
 
-/// The handle in a queue track's description (`VkQueue 0x...: family F, index I`).
+/// The handle in a queue track's description (`VkQueue 0x...: family F, index I`, and
+/// `; GPU clock measured to within N ns` where the layer measured the clock).
 fn queue_handle(description: &str) -> Option<u64> {
     let rest = description.strip_prefix("VkQueue ")?;
     number(rest.split(':').next()?.trim())

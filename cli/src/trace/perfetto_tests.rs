@@ -7,7 +7,9 @@ use crate::tracepoint_spec::StageSpec;
 use utrace_format::perfetto::*;
 
 const QUEUE_A: &str = "VkQueue 0xa0: family 0, index 0";
-const QUEUE_B: &str = "VkQueue 0xb0: family 1, index 0";
+/// As written where the GPU clock was measured: the bound after the queue (older layers
+/// wrote none, as `QUEUE_A`).
+const QUEUE_B: &str = "VkQueue 0xb0: family 1, index 0; GPU clock measured to within 931 ns";
 
 fn specs(seq: u32, flags: u32, list: &[(u64, &str, &str)]) -> TracePacket {
     TracePacket {

@@ -9,7 +9,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch_resources::{BatchResources, RecordedWrap};
-use super::calibration::{ClockPair, GpuClock};
+use super::calibration::{GpuClock, MeasuredPair};
 use super::caps::DeviceCaps;
 use super::completion::{self, Completion, CompletionMode, WaitOutcome};
 use super::device_time::DeviceTime;
@@ -233,7 +233,7 @@ impl Backend {
 
     /// The device's clock pairing for Perfetto: calibrated where the extension was enabled,
     /// else measured when the application first gets a queue (the slot returned).
-    pub fn gpu_clock(&self) -> (Option<GpuClock>, Option<Arc<OnceLock<ClockPair>>>) {
+    pub fn gpu_clock(&self) -> (Option<GpuClock>, Option<Arc<OnceLock<MeasuredPair>>>) {
         let caps = &self.caps;
         let Some(family) = (0..caps.families.len() as u32).find(|f| caps.family_traceable(*f))
         else {
@@ -251,12 +251,8 @@ impl Backend {
     }
 
     /// Measures the GPU clock against the CPU's on `queue` (see
-    /// [`super::measured_clock::measure`]): the pair and its uncertainty in ns.
-    pub fn measure_clock(
-        &self,
-        queue: vk::Queue,
-        family: u32,
-    ) -> Result<(ClockPair, u64), vk::Result> {
+    /// [`super::measured_clock::measure`]).
+    pub fn measure_clock(&self, queue: vk::Queue, family: u32) -> Result<MeasuredPair, vk::Result> {
         let measured = super::measured_clock::measure(
             &self.dispatch,
             self.set_loader_data,
@@ -265,9 +261,9 @@ impl Backend {
             self.caps.timestamp_mask(family),
             self.caps.timestamp_period,
         );
-        if let Ok((pair, _)) = &measured {
+        if let Ok(measured) = &measured {
             // Later timestamps are unwrapped from the pair's.
-            self.time.family(family).seed_ns(pair.gpu_ns);
+            self.time.family(family).seed_ns(measured.pair.gpu_ns);
         }
         measured
     }

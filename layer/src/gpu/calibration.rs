@@ -23,6 +23,33 @@ pub struct ClockPair {
     pub boottime_ns: u64,
 }
 
+/// A pair measured once, and how far from the truth it may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeasuredPair {
+    pub pair: ClockPair,
+    /// Half the window the GPU timestamp was bracketed in, in ns.
+    pub within_ns: u64,
+    pub rounds: Rounds,
+}
+
+/// How the timestamp kept was bracketed (see [`super::measured_clock`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounds {
+    /// Between the host's set of an event the device waited for and its poll of the next.
+    Gated,
+    /// Between a submission and its fence.
+    Fenced,
+}
+
+impl Rounds {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rounds::Gated => "gated rounds",
+            Rounds::Fenced => "rounds around fences",
+        }
+    }
+}
+
 pub enum GpuClock {
     Calibrated {
         dispatch: Arc<DeviceDispatch>,
@@ -32,7 +59,7 @@ pub enum GpuClock {
         family: u32,
     },
     /// Set once measured, at the application's first `vkGetDeviceQueue*`.
-    Measured(Arc<OnceLock<ClockPair>>),
+    Measured(Arc<OnceLock<MeasuredPair>>),
 }
 
 impl GpuClock {
@@ -62,10 +89,19 @@ impl GpuClock {
         })
     }
 
+    /// How far the measured pair may be off, in ns; `None` for a calibrated clock (or one
+    /// not measured).
+    pub fn measured_within_ns(&self) -> Option<u64> {
+        match self {
+            GpuClock::Measured(measured) => measured.get().map(|m| m.within_ns),
+            GpuClock::Calibrated { .. } => None,
+        }
+    }
+
     /// A pair taken now (calibrated), or the measured one.
     pub fn sample(&self) -> Option<ClockPair> {
         match self {
-            GpuClock::Measured(pair) => pair.get().copied(),
+            GpuClock::Measured(measured) => measured.get().map(|m| m.pair),
             GpuClock::Calibrated {
                 dispatch,
                 get,

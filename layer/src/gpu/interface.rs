@@ -3,7 +3,7 @@
 
 pub use super::backend::{Backend, Timestamps};
 pub use super::batch_resources::BatchResources;
-pub use super::calibration::{ClockPair, GpuClock};
+pub use super::calibration::{ClockPair, GpuClock, MeasuredPair};
 pub use super::caps::{ticks_to_ns, DeviceCaps};
 pub use super::completion::{Completion, CompletionMode, WaitOutcome};
 pub use super::cpu_clock;

@@ -1,7 +1,8 @@
 //! The Vulkan resources the trace core needs, behind a short interface: [`interface`], the
 //! one module the core imports ([`backend`]: one device's Vulkan and its operations);
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
-//! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks;
+//! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks
+//!   (`gated_round`: its tight rounds; `clock_objects`: what it submits);
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
 //! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`
 //!   ([`feature_choice`]: what the application chose, what the device offers);
@@ -26,11 +27,13 @@ pub mod batch_resources;
 pub mod calibration;
 pub mod caps;
 pub mod chain_copy;
+mod clock_objects;
 pub mod completion;
 pub mod cpu_clock;
 pub mod device_time;
 mod feature_choice;
 pub mod features;
+mod gated_round;
 pub mod interface;
 mod layer_commands;
 pub mod measured_clock;

@@ -21,7 +21,7 @@ use super::record::command_pools::PoolRecord;
 use super::sink_interface::{DeviceContext, ObjectNames, Outputs};
 use super::submit::batch::SpareLists;
 use super::submit::queues::Queues;
-use crate::gpu::interface::{Backend, ClockPair, CompletionMode, QueueContext};
+use crate::gpu::interface::{Backend, CompletionMode, MeasuredPair, QueueContext};
 use crate::trace::traceq::{self, Message, Stats, TraceqHandle};
 
 pub struct DeviceTracer {
@@ -52,7 +52,7 @@ pub struct DeviceTracer {
     /// does a submission read the clock, twice.
     pub(super) submissions_timed: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
-    measured_clock: Option<Arc<OnceLock<ClockPair>>>,
+    measured_clock: Option<Arc<OnceLock<MeasuredPair>>>,
     /// Names the application gave objects (kept for Perfetto).
     names: KeptNames,
 }
@@ -183,12 +183,14 @@ impl DeviceTracer {
             return;
         }
         match self.backend.measure_clock(queue, family) {
-            Ok((pair, uncertainty)) => {
+            Ok(measured) => {
                 log::info!(
-                    "device {}: GPU clock measured against CLOCK_BOOTTIME to within {uncertainty} ns",
-                    self.index
+                    "device {}: GPU clock measured against CLOCK_BOOTTIME to within {} ns ({})",
+                    self.index,
+                    measured.within_ns,
+                    measured.rounds.name()
                 );
-                let _ = slot.set(pair);
+                let _ = slot.set(measured);
             }
             Err(e) => log::warn!(
                 "device {}: the GPU clock could not be measured ({e}); Perfetto cannot place its events",

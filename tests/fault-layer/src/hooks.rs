@@ -35,6 +35,8 @@ pub const COMMANDS: &[&CStr] = &[
     c"vkGetCalibratedTimestampsKHR",
     c"vkGetCalibratedTimestampsEXT",
     c"vkDestroyDevice",
+    c"vkCreateEvent",
+    c"vkGetEventStatus",
 ];
 
 /// The hook for `name`, where the fault plan mentions it.
@@ -71,6 +73,8 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         "vkCreateQueryPool" if planned(n) => hook!(create_query_pool),
         "vkAllocateMemory" if planned(n) => hook!(allocate_memory),
         "vkCreateBuffer" if planned(n) => hook!(create_buffer),
+        "vkCreateEvent" if planned(n) => hook!(create_event),
+        "vkGetEventStatus" if planned(n) => hook!(get_event_status),
         "vkBeginCommandBuffer" if faults::show_submits() => hook!(begin_command_buffer_shown),
         "vkSignalSemaphore" | "vkSignalSemaphoreKHR" if faults::show_submits() => {
             hook!(signal_semaphore_shown)
@@ -150,6 +154,10 @@ faulty!(begin_command_buffer, "vkBeginCommandBuffer", vk::PFN_vkBeginCommandBuff
     (info: *const vk::CommandBufferBeginInfo<'_>));
 faulty!(create_buffer, "vkCreateBuffer", vk::PFN_vkCreateBuffer, device: vk::Device,
     (info: *const vk::BufferCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Buffer));
+faulty!(create_event, "vkCreateEvent", vk::PFN_vkCreateEvent, device: vk::Device,
+    (info: *const vk::EventCreateInfo<'_>, alloc: *const vk::AllocationCallbacks<'_>, out: *mut vk::Event));
+faulty!(get_event_status, "vkGetEventStatus", vk::PFN_vkGetEventStatus, device: vk::Device,
+    (event: vk::Event));
 
 faulty!(signal_semaphore, "vkSignalSemaphore", vk::PFN_vkSignalSemaphore, device: vk::Device,
     (info: *const vk::SemaphoreSignalInfo<'_>));

@@ -15,7 +15,7 @@
 //!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
-//! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer.
+//! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer, vkCreateEvent, vkGetEventStatus.
 #![allow(non_snake_case)]
 #![warn(unsafe_op_in_unsafe_fn)]
 

@@ -195,7 +195,7 @@ impl RenderStageSink {
     }
 
     /// A queue's track: named by the application (`vkSetDebugUtilsObjectNameEXT`) or by its
-    /// family and index; its handle in the description.
+    /// family and index; its handle in the description, and the bound of a measured clock.
     fn queue_spec(&self, iid: u64, info: &BatchInfo) -> NewSpec<'static> {
         const VK_OBJECT_TYPE_QUEUE: i32 = 4;
         let named = self
@@ -214,8 +214,11 @@ impl RenderStageSink {
             iid,
             name: Cow::Owned(name),
             description: format!(
-                "VkQueue {:#x}: family {}, index {}",
-                info.queue, info.queue_family, info.queue_index
+                "VkQueue {:#x}: family {}, index {}{}",
+                info.queue,
+                info.queue_family,
+                info.queue_index,
+                self.header.clock_note().unwrap_or_default()
             ),
             category: StageCategory::Other,
         }

@@ -51,6 +51,13 @@ impl DeviceHeader {
         }
     }
 
+    /// `"; GPU clock measured to within N ns"` where the clock was measured (no calibrated
+    /// timestamps): how far the stages may be from their true place on the timeline.
+    pub fn clock_note(&self) -> Option<String> {
+        let within = self.clock.as_ref()?.measured_within_ns()?;
+        Some(format!("; GPU clock measured to within {within} ns"))
+    }
+
     /// What a sequence needs before its first event: the context and a clock snapshot
     /// (again after a clear, and every [`SNAPSHOT_PERIOD`]).
     pub fn start(&mut self, ctx: &mut TraceContext<'_, SequenceState>, state: &mut SequenceState) {
