@@ -243,9 +243,10 @@ fn measured_uncertainty(run: &Run) -> u64 {
         .lines()
         .find(|l| l.contains("GPU clock measured"))
         .unwrap_or_else(|| panic!("the clock is measured: {}", run.stderr));
-    line.split_whitespace()
-        .rev()
+    // "... to within N ns (gated rounds)"
+    line.split("to within ")
         .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{line}"))
 }
