@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use utrace_tests::checks::{assert_clean, assert_trace_matches, parse};
 use utrace_tests::harness::{utrace_exe, Run, TempDir, Workload, XServer};
 use utrace_tests::trace_txt::Item;
-use utrace_tests::{perfetto_trace, workload};
+use utrace_tests::{control_socket, perfetto_trace, workload};
 
 const LAYERS: &[&str] = &["VK_LAYER_utrace"];
 
@@ -234,23 +234,6 @@ fn a_process_that_traces_nothing_leaves_a_perfetto_path_alone() {
     assert_left_alone("gpu.pftrace");
 }
 
-/// The control socket of the workload run in `dir`, once it exists.
-fn socket(dir: &TempDir, within: Duration) -> PathBuf {
-    let folder = dir.path().join("xdg/utrace");
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(found) = std::fs::read_dir(&folder).ok().and_then(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .find(|p| p.extension().is_some_and(|e| e == "sock"))
-        }) {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "no control socket in {within:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn a_capture_to_a_file_another_process_writes_goes_to_a_pid_named_file() {
     let x = XServer::start();
@@ -270,7 +253,8 @@ fn a_capture_to_a_file_another_process_writes_goes_to_a_pid_named_file() {
                 .env("DISPLAY", &x.display)
                 .run(&dir2)
         });
-        let socket = socket(&dir2, Duration::from_secs(20));
+        let socket = control_socket::socket(&dir2, Duration::from_secs(20))
+            .expect("the workload's control socket within 20 s");
         let pid = socket.file_stem().unwrap().to_string_lossy().into_owned();
         let out = Command::new(utrace_exe())
             .args(["capture", "--pid", &pid, "--frames", "3", "--out"])

@@ -9,8 +9,8 @@ use ash::vk;
 
 use super::check;
 use super::clock_objects::ClockObjects;
+use super::clock_window::Window;
 use super::cpu_clock;
-use super::measured_clock::Window;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest wait for the device to reach the wait or to write the timestamp. Far beyond

@@ -18,10 +18,10 @@
 use ash::vk;
 use ash::vk::Handle;
 
-use super::calibration::{ClockPair, MeasuredPair, Rounds};
-use super::caps::ticks_to_ns;
+use super::calibration::{MeasuredPair, Rounds};
 use super::check;
 use super::clock_objects::ClockObjects;
+use super::clock_window::Window;
 use super::cpu_clock;
 use super::gated_round;
 use super::queue_context::SetLoaderData;
@@ -36,34 +36,6 @@ const GATED_ROUNDS_ENOUGH: usize = 32;
 const GATED_WIDTH_ENOUGH_NS: u64 = 2_000;
 const FIRST_SPIN_NS: u64 = 50_000;
 const FENCED_ROUNDS: usize = 5;
-
-/// A timestamp and the CPU times (`CLOCK_BOOTTIME`) it was written between.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    /// As the device wrote it (unmasked ticks).
-    pub ticks: u64,
-    pub before: u64,
-    pub after: u64,
-}
-
-impl Window {
-    fn width(&self) -> u64 {
-        self.after.saturating_sub(self.before)
-    }
-
-    /// The timestamp paired with the window's midpoint, to within half the window.
-    fn pair(&self, mask: u64, period: f32, rounds: Rounds) -> MeasuredPair {
-        let half = self.width() / 2;
-        MeasuredPair {
-            pair: ClockPair {
-                gpu_ns: ticks_to_ns(self.ticks & mask, period),
-                boottime_ns: self.before + half,
-            },
-            within_ns: half,
-            rounds,
-        }
-    }
-}
 
 /// The narrower of `best` and `w`.
 fn narrowest(best: Option<Window>, w: Window) -> Option<Window> {

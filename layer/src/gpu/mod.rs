@@ -2,7 +2,8 @@
 //! one module the core imports ([`backend`]: one device's Vulkan and its operations);
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
 //! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks
-//!   (`gated_round`: its tight rounds; `clock_objects`: what it submits);
+//!   (`gated_round`: its tight rounds; `clock_objects`: what it submits; `clock_window`:
+//!   what a round gives);
 //! - [`caps`]: what the device can time (queue families, timestamp period, memory types);
 //! - [`features`]: enabling the timeline semaphores the layer waits on, at `vkCreateDevice`
 //!   ([`feature_choice`]: what the application chose, what the device offers);
@@ -28,6 +29,7 @@ pub mod calibration;
 pub mod caps;
 pub mod chain_copy;
 mod clock_objects;
+mod clock_window;
 pub mod completion;
 pub mod cpu_clock;
 pub mod device_time;

@@ -7,22 +7,6 @@
 use ash::vk;
 
 use super::transfer_family::{driver_family, sharing};
-use crate::loader::next_device_fn;
-
-/// Calls the next layer's `$name` (resolved for `$handle`'s device) with `$args`.
-macro_rules! down {
-    ($handle:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
-        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
-        // function of this signature; the arguments are the caller's, or copies of them
-        // that live across the call.
-        unsafe {
-            next_device_fn($handle, $name).map(|f| {
-                let f: $pfn = std::mem::transmute(f);
-                f($($arg),*)
-            })
-        }
-    }};
-}
 
 pub unsafe extern "system" fn create_command_pool(
     device: vk::Device,
@@ -33,7 +17,7 @@ pub unsafe extern "system" fn create_command_pool(
     // SAFETY: the caller's valid info, copied.
     let mut own = unsafe { *info };
     own.queue_family_index = driver_family(own.queue_family_index);
-    down!(
+    device_down!(
         device,
         c"vkCreateCommandPool",
         vk::PFN_vkCreateCommandPool,
@@ -84,7 +68,7 @@ pub unsafe extern "system" fn create_image(
             &mut keep,
         )
     };
-    down!(
+    device_down!(
         device,
         c"vkCreateImage",
         vk::PFN_vkCreateImage,
@@ -115,7 +99,7 @@ pub unsafe extern "system" fn create_swapchain(
             &mut keep,
         )
     };
-    down!(
+    device_down!(
         device,
         c"vkCreateSwapchainKHR",
         vk::PFN_vkCreateSwapchainKHR,
@@ -177,7 +161,7 @@ pub unsafe extern "system" fn cmd_pipeline_barrier(
 ) {
     // SAFETY: the caller's arrays.
     let (buffers, images) = unsafe { (fixed(buffers, buffer_count), fixed(images, image_count)) };
-    down!(
+    device_down!(
         cb,
         c"vkCmdPipelineBarrier",
         vk::PFN_vkCmdPipelineBarrier,
@@ -212,7 +196,7 @@ pub unsafe extern "system" fn cmd_pipeline_barrier2(
     };
     own.p_buffer_memory_barriers = buffers.as_ptr();
     own.p_image_memory_barriers = images.as_ptr();
-    down!(
+    device_down!(
         cb,
         c"vkCmdPipelineBarrier2",
         vk::PFN_vkCmdPipelineBarrier2,
@@ -236,7 +220,7 @@ pub unsafe extern "system" fn cmd_wait_events(
 ) {
     // SAFETY: the caller's arrays.
     let (buffers, images) = unsafe { (fixed(buffers, buffer_count), fixed(images, image_count)) };
-    down!(
+    device_down!(
         cb,
         c"vkCmdWaitEvents",
         vk::PFN_vkCmdWaitEvents,

@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 
 use super::queries::is_timestamp_pool;
 use super::shape;
-use crate::loader::{next_device_fn, shape_device};
+use crate::loader::shape_device;
 
 mod resources;
 pub use resources::DeviceShape;
@@ -38,20 +38,6 @@ struct Copy {
 /// The copies recorded in each command buffer since it began.
 static PENDING: LazyLock<Mutex<HashMap<u64, Vec<Copy>>>> = LazyLock::new(Default::default);
 
-/// Whether the next layer's command `name` resolved; calls it with `args`.
-macro_rules! down {
-    ($handle:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
-        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
-        // function of this signature.
-        unsafe {
-            next_device_fn($handle, $name).map(|f| {
-                let f: $pfn = std::mem::transmute(f);
-                f($($arg),*)
-            })
-        }
-    }};
-}
-
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "system" fn cmd_copy_query_pool_results(
     cb: vk::CommandBuffer,
@@ -63,7 +49,7 @@ pub unsafe extern "system" fn cmd_copy_query_pool_results(
     stride: u64,
     flags: vk::QueryResultFlags,
 ) {
-    down!(
+    device_down!(
         cb,
         c"vkCmdCopyQueryPoolResults",
         vk::PFN_vkCmdCopyQueryPoolResults,
@@ -103,7 +89,7 @@ pub unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::R
             unsafe { record(&device, cb, &copies) };
         }
     }
-    down!(cb, c"vkEndCommandBuffer", vk::PFN_vkEndCommandBuffer, (cb))
+    device_down!(cb, c"vkEndCommandBuffer", vk::PFN_vkEndCommandBuffer, (cb))
         .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
 }
 

@@ -19,6 +19,36 @@
 //! logged with its nanoseconds, and at `vkDestroyDevice` the pairs are appended to
 //! `UTRACE_SHAPE_LOG` (lines `ticks ns`). The shape's parameters are said once on stderr.
 
+/// Calls the next layer's device-level `$name`, resolved for `$handle`'s device, with
+/// `$args`; `None` when the next layer has no such function.
+macro_rules! device_down {
+    ($handle:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
+        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
+        // function of this signature; the arguments are the caller's, or copies of them
+        // that live across the call.
+        unsafe {
+            $crate::loader::next_device_fn($handle, $name).map(|f| {
+                let f: $pfn = std::mem::transmute(f);
+                f($($arg),*)
+            })
+        }
+    }};
+}
+
+/// Calls the next layer's instance-level `$name` for the physical device `$physical`.
+macro_rules! instance_down {
+    ($physical:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
+        // SAFETY: a live physical device of this chain; the pointer is the next layer's
+        // function of this signature; the arguments are the caller's.
+        unsafe {
+            $crate::loader::next_instance_fn($physical, $name).map(|f| {
+                let f: $pfn = std::mem::transmute(f);
+                f($($arg),*)
+            })
+        }
+    }};
+}
+
 pub mod family_indices;
 pub mod gpu_pass;
 pub mod physical;

@@ -6,7 +6,6 @@ use std::ffi::{c_char, CStr};
 use ash::vk;
 
 use super::{shape, transfer_family, Shape};
-use crate::loader::next_instance_fn;
 
 /// Extensions a Vulkan 1.1-class device does not have.
 const NOT_ON_1_1: &[&CStr] = &[
@@ -29,25 +28,11 @@ fn apply_family(s: &Shape, family: &mut vk::QueueFamilyProperties) {
     }
 }
 
-/// Calls the next layer's `$name` for `$physical` with the hook's own arguments.
-macro_rules! down {
-    ($physical:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
-        // SAFETY: a live physical device of this chain; the pointer is the next layer's
-        // function of this signature.
-        unsafe {
-            next_instance_fn($physical, $name).map(|f| {
-                let f: $pfn = std::mem::transmute(f);
-                f($($arg),*)
-            })
-        }
-    }};
-}
-
 pub unsafe extern "system" fn get_physical_device_properties(
     physical: vk::PhysicalDevice,
     props: *mut vk::PhysicalDeviceProperties,
 ) {
-    down!(
+    instance_down!(
         physical,
         c"vkGetPhysicalDeviceProperties",
         vk::PFN_vkGetPhysicalDeviceProperties,
@@ -63,7 +48,7 @@ pub unsafe extern "system" fn get_physical_device_properties2(
     physical: vk::PhysicalDevice,
     props: *mut vk::PhysicalDeviceProperties2<'_>,
 ) {
-    down!(
+    instance_down!(
         physical,
         c"vkGetPhysicalDeviceProperties2",
         vk::PFN_vkGetPhysicalDeviceProperties2,
@@ -118,7 +103,7 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties(
 ) {
     let Some(s) = shape() else { return };
     let fill = |count: *mut u32, props: *mut vk::QueueFamilyProperties| {
-        down!(
+        instance_down!(
             physical,
             c"vkGetPhysicalDeviceQueueFamilyProperties",
             vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
@@ -144,7 +129,7 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
 ) {
     let Some(s) = shape() else { return };
     let fill = |count: *mut u32, props: *mut vk::QueueFamilyProperties2<'_>| {
-        down!(
+        instance_down!(
             physical,
             c"vkGetPhysicalDeviceQueueFamilyProperties2",
             vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
@@ -176,7 +161,7 @@ pub unsafe extern "system" fn get_physical_device_surface_support(
         unsafe { *supported = vk::FALSE };
         return vk::Result::SUCCESS;
     }
-    down!(
+    instance_down!(
         physical,
         c"vkGetPhysicalDeviceSurfaceSupportKHR",
         vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR,
@@ -196,11 +181,11 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
     type Pfn = vk::PFN_vkEnumerateDeviceExtensionProperties;
     let name = c"vkEnumerateDeviceExtensionProperties";
     if !layer.is_null() || !shape().is_some_and(|s| s.v1_1) {
-        return down!(physical, name, Pfn, (physical, layer, count, props))
+        return instance_down!(physical, name, Pfn, (physical, layer, count, props))
             .unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
     let mut n = 0u32;
-    let r = down!(
+    let r = instance_down!(
         physical,
         name,
         Pfn,
@@ -210,7 +195,7 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         return r.unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
     let mut all = vec![vk::ExtensionProperties::default(); n as usize];
-    let r = down!(
+    let r = instance_down!(
         physical,
         name,
         Pfn,
@@ -247,7 +232,7 @@ pub unsafe extern "system" fn get_physical_device_features2(
     physical: vk::PhysicalDevice,
     features: *mut vk::PhysicalDeviceFeatures2<'_>,
 ) {
-    down!(
+    instance_down!(
         physical,
         c"vkGetPhysicalDeviceFeatures2",
         vk::PFN_vkGetPhysicalDeviceFeatures2,

@@ -12,22 +12,6 @@ use super::family_indices::{
 };
 use super::transfer_family::{driver_object, driver_queue, fake_queue, is_extra, DRIVER_FAMILY};
 use crate::faults;
-use crate::loader::next_device_fn;
-
-/// Calls the next layer's `$name` (resolved for `$handle`'s device) with `$args`.
-macro_rules! down {
-    ($handle:expr, $name:expr, $pfn:ty, ($($arg:expr),*)) => {{
-        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
-        // function of this signature; the arguments are the caller's, or copies of them
-        // that live across the call.
-        unsafe {
-            next_device_fn($handle, $name).map(|f| {
-                let f: $pfn = std::mem::transmute(f);
-                f($($arg),*)
-            })
-        }
-    }};
-}
 
 /// The hook for `name`, for the AMD shape's extra family.
 pub fn lookup(name: &str) -> vk::PFN_vkVoidFunction {
@@ -92,7 +76,7 @@ unsafe extern "system" fn get_device_queue(
     } else {
         (family, index)
     };
-    down!(
+    device_down!(
         device,
         c"vkGetDeviceQueue",
         vk::PFN_vkGetDeviceQueue,
@@ -116,7 +100,7 @@ unsafe extern "system" fn get_device_queue2(
         own.queue_family_index = DRIVER_FAMILY;
         own.queue_index = 0;
     }
-    down!(
+    device_down!(
         device,
         c"vkGetDeviceQueue2",
         vk::PFN_vkGetDeviceQueue2,
@@ -133,7 +117,7 @@ macro_rules! on_queue {
     ($hook:ident, $name:literal, $pfn:ty, ($($arg:ident: $ty:ty),*) -> $ret:ty, $fail:expr) => {
         unsafe extern "system" fn $hook(queue: vk::Queue $(, $arg: $ty)*) -> $ret {
             let (driver, _lock) = driver_queue(queue);
-            down!(queue, $name, $pfn, (driver $(, $arg)*)).unwrap_or($fail)
+            device_down!(queue, $name, $pfn, (driver $(, $arg)*)).unwrap_or($fail)
         }
     };
 }
@@ -188,7 +172,7 @@ unsafe extern "system" fn set_object_name(
     // SAFETY: the caller's valid info, copied.
     let mut own = unsafe { *info };
     own.object_handle = driver_object(own.object_type, own.object_handle);
-    down!(
+    device_down!(
         device,
         c"vkSetDebugUtilsObjectNameEXT",
         vk::PFN_vkSetDebugUtilsObjectNameEXT,
