@@ -10,6 +10,7 @@ packages=(
   xvfb                    # an X server for the swapchain (frames) scenarios
   xauth                   # xvfb-run needs it
   vulkan-tools            # vkcube, a real application the tests trace
+  glmark2-x11             # OpenGL on Zink under xvfb-run: the X server loads the layer too
   chromium                # a real browser for the test of `utrace view`'s page
 )
 missing=()

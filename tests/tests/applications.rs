@@ -1,5 +1,6 @@
 //! Real applications run with the layer: vkcube (package vulkan-tools) on an Xvfb window,
-//! enabled through VK_INSTANCE_LAYERS with validation beneath.
+//! enabled through VK_INSTANCE_LAYERS with validation beneath; glmark2 (package
+//! glmark2-x11) on OpenGL over Zink under xvfb-run, whose X server loads the layer too.
 
 use utrace_tests::checks::{assert_well_nested, parse, validation_log};
 use utrace_tests::harness::{run_application, TempDir, XServer, VALIDATION_LOG};
@@ -72,4 +73,73 @@ fn vkcube_writes_a_perfetto_trace_that_resolves() {
     let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
     assert!(count("Render Pass") >= 10 && count("Draw") >= 10);
     assert_eq!(count("Command Buffer"), trace.submits.len());
+}
+
+/// The case a user met: `GPU_TRACEFILE=gl.txt LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=zink
+/// xvfb-run -a glmark2`. The X server inherits the environment and its GLX runs on Zink, so
+/// it loads the layer and makes devices too, but traces nothing: it must leave gl.txt to
+/// glmark2 (and say so at `info`), instead of writing its empty ends over glmark2's trace.
+#[test]
+fn glmark2_on_zink_under_xvfb_run_keeps_its_trace_file_to_itself() {
+    let dir = TempDir::new("glmark2");
+    let server_log = dir.path().join("xvfb.err");
+    let out = run_application(
+        &dir,
+        "xvfb-run",
+        &[
+            "-a",
+            "-e",
+            server_log.to_str().unwrap(),
+            "glmark2",
+            "-b",
+            "build:duration=0.5",
+        ],
+        "VK_LAYER_utrace",
+        &[
+            ("GPU_TRACEFILE", "gl.txt"),
+            ("LIBGL_ALWAYS_SOFTWARE", "1"),
+            ("GALLIUM_DRIVER", "zink"),
+            ("UTRACE_LOG", "info"),
+        ],
+    );
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "glmark2 failed: {text}");
+    assert!(
+        text.contains("GL_RENDERER:    zink"),
+        "glmark2 ran on Zink: {text}"
+    );
+    // xvfb-run stops the server without waiting for it: its exit may still be under way.
+    let said_at_exit = "nothing was traced to gl.txt: the path was left as it was";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let server = loop {
+        let server = std::fs::read_to_string(&server_log).unwrap_or_default();
+        if server.contains(said_at_exit) || std::time::Instant::now() > deadline {
+            break server;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(
+        server.contains("utrace: info: tracing device 0") && server.contains(said_at_exit),
+        "the X server loaded the layer, traced nothing and left the path alone: {server}"
+    );
+    // glmark2's trace, whole, in the file named: it starts with its first batch and ends
+    // with its one END OF TRACE; no other process wrote a file of its own beside it.
+    let file = std::fs::read_to_string(dir.path().join("gl.txt")).expect("gl.txt");
+    assert!(
+        file.starts_with("BATCH 1: device=0 "),
+        "{}",
+        &file[..file.len().min(300)]
+    );
+    let trace = parse(&file);
+    assert_eq!(trace.ends.len(), 1, "one device's end");
+    assert_eq!(trace.ends[0].batches as usize, trace.batches.len());
+    assert!(trace.batches.len() > 10, "{} batches", trace.batches.len());
+    let others: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gl.") && n != "gl.txt")
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
 }
