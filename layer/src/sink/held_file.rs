@@ -50,14 +50,29 @@ impl std::fmt::Display for Refused {
     }
 }
 
+/// How a path may be opened.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Whatever is there, links followed: a text trace may go to a pipe or a device.
+    Any,
+    /// A regular file only, its last component never a link, a pipe never waited on: a file
+    /// that is about to be replaced (Perfetto's), where anything else must be left alone.
+    RegularOnly,
+}
+
 /// Opens `path` for this process's trace (see the module's text); `what` names the trace
 /// in the message said when another process holds the path.
 pub fn open(path: &Path, what: &str) -> Result<HeldFile, Refused> {
-    match try_hold(path).map_err(Refused::Unopenable)? {
+    open_as(path, what, Kind::Any)
+}
+
+/// [`open`], for a path of `kind`.
+pub fn open_as(path: &Path, what: &str, kind: Kind) -> Result<HeldFile, Refused> {
+    match try_hold(path, kind).map_err(Refused::Unopenable)? {
         Some(held) => Ok(held),
         None => {
             let pid_named = pid_named(path, std::process::id());
-            match try_hold(&pid_named) {
+            match try_hold(&pid_named, kind) {
                 Ok(Some(held)) => {
                     log::warn!(
                         "{what} {} is being written by another process; this process (pid {}) writes its trace to {} instead",
@@ -82,13 +97,19 @@ pub fn open(path: &Path, what: &str) -> Result<HeldFile, Refused> {
 
 /// Opens `path` (created if missing, never truncated before the lock), then locks and
 /// truncates it if it is a regular file. `None`: another open file description holds it.
-fn try_hold(path: &Path) -> io::Result<Option<HeldFile>> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+fn try_hold(path: &Path, kind: Kind) -> io::Result<Option<HeldFile>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    if kind == Kind::RegularOnly {
+        // A link fails (ELOOP), a pipe without a reader fails (ENXIO) instead of blocking.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
     let regular = file.metadata()?.is_file();
+    if kind == Kind::RegularOnly && !regular {
+        return Err(io::Error::other("it is not a regular file"));
+    }
     if regular {
         if !lock(&file)? {
             return Ok(None);

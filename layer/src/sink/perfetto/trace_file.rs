@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use crate::sink::held_file::{self, HeldFile};
+use crate::sink::held_file::{self, HeldFile, Kind};
 
 /// The file a session writes into until its first batch: `.<name>.utrace-<pid>` beside
 /// `path` if that folder can be written, else the fallback in `$TMPDIR`.
@@ -21,7 +21,8 @@ pub fn staging_file(path: &Path) -> PathBuf {
     let pid = std::process::id();
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let beside = path.with_file_name(format!(".{name}.utrace-{pid}"));
-    if probe(&beside).is_ok() {
+    // A path the trace cannot replace (see `claim`) sends it to the fallback from the start.
+    if !not_a_file(path) && probe(&beside).is_ok() {
         beside
     } else {
         fallback_path()
@@ -48,7 +49,15 @@ pub fn claim(path: &Path, staging: &Path) -> Option<HeldFile> {
     let in_fallback = staging.parent() == Some(std::env::temp_dir().as_path())
         && staging.parent() != path.parent();
     // The held path stays held (its old file locked) until the staging file replaces it.
-    let (target, _held_until_renamed, refused) = match held_file::open(path, "the Perfetto trace") {
+    // Only a regular file (or nothing) is replaced: a link (its target never opened, the
+    // link kept), a device, a pipe, a socket or a folder is left alone.
+    let opened = match not_a_file(path) {
+        true => Err(held_file::Refused::Unopenable(std::io::Error::other(
+            NOT_A_FILE,
+        ))),
+        false => held_file::open_as(path, "the Perfetto trace", Kind::RegularOnly),
+    };
+    let (target, _held_until_renamed, refused) = match opened {
         Ok(held) => (held.path.clone(), Some(held), None),
         Err(refused) if in_fallback => (staging.to_path_buf(), None, Some(refused)),
         Err(refused) => (fallback_path(), None, Some(refused)),
@@ -81,6 +90,13 @@ pub fn claim(path: &Path, staging: &Path) -> Option<HeldFile> {
         path: at,
         regular: true,
     })
+}
+
+const NOT_A_FILE: &str = "it is not a regular file (a link, a device, a pipe, a socket or a folder), which a Perfetto trace never replaces";
+
+/// Something other than a regular file is at `path` (looked at without following a link).
+fn not_a_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file())
 }
 
 /// Makes sure `path` can be created exclusively by the service: a probe is created there
@@ -172,6 +188,50 @@ mod tests {
             std::fs::read_to_string(folder.0.join("utrace-4242-1.pftrace")).unwrap(),
             "taken"
         );
+    }
+
+    #[test]
+    fn a_link_a_pipe_or_a_device_at_the_path_is_left_alone() {
+        let folder = Folder::new("not-a-file");
+        let victim = folder.0.join("victim");
+        std::fs::write(&victim, "someone else's file").unwrap();
+        let link = folder.0.join("link.pftrace");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let fifo = folder.0.join("fifo.pftrace");
+        let c_fifo = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_fifo.as_ptr(), 0o600) }, 0);
+        for path in [&link, &fifo, &PathBuf::from("/dev/null")] {
+            let staging = staging_file(path);
+            assert_ne!(
+                staging.parent(),
+                path.parent(),
+                "{}: staged elsewhere",
+                path.display()
+            );
+            std::fs::write(&staging, "a trace").unwrap();
+            let held = claim(path, &staging).unwrap();
+            assert_ne!(&held.path, path);
+            assert_eq!(std::fs::read_to_string(&held.path).unwrap(), "a trace");
+            let _ = std::fs::remove_file(&held.path);
+        }
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "someone else's file"
+        );
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert!(std::fs::symlink_metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
     }
 
     #[test]
