@@ -32,6 +32,9 @@ pub fn ask(path: &Path, line: &str, on_line: &mut dyn FnMut(&str)) -> std::io::R
                 replied = true;
                 on_line(&reply);
             }
+            // The layer closed a connection whose request it did not read (it said busy):
+            // the reply stands.
+            Err(e) if replied && e.kind() == std::io::ErrorKind::ConnectionReset => break,
             Err(e) if replied => return Err(e),
             Err(_) => break,
         }
@@ -76,6 +79,28 @@ mod tests {
             }
             request
         })
+    }
+
+    /// A busy layer answers without reading the request and closes: the client's read may
+    /// then end in a reset, after the reply, which still stands.
+    #[test]
+    fn a_reply_before_a_reset_stands() {
+        let dir = std::env::temp_dir().join(format!("utrace-client-reset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("2.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream.write_all(b"error the layer is busy\n").unwrap();
+            // The request arrives and is left unread: closing now resets the connection.
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        });
+        let mut lines = Vec::new();
+        let asked = ask(&path, "status", &mut |l| lines.push(l.to_string()));
+        server.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(asked.is_ok(), "{asked:?}");
+        assert_eq!(lines, ["error the layer is busy"]);
     }
 
     #[test]

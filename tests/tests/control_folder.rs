@@ -240,3 +240,55 @@ fn a_fresh_folder_is_private_and_idle_connections_are_bounded() {
     });
     assert_clean(&run);
 }
+
+/// A peer that sends its request a byte at a time, never ending the line, is cut off once
+/// the request's time is up (5 s from the connection), not kept as long as it trickles.
+#[test]
+fn a_request_trickled_a_byte_at_a_time_is_cut_off_in_time() {
+    let x = XServer::start();
+    let dir = TempDir::new("control-trickle");
+    std::thread::scope(|scope| {
+        let running = scope.spawn(|| {
+            workload!("frames")
+                .layers(&["VK_LAYER_utrace"])
+                .arg("--frames", "700")
+                .arg("--pace-ms", "15")
+                .env("DISPLAY", &x.display)
+                .run(&dir)
+        });
+        let socket = socket(&dir, Duration::from_secs(20)).expect("the control socket");
+        let mut s = UnixStream::connect(&socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let started = Instant::now();
+        let mut reply = Vec::new();
+        while started.elapsed() < Duration::from_secs(15) {
+            if s.write_all(b"s").is_err() {
+                break;
+            }
+            let mut buf = [0u8; 256];
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => reply.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => break,
+            }
+            if reply.contains(&b'\n') {
+                break;
+            }
+        }
+        let took = started.elapsed();
+        let reply = String::from_utf8_lossy(&reply).into_owned();
+        assert!(
+            took < Duration::from_secs(8),
+            "cut off after {took:?}, not held while it trickles: {reply:?}"
+        );
+        assert!(
+            reply.starts_with("error no whole request line came within 5 s"),
+            "{reply:?}"
+        );
+        let run = running.join().unwrap();
+        assert_clean(&run);
+    });
+}

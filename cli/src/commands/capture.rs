@@ -42,6 +42,13 @@ pub fn run(args: Args) -> Result<(), String> {
 
 /// `utrace capture --pid PID --frames N`: waits for the capture's end.
 fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String> {
+    // The request is one line: a path that breaks it would name another file.
+    if out.to_str().is_none_or(|p| p.contains(['\n', '\r'])) {
+        return Err(format!(
+            "--out {:?}: the path must be UTF-8 text without line breaks",
+            out.display()
+        ));
+    }
     let path = socket_of(pid)?;
     let out = std::env::current_dir()
         .map(|d| d.join(out))
@@ -124,5 +131,16 @@ fn stop(pid: u32) -> Result<(), String> {
             l.strip_prefix("error ").unwrap_or(l)
         )),
         None => Err(format!("process {pid} gave no answer")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_path_with_a_line_break_is_refused_before_anything_is_asked() {
+        let e = capture(u32::MAX, 1, "txt", Path::new("nl\nx.txt")).unwrap_err();
+        assert!(e.contains("without line breaks"), "{e}");
     }
 }

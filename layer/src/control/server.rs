@@ -1,6 +1,6 @@
 //! The control socket's listener and connections (see the module `control`).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -96,6 +96,35 @@ fn serve(listener: UnixListener) {
     }
 }
 
+/// The whole request must come within this long of the connection: a peer that sends it a
+/// byte at a time would otherwise hold one of the few places indefinitely.
+const REQUEST_TIME: Duration = Duration::from_secs(5);
+
+/// Reads the request line (up to a newline, or `MAX_LINE + 1` bytes) into `line`, within
+/// [`REQUEST_TIME`] in all.
+fn read_request(stream: &UnixStream, line: &mut Vec<u8>) -> std::io::Result<()> {
+    let deadline = std::time::Instant::now() + REQUEST_TIME;
+    let mut byte = [0u8; 256];
+    let mut reader = stream;
+    while !line.contains(&b'\n') && line.len() <= MAX_LINE {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        stream.set_read_timeout(Some(left))?;
+        let n = reader.read(&mut byte)?;
+        if n == 0 {
+            break;
+        }
+        line.extend_from_slice(&byte[..n]);
+    }
+    // Nothing after the first line is part of the request.
+    if let Some(end) = line.iter().position(|&b| b == b'\n') {
+        line.truncate(end + 1);
+    }
+    Ok(())
+}
+
 fn reply(stream: &mut UnixStream, line: &str) {
     let _ = stream.write_all(format!("{line}\n").as_bytes());
 }
@@ -103,11 +132,8 @@ fn reply(stream: &mut UnixStream, line: &str) {
 fn handle(mut stream: UnixStream) {
     // The request is read first, even from a peer about to be refused: a socket closed with
     // unread input resets the connection, and the peer would not see why.
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut line = Vec::new();
-    let read = stream
-        .try_clone()
-        .map(|s| BufReader::new(s.take(MAX_LINE as u64 + 1)).read_until(b'\n', &mut line));
+    let read = read_request(&stream, &mut line);
     match peer::uid(&stream) {
         Ok(uid) if uid == peer::own_uid() => {}
         Ok(uid) => {
@@ -127,7 +153,21 @@ fn handle(mut stream: UnixStream) {
             )
         }
     }
-    if !matches!(read, Ok(Ok(_))) || line.len() > MAX_LINE {
+    if let Err(e) = &read {
+        if matches!(
+            e.kind(),
+            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+        ) {
+            return reply(
+                &mut stream,
+                &format!(
+                    "error no whole request line came within {} s",
+                    REQUEST_TIME.as_secs()
+                ),
+            );
+        }
+    }
+    if read.is_err() || line.len() > MAX_LINE {
         return reply(
             &mut stream,
             "error a request is one line of at most 4096 bytes",
