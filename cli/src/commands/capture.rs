@@ -14,12 +14,14 @@ pub struct Args {
     /// How many frames, from the end of the current one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), required_unless_present = "stop", conflicts_with = "stop")]
     frames: Option<u32>,
-    /// The file to write [default: utrace-PID-capture.EXT here].
+    /// The file to write, opened by the process itself [default: utrace-PID-capture.EXT
+    /// here].
     #[arg(long, value_name = "PATH")]
     out: Option<PathBuf>,
-    /// The capture's format.
-    #[arg(long, value_parser = ["txt", "json", "csv"], default_value = "txt")]
-    format: String,
+    /// The capture's format [default: from --out's extension (.json, .jsonl, .csv), else
+    /// txt].
+    #[arg(long, value_parser = ["txt", "json", "csv"])]
+    format: Option<String>,
     /// Ends the process's capture in progress.
     #[arg(long)]
     stop: bool,
@@ -36,8 +38,31 @@ pub fn run(args: Args) -> Result<(), String> {
     if stop {
         return self::stop(pid);
     }
+    let format = match format {
+        Some(format) => format,
+        None => format_of(out.as_deref())?,
+    };
     let out = out.unwrap_or_else(|| PathBuf::from(format!("utrace-{pid}-capture.{format}")));
     capture(pid, frames.unwrap_or(1), &format, &out)
+}
+
+/// The format `--out`'s name asks for, as `GPU_TRACEFILE`'s does; a Perfetto name is
+/// refused (a capture writes text formats only).
+fn format_of(out: Option<&Path>) -> Result<String, String> {
+    let extension = out
+        .and_then(|p| p.extension())
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    Ok(match extension.as_deref() {
+        Some("json" | "jsonl") => "json",
+        Some("csv") => "csv",
+        Some("pftrace" | "perfetto-trace") => {
+            return Err(
+                "a capture writes txt, json or csv; for Perfetto, run the application with GPU_TRACEFILE=NAME.pftrace (or record with traced)".into(),
+            )
+        }
+        _ => "txt",
+    }
+    .to_string())
 }
 
 /// `utrace capture --pid PID --frames N`: waits for the capture's end.
@@ -137,6 +162,18 @@ fn stop(pid: u32) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_format_follows_the_output_name_unless_given() {
+        let of = |name: &str| format_of(Some(Path::new(name)));
+        assert_eq!(of("a.json").unwrap(), "json");
+        assert_eq!(of("a.JSONL").unwrap(), "json");
+        assert_eq!(of("a.csv").unwrap(), "csv");
+        assert_eq!(of("a.txt").unwrap(), "txt");
+        assert_eq!(of("a").unwrap(), "txt");
+        assert_eq!(format_of(None).unwrap(), "txt");
+        assert!(of("a.pftrace").unwrap_err().contains("GPU_TRACEFILE"));
+    }
 
     #[test]
     fn an_output_path_with_a_line_break_is_refused_before_anything_is_asked() {

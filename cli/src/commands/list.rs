@@ -15,7 +15,8 @@ pub fn run() -> Result<(), String> {
         .unwrap_or_default();
     sockets.retain(|p| p.extension().is_some_and(|e| e == "sock"));
     sockets.sort();
-    let mut any = false;
+    // Processes listed, and those that answered but could not say more (busy).
+    let (mut any, mut answered) = (false, false);
     for path in sockets {
         let mut reply = None;
         let asked = ask(&path, "status", &mut |l| reply = Some(l.to_string()));
@@ -40,11 +41,14 @@ pub fn run() -> Result<(), String> {
                 );
                 any = true;
             }
-            (_, Some(line)) => println!("{}: {line}", path.display()),
+            (_, Some(line)) => {
+                answered = true;
+                println!("{}: {line}", path.display())
+            }
             _ => println!("{}: stale (nobody answers)", path.display()),
         }
     }
-    if !any {
+    if !any && !answered {
         println!("no process can be captured");
     }
     Ok(())

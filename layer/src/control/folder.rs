@@ -78,6 +78,14 @@ fn unlink(folder: &File, name: &CString) {
 /// checked through the handle: a folder of this user's with no group or other bits.
 fn open_checked(runtime: &Path, path: &Path) -> Result<File, String> {
     let shown = path.display();
+    // The base directory specification allows absolute paths only; a relative one would put
+    // the socket under whatever folder the process runs in, where no client looks.
+    if !runtime.is_absolute() {
+        return Err(format!(
+            "XDG_RUNTIME_DIR {} is not an absolute path",
+            runtime.display()
+        ));
+    }
     // Only the last component is ours to make: the runtime folder is the session's.
     match DirBuilder::new().mode(0o700).create(path) {
         Ok(()) => {}
@@ -184,6 +192,13 @@ mod tests {
         let e = refused(&gone);
         assert!(e.contains("does not exist"), "{e}");
         assert!(!gone.exists());
+    }
+
+    #[test]
+    fn a_relative_runtime_folder_is_refused() {
+        let e = refused(Path::new("relative-runtime"));
+        assert!(e.contains("is not an absolute path"), "{e}");
+        assert!(!Path::new("relative-runtime").exists());
     }
 
     #[test]
