@@ -1,9 +1,11 @@
 //! `utrace run [options] -- APP ARGS...`: runs an application with the layer tracing it
 //! (the layer found beside this binary or where the loader looks), shows a live line while
-//! it runs, then prints the report of its trace.
+//! it runs, then prints the report of its trace. Signals that would stop `utrace` while the
+//! application runs go to the application instead (see `signals`): the report still comes.
 
 mod locate;
 mod progress;
+mod signals;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -121,12 +123,15 @@ pub fn run(opts: Args) -> Result<u8, String> {
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", Path::new(program).display()))?;
+    // Ctrl-C and friends stop the application, not this command: it reports after.
+    let passed_on = signals::PassedOn::to(child.id());
     let live = std::io::stderr()
         .is_terminal()
         .then(|| progress::Live::start(out.clone(), opts.format));
     let status = child
         .wait()
         .map_err(|e| format!("waiting for {}: {e}", Path::new(program).display()))?;
+    drop(passed_on);
     drop(live);
     drop(layer);
     let code = exit_code(&status);
