@@ -64,11 +64,8 @@ fn assert_reported(stdout: &str) {
 
 fn send(pid: i32, signal: libc::c_int) {
     // SAFETY: kill with a pid (or a negative process group) this test made.
-    assert_eq!(
-        unsafe { libc::kill(pid, signal) },
-        0,
-        "kill({pid}, {signal})"
-    );
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0, "kill({pid}, {signal})");
 }
 
 /// SIGINT to the whole process group, as a terminal's Ctrl-C reaches it, and SIGINT or
