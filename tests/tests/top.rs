@@ -1,8 +1,8 @@
 //! `utrace top --pid P` (issue 27) against a presenting workload: driven in tmux, its screen
 //! read with `tmux capture-pane` (fps, frame times and top ranges plausible for what the
 //! workload does), `q` leaving cleanly (status 0, the terminal put back), the process
-//! tracing nothing before or after; a second watcher refused; and one line a second when
-//! stdout is not a terminal.
+//! tracing nothing before or after; a second watcher refused; one line a second when stdout
+//! is not a terminal; the watch ended by `utrace capture --stop` or by the process exiting.
 
 use std::path::Path;
 use std::process::Command;
@@ -298,4 +298,66 @@ fn top_of_a_process_without_a_socket_says_why() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn top_ends_with_a_stop_or_with_the_process() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let x = XServer::start();
+    let dir = TempDir::new("top-ends");
+    let watch = |pid: &str| {
+        Command::new(utrace_exe())
+            .args(["top", "--pid", pid])
+            .env("XDG_RUNTIME_DIR", dir.path().join("xdg"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("utrace runs")
+    };
+    let run = std::thread::scope(|scope| {
+        let running = scope.spawn(|| {
+            workload!("frames")
+                .layers(LAYERS)
+                .arg("--frames", "250")
+                .arg("--pace-ms", "20")
+                .env("DISPLAY", &x.display)
+                .run(&dir)
+        });
+        let socket = socket(&dir, Duration::from_secs(20)).expect("the control socket");
+        let pid = pid_of(&socket);
+
+        // `utrace capture --stop` from elsewhere ends the watch.
+        let mut top = watch(&pid);
+        let mut first = String::new();
+        BufReader::new(top.stdout.as_mut().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.contains(" fps "), "{first}");
+        let stop = utrace(&dir, &["capture", "--pid", &pid, "--stop"]);
+        assert!(stop.status.success(), "{}", text(&stop.stderr));
+        let stopped = top.wait_with_output().unwrap();
+        assert!(stopped.status.success());
+        assert!(
+            text(&stopped.stderr).contains("the watch was stopped"),
+            "{}",
+            text(&stopped.stderr)
+        );
+
+        // Watching until the process exits: every second of it, then why it ended.
+        let until_exit = watch(&pid).wait_with_output().unwrap();
+        assert!(until_exit.status.success(), "{}", text(&until_exit.stderr));
+        assert!(
+            text(&until_exit.stderr).contains(&format!("process {pid} exited")),
+            "{}",
+            text(&until_exit.stderr)
+        );
+        assert!(
+            text(&until_exit.stdout).lines().count() >= 1,
+            "{}",
+            text(&until_exit.stdout)
+        );
+        running.join().unwrap()
+    });
+    assert_clean(&run);
 }

@@ -8,6 +8,10 @@ const TOP_RANGES: usize = 12;
 /// Range kinds named on a log line.
 const LOG_RANGES: usize = 3;
 
+/// Frames presented, nothing traced: the application submits command buffers it recorded
+/// before the watch began (vkcube does), which only `GPU_TRACE_INSTRUMENT=1` instruments.
+const UNINSTRUMENTED: &str = "frames but no batch: command buffers recorded before the watch are not traced; start the application with GPU_TRACE_INSTRUMENT=1";
+
 /// What the screen and the lines name the process by.
 pub struct Watched {
     pub pid: u32,
@@ -68,6 +72,10 @@ pub fn screen(
     if ranges.is_empty() {
         lines.push("(nothing traced this second)".into());
     }
+    if second.frames > 0 && second.batches == 0 {
+        lines.push(String::new());
+        lines.push(UNINSTRUMENTED.into());
+    }
     for (kind, ns, count) in ranges.into_iter().take(TOP_RANGES) {
         lines.push(format!(
             "{kind:<28} {count:>8} {:>12} {:>12} {:>6.1}%",
@@ -94,6 +102,9 @@ pub fn log_line(seconds: u64, second: &Second, history: &History) -> String {
     let ranges = second.top_ranges();
     if ranges.is_empty() {
         line.push_str(" -");
+    }
+    if second.frames > 0 && second.batches == 0 {
+        line.push_str(&format!(" ({UNINSTRUMENTED})"));
     }
     for (i, (kind, ns, count)) in ranges.into_iter().take(LOG_RANGES).enumerate() {
         line.push_str(if i == 0 { " " } else { ", " });
@@ -140,5 +151,19 @@ mod tests {
             log_line(3, &second, &history),
             "   3 s  fps 2.0  GPU/frame last 2.50 ms p50 1.50 ms p99 2.50 ms  batches 4  top cmd_buffer 4.00 ms (4), draw 900 µs (6)"
         );
+    }
+
+    #[test]
+    fn frames_without_batches_say_why() {
+        let second = Second::parse("second ms=1000 frames=60 batches=0 frame_ns= ranges=").unwrap();
+        let history = History::default();
+        let who = Watched {
+            pid: 42,
+            name: "vkcube".into(),
+        };
+        let screen = screen(&who, 1, Some(&second), &history, 80).join("\n");
+        assert!(screen.contains("GPU_TRACE_INSTRUMENT=1"), "{screen}");
+        assert!(screen.contains("p50 -"), "{screen}");
+        assert!(log_line(1, &second, &history).ends_with("GPU_TRACE_INSTRUMENT=1)"));
     }
 }

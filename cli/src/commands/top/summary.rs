@@ -116,12 +116,14 @@ impl History {
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
-/// One bar per value, from the lowest bar (zero) to the highest (the largest value).
+/// One bar per value, from the lowest bar (the smallest value) to the highest (the
+/// largest): frame times vary little around their level, and the slow ones must stand out.
 pub fn sparkline(values: &[u64]) -> String {
-    let max = values.iter().copied().max().unwrap_or(0).max(1);
+    let min = values.iter().copied().min().unwrap_or(0);
+    let span = (values.iter().copied().max().unwrap_or(0) - min).max(1) as u128;
     values
         .iter()
-        .map(|&v| BARS[((v as u128 * 7 + max as u128 / 2) / max as u128) as usize])
+        .map(|&v| BARS[(((v - min) as u128 * 7 + span / 2) / span) as usize])
         .collect()
 }
 
@@ -188,9 +190,10 @@ mod tests {
     }
 
     #[test]
-    fn sparkline_scales_to_the_largest() {
+    fn sparkline_spans_the_smallest_to_the_largest() {
         assert_eq!(sparkline(&[0, 50, 100]), "▁▅█");
-        assert_eq!(sparkline(&[3, 3]), "██");
+        assert_eq!(sparkline(&[400, 450, 500]), "▁▅█", "from the smallest");
+        assert_eq!(sparkline(&[3, 3]), "▁▁");
         assert_eq!(sparkline(&[]), "");
         let mut h = History::default();
         h.push(&Second {
