@@ -1,7 +1,7 @@
 //! `utrace top --pid P` (issue 27) against a presenting workload: driven in tmux, its screen
 //! read with `tmux capture-pane` (fps, frame times and top ranges plausible for what the
-//! workload does), `q` leaving cleanly (status 0, the terminal put back), the process
-//! tracing nothing before or after; a second watcher refused; one line a second when stdout
+//! workload does), `q` and `SIGTERM` leaving cleanly (status 0, the terminal put back), the
+//! process tracing nothing before or after; a second watcher refused; one line a second when stdout
 //! is not a terminal; the watch ended by `utrace capture --stop` or by the process exiting.
 
 use std::path::Path;
@@ -66,6 +66,27 @@ impl Tmux {
                 "no {what} within 30 s:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Tmux {
+    /// `utrace top` left with status 0 and the terminal is as it was: the main screen (the
+    /// view was on the alternate one), line discipline, echo and signals on again.
+    fn assert_left_cleanly(&self) {
+        // stty's report comes after the exit status.
+        let screen = self.screen_when("exit", |s| s.contains("top exited") && s.contains("icanon"));
+        assert!(screen.contains("top exited 0"), "{screen}");
+        assert!(!screen.contains("frames per second"), "{screen}");
+        let modes = text(
+            &self
+                .run(&["display-message", "-p", "#{alternate_on}"])
+                .stdout,
+        );
+        assert_eq!(modes.trim(), "0", "alternate screen left");
+        let words: Vec<&str> = screen.split_whitespace().collect();
+        for mode in ["icanon", "echo", "isig"] {
+            assert!(words.contains(&mode), "stty says {mode} is off:\n{screen}");
         }
     }
 }
@@ -228,21 +249,7 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
         );
 
         tmux.run(&["send-keys", "q"]);
-        let screen = tmux.screen_when("exit", |s| s.contains("top exited"));
-        assert!(screen.contains("top exited 0"), "{screen}");
-        // The terminal put back: the main screen (the view was on the alternate one),
-        // line discipline and echo on again.
-        assert!(!screen.contains("frames per second"), "{screen}");
-        let modes = text(
-            &tmux
-                .run(&["display-message", "-p", "#{alternate_on}"])
-                .stdout,
-        );
-        assert_eq!(modes.trim(), "0", "alternate screen left");
-        let words: Vec<&str> = screen.split_whitespace().collect();
-        for mode in ["icanon", "echo", "isig"] {
-            assert!(words.contains(&mode), "stty says {mode} is off:\n{screen}");
-        }
+        tmux.assert_left_cleanly();
 
         // Once the layer has taken its sinks out (batches in flight settle within a
         // frame), the process traces nothing more while it goes on presenting.
@@ -258,6 +265,20 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
         assert!(settled > 0);
         std::thread::sleep(Duration::from_secs(1));
         assert_eq!(status(&socket), (false, settled), "no batch traced after");
+        drop(tmux);
+
+        // SIGTERM (as SIGHUP, a closed terminal) leaves as `q` does.
+        let tmux = Tmux::start("top-term", &command);
+        tmux.screen_when("the view", |s| s.contains("frames per second"));
+        let shell = text(&tmux.run(&["display-message", "-p", "#{pane_pid}"]).stdout);
+        let shell = shell.trim();
+        let children =
+            std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+        let top: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
+        // SAFETY: signalling `utrace top`, the tmux shell's child, still running (its view is
+        // on the screen and it leaves only when told).
+        assert_eq!(unsafe { libc::kill(top, libc::SIGTERM) }, 0);
+        tmux.assert_left_cleanly();
         drop(tmux);
 
         // Not a terminal: a line a second, then it leaves.

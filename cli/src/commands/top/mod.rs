@@ -28,7 +28,7 @@ pub struct Args {
 
 /// How the watch ended.
 enum End {
-    /// `q`, Ctrl-C, or `--seconds` reached.
+    /// `q`, Ctrl-C, `SIGTERM` or `SIGHUP` on a terminal, or `--seconds` reached.
     Left,
     /// The process's connection closed (it exited), or its devices went.
     Gone,
@@ -108,6 +108,9 @@ fn watch_on_screen(
             return Ok(End::Left);
         }
         let ready = terminal::wait(true, stream.as_raw_fd()).map_err(|e| e.to_string())?;
+        if ready.leave {
+            return Ok(End::Left);
+        }
         if ready.keys {
             let mut keys = [0u8; 32];
             let n = std::io::stdin().read(&mut keys).unwrap_or(0);

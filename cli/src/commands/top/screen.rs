@@ -1,7 +1,7 @@
 //! `utrace top`'s two faces: the screen redrawn each second on a terminal, and the one line
 //! a second written otherwise (for logs).
 
-use super::summary::{time, History, Second, HISTORY_SECONDS};
+use super::summary::{time, History, Second};
 
 /// Range kinds shown on the screen.
 const TOP_RANGES: usize = 12;
@@ -44,7 +44,7 @@ pub fn screen(
     lines.push(format!("frames per second   {:.1}", second.fps()));
     lines.push(format!("batches per second  {}", second.batches));
     lines.push(format!(
-        "GPU time per frame  last {}   p50 {}   p99 {}   ({} frames, last {} s)",
+        "GPU time per frame  last {}   p50 {}   p99 {}   ({} frames in {} s)",
         history.last().map_or("-".into(), time),
         if summary.count == 0 {
             "-".into()
@@ -57,7 +57,7 @@ pub fn screen(
             time(summary.p99)
         },
         summary.count,
-        HISTORY_SECONDS
+        history.held()
     ));
     lines.push(format!(
         "                    {}",
@@ -141,7 +141,7 @@ mod tests {
         let screen = screen(&who, 3, Some(&second), &history, 80).join("\n");
         assert!(screen.contains("frames per second   2.0"), "{screen}");
         assert!(
-            screen.contains("last 2.50 ms   p50 1.50 ms   p99 2.50 ms   (2 frames"),
+            screen.contains("last 2.50 ms   p50 1.50 ms   p99 2.50 ms   (2 frames in 1 s)"),
             "{screen}"
         );
         let cmd = screen.find("cmd_buffer").unwrap();

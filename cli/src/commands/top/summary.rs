@@ -93,6 +93,11 @@ impl History {
         self.seconds.push_back(second.frame_ns.clone());
     }
 
+    /// Seconds held (at most [`HISTORY_SECONDS`]).
+    pub fn held(&self) -> usize {
+        self.seconds.len()
+    }
+
     pub fn frame_times(&self) -> impl Iterator<Item = u64> + '_ {
         self.seconds.iter().flatten().copied()
     }

@@ -1,9 +1,11 @@
 //! The terminal of `utrace top`, by hand with termios (a few calls: no terminal library
 //! for them): keys read one at a time without echo (`q`, Ctrl-C as a byte), the alternate
-//! screen, and everything put back when [`Raw`] is dropped, on every way out.
+//! screen, and everything put back when [`Raw`] is dropped, on every way out: `SIGTERM`
+//! and `SIGHUP` end the wait as `q` does, instead of leaving the terminal raw.
 
 use std::io::Write;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const STDIN: RawFd = 0;
 
@@ -32,6 +34,16 @@ impl Raw {
             return Err(std::io::Error::last_os_error());
         }
         let entered = Raw { saved };
+        for signal in [libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: a zeroed sigaction with a handler that only stores to an atomic (which
+            // is async-signal-safe); no SA_RESTART, so that `poll` returns EINTR.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
         // Alternate screen, cursor hidden.
         write_out("\x1b[?1049h\x1b[?25l");
         Ok(entered)
@@ -77,10 +89,19 @@ fn write_out(text: &str) {
     let _ = out.flush();
 }
 
+/// Set by `SIGTERM` or `SIGHUP` once the terminal is raw.
+static ASKED_TO_LEAVE: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    ASKED_TO_LEAVE.store(true, Ordering::Relaxed);
+}
+
 /// What [`wait`] found ready.
 pub struct Ready {
     pub keys: bool,
     pub socket: bool,
+    /// A signal asked `utrace top` to leave.
+    pub leave: bool,
 }
 
 /// Waits until a key is pressed (when `keys`) or the socket `socket` has something to read.
@@ -98,6 +119,13 @@ pub fn wait(keys: bool, socket: RawFd) -> std::io::Result<Ready> {
         },
     ];
     loop {
+        if ASKED_TO_LEAVE.load(Ordering::Relaxed) {
+            return Ok(Ready {
+                keys: false,
+                socket: false,
+                leave: true,
+            });
+        }
         // SAFETY: `fds` is an array of two valid pollfds (a negative fd is ignored).
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
         if n >= 0 {
@@ -112,5 +140,6 @@ pub fn wait(keys: bool, socket: RawFd) -> std::io::Result<Ready> {
     Ok(Ready {
         socket: ready(&fds[0]),
         keys: ready(&fds[1]),
+        leave: false,
     })
 }
