@@ -25,16 +25,16 @@ fn presenting(x: &XServer) -> Workload {
         .env("DISPLAY", &x.display)
 }
 
-/// A tmux server of the test's own (`-L`), killed when dropped.
+/// A tmux server of the test's own (its socket in the test's folder), killed when dropped.
 struct Tmux {
-    server: String,
+    socket: std::path::PathBuf,
 }
 
 impl Tmux {
     /// A 100x30 session running `command` in `sh`.
-    fn start(name: &str, command: &str) -> Tmux {
+    fn start(dir: &TempDir, name: &str, command: &str) -> Tmux {
         let tmux = Tmux {
-            server: format!("utrace-{name}-{}", std::process::id()),
+            socket: dir.path().join(format!("{name}.tmux")),
         };
         let out = tmux.run(&["new-session", "-d", "-x", "100", "-y", "30", command]);
         assert!(out.status.success(), "tmux: {}", text(&out.stderr));
@@ -43,7 +43,9 @@ impl Tmux {
 
     fn run(&self, args: &[&str]) -> std::process::Output {
         Command::new("tmux")
-            .args(["-L", &self.server, "-f", "/dev/null"])
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null"])
             .args(args)
             .output()
             .expect("tmux runs (package tmux)")
@@ -94,6 +96,7 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
@@ -171,7 +174,7 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
             dir.path().join("xdg").display(),
             utrace_exe().display()
         );
-        let tmux = Tmux::start("top", &command);
+        let tmux = Tmux::start(&dir, "top", &command);
         // Two seconds in, the history holds whole seconds of frames.
         let header = format!("utrace top: pid {pid} (utrace-workload), ");
         let screen = tmux.screen_when("second second", |s| {
@@ -268,7 +271,7 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
         drop(tmux);
 
         // SIGTERM (as SIGHUP, a closed terminal) leaves as `q` does.
-        let tmux = Tmux::start("top-term", &command);
+        let tmux = Tmux::start(&dir, "top-term", &command);
         tmux.screen_when("the view", |s| s.contains("frames per second"));
         let shell = text(&tmux.run(&["display-message", "-p", "#{pane_pid}"]).stdout);
         let shell = shell.trim();
