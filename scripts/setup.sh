@@ -12,6 +12,7 @@ packages=(
   vulkan-tools            # vkcube, a real application the tests trace
   glmark2-x11             # OpenGL on Zink under xvfb-run: the X server loads the layer too
   chromium                # a real browser for the test of `utrace view`'s page
+  tmux                    # drives `utrace top` on a terminal in its test (headless)
 )
 missing=()
 for p in "${packages[@]}"; do

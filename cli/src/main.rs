@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture, convert, diff, install, list, report, run, view};
+use commands::{capture, convert, diff, install, list, report, run, top, view};
 
 #[derive(Parser)]
 #[command(name = "utrace", version, about = "Reads utrace's GPU traces")]
@@ -35,6 +35,11 @@ enum Command {
     Capture(capture::Args),
     /// The processes that can be captured (their control sockets).
     List,
+    /// A live view of a running process that loaded the layer: frames per second, GPU time
+    /// per frame (last, p50, p99, a sparkline) and the top ranges of the last second,
+    /// refreshed each second until `q` or Ctrl-C (one line a second when stdout is not a
+    /// terminal). The process traces only while watched.
+    Top(top::Args),
     /// Writes the GPU timeline as one self-contained HTML file: a lane per queue, frames as
     /// bands, nested ranges as bars, arguments on hover, zoom (wheel) and pan (drag).
     View(view::Args),
@@ -77,6 +82,7 @@ fn dispatch(command: Command) -> Result<u8, String> {
     match command {
         Command::Capture(args) => capture::run(args).map(|()| 0),
         Command::List => list::run().map(|()| 0),
+        Command::Top(args) => top::run(args).map(|()| 0),
         Command::View(args) => view::run(&args).map(|()| 0),
         Command::Convert(args) => convert::run(&args).map(|()| 0),
         Command::Install(args) => install::run(&args).map(|()| 0),

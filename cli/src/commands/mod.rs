@@ -7,4 +7,5 @@ pub mod install;
 pub mod list;
 pub mod report;
 pub mod run;
+pub mod top;
 pub mod view;

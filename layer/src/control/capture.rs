@@ -42,12 +42,24 @@ pub fn run(
     path: &str,
     started: &mut dyn FnMut(),
 ) -> Result<Done, String> {
+    exclusive(|| capture(frames, format, path, started))
+}
+
+/// Runs `f` as the process's one capture or watch (both use the devices' slots and the
+/// remote gate); refused when one is in progress.
+pub fn exclusive<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
     if CAPTURING.swap(true, Ordering::AcqRel) {
         return Err("a capture is already in progress".into());
     }
-    let result = capture(frames, format, path, started);
+    STOPPING.store(false, Ordering::Relaxed);
+    let result = f();
     CAPTURING.store(false, Ordering::Release);
     result
+}
+
+/// Whether `stop` was asked of the capture or watch in progress.
+pub fn stop_asked() -> bool {
+    STOPPING.load(Ordering::Relaxed)
 }
 
 fn capture(
@@ -72,7 +84,6 @@ fn capture(
         remote_slot::finish(Duration::from_secs(1));
         return Err("no device of this process is traced".into());
     }
-    STOPPING.store(false, Ordering::Relaxed);
     REMOTE.request(frames);
     log::info!("capture of {frames} frame(s) to {path} asked through the control socket");
     started();
@@ -87,7 +98,7 @@ fn capture(
             REMOTE.stop(u32::MAX);
             break true;
         }
-        if STOPPING.load(Ordering::Relaxed) {
+        if stop_asked() {
             REMOTE.stop(u32::MAX);
             // A moment for the batches already completing.
             std::thread::sleep(Duration::from_millis(200));

@@ -7,13 +7,17 @@
 //! with the `control` setting false, or when the folder is refused). One
 //! request per connection, one line (at most [`request::MAX_LINE`] bytes), replies as lines:
 //!
-//! - `status` -> `ok pid=P name=N devices=D capturing=0|1`
+//! - `status` -> `ok pid=P name=N devices=D capturing=0|1 batches=B` (`capturing`: a
+//!   capture or a watch is in progress; `batches`: batches traced so far, by any output)
 //! - `capture frames=N format=txt|json|csv path=ABSOLUTE` -> `started`, then, once the N
 //!   frames after the current one are written, `done frames=.. batches=.. events=..
 //!   dropped=.. file=PATH` (`stopped=1` before `file` when `stop` ended it early; `file`
 //!   last, as a path may hold spaces: the path asked for, or a pid-named one beside it when
 //!   another process was writing that one)
-//! - `stop` -> `ok stopped`
+//! - `watch` -> `started`, then a `second ...` line a second (see `watch.rs`) until the
+//!   client closes the connection or sends a line; `done stopped=1` when `stop` ended it,
+//!   `done gone=1` when the devices went. Traces only while it lasts.
+//! - `stop` -> `ok stopped` (ends a capture or a watch)
 //! - anything else, or a peer of another user (`SO_PEERCRED`) -> `error ...`
 //!
 //! The socket is served by a thread of its own, each connection by a short-lived thread
@@ -25,5 +29,6 @@ mod folder;
 mod peer;
 pub mod request;
 mod server;
+mod watch;
 
 pub use server::{remove_socket, start};

@@ -14,6 +14,8 @@ pub enum Request {
     },
     /// `stop`
     Stop,
+    /// `watch`: a line a second of what was traced, until the client leaves
+    Watch,
 }
 
 /// The longest request taken: a line with a path.
@@ -24,11 +26,12 @@ pub fn parse(line: &str) -> Result<Request, String> {
     match line {
         "status" => return Ok(Request::Status),
         "stop" => return Ok(Request::Stop),
+        "watch" => return Ok(Request::Watch),
         _ => {}
     }
     let Some(rest) = line.strip_prefix("capture ") else {
         return Err(format!(
-            "unknown request {:?} (status, stop, capture frames=N format=F path=PATH)",
+            "unknown request {:?} (status, stop, watch, capture frames=N format=F path=PATH)",
             line.chars().take(40).collect::<String>()
         ));
     };
@@ -72,6 +75,7 @@ mod tests {
     fn requests_and_garbage() {
         assert_eq!(parse("status\n"), Ok(Request::Status));
         assert_eq!(parse("stop"), Ok(Request::Stop));
+        assert_eq!(parse("watch\n"), Ok(Request::Watch));
         assert_eq!(
             parse("capture frames=5 format=json path=/tmp/a b.json\n"),
             Ok(Request::Capture {
@@ -84,6 +88,7 @@ mod tests {
             "",
             "\u{0}\u{1}garbage",
             "capture",
+            "watch frames=3",
             "capture frames=0 path=/x",
             "capture frames=x path=/x",
             "capture frames=3 format=perfetto path=/x",

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::folder::{self, Bound};
 use super::request::{self, Request, MAX_LINE};
-use super::{capture, peer};
+use super::{capture, peer, watch};
 
 /// The socket, once it exists (removed at exit).
 static SOCKET: OnceLock<Bound> = OnceLock::new();
@@ -183,11 +183,12 @@ fn handle(mut stream: UnixStream) {
             reply(
                 &mut stream,
                 &format!(
-                    "ok pid={} name={} devices={} capturing={}",
+                    "ok pid={} name={} devices={} capturing={} batches={}",
                     std::process::id(),
                     name.trim(),
                     TRACED_DEVICES.get().map_or(0, |count| count()),
-                    u8::from(capture::capturing())
+                    u8::from(capture::capturing()),
+                    crate::sink::remote_slot::traced_batches()
                 ),
             )
         }
@@ -196,6 +197,11 @@ fn handle(mut stream: UnixStream) {
                 reply(&mut stream, "ok stopped")
             } else {
                 reply(&mut stream, "error no capture in progress")
+            }
+        }
+        Ok(Request::Watch) => {
+            if let Err(e) = watch::run(&mut stream) {
+                reply(&mut stream, &format!("error {e}"))
             }
         }
         Ok(Request::Capture {

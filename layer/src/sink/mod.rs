@@ -12,6 +12,7 @@ pub mod perfetto;
 mod ranges;
 mod record_queue;
 pub mod remote_slot;
+pub mod tally;
 mod target;
 mod tee;
 mod text_args;

@@ -5,6 +5,7 @@
 //! (beside the configured ones) on the traceq thread, so the capture's batches come in the
 //! order they complete and its file is written as any trace is: whole batches.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Weak};
 use std::time::Duration;
 
@@ -31,6 +32,14 @@ static SLOTS: LazyLock<Mutex<Vec<Weak<Mutex<Inner>>>>> = LazyLock::new(Default::
 /// Set when a slot has written the end of the capture's last frame (all of the capture's
 /// batches of that device are written: they come before it).
 static DONE: LazyLock<(std::sync::Mutex<bool>, Condvar)> = LazyLock::new(Default::default);
+
+/// Batches traced in this process, by every output (each passes every device's slot): the
+/// control socket's `status` says it, so that one can see tracing stop.
+static TRACED_BATCHES: AtomicU64 = AtomicU64::new(0);
+
+pub fn traced_batches() -> u64 {
+    TRACED_BATCHES.load(Ordering::Relaxed)
+}
 
 /// A new device's slot.
 pub fn slot(device: u32) -> Box<dyn Sink> {
@@ -117,6 +126,7 @@ pub fn finish(timeout: Duration) -> Totals {
 
 impl Sink for Slot {
     fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+        TRACED_BATCHES.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.0.lock();
         if REMOTE.includes(info.frame) {
             if let Some(sink) = inner.sink.as_mut() {

@@ -71,7 +71,7 @@ fn start(name: String, target: Target, streams: bool) -> Output {
 
 /// Blocks SIGPIPE for the calling thread: a write to a pipe without a reader then fails
 /// with `EPIPE` instead of killing the process.
-fn block_sigpipe() {
+pub(crate) fn block_sigpipe() {
     // SAFETY: a zeroed `sigset_t` is a valid argument for `sigemptyset`, which initialises
     // it; `pthread_sigmask` only changes the calling thread's mask.
     unsafe {
