@@ -59,6 +59,7 @@ const PALETTE = ["#e6a157", "#6fa8dc", "#93c47d", "#e06666", "#b4a7d6", "#f6d55c
 const COLOURS = KINDS.map((_, i) => PALETTE[i % PALETTE.length]);
 
 function fmt(ns) {
+  if (ns < 0) return "-" + fmt(-ns);
   if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
   if (ns >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
   if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
@@ -85,7 +86,7 @@ const state = {
 // Parts that follow the window; each gets called with `final` false while the user zooms
 // (per animation frame) and true once (after a pause, or when flushed).
 const viewListeners = [];
-let pendingFrame = false, settleTimer = 0;
+let pendingFrame = 0, settleTimer = 0;
 function notify(final) { for (const f of viewListeners) f(final); }
 function setView(t0, t1) {
   const span = Math.min(Math.max(100, t1 - t0), traceEnd * 10);
@@ -96,12 +97,13 @@ function setView(t0, t1) {
 }
 // Something drawn changed: redraw on the next animation frame, settle after a pause.
 function changed() {
-  if (!pendingFrame) {
-    pendingFrame = true;
-    requestAnimationFrame(() => { pendingFrame = false; notify(false); });
-  }
+  if (!pendingFrame) pendingFrame = requestAnimationFrame(() => { pendingFrame = 0; notify(false); });
   clearTimeout(settleTimer);
   settleTimer = setTimeout(() => notify(true), 150);
 }
 // Draws everything now (tests, first paint).
-function flush() { clearTimeout(settleTimer); notify(true); }
+function flush() {
+  cancelAnimationFrame(pendingFrame); pendingFrame = 0;
+  clearTimeout(settleTimer);
+  notify(true);
+}

@@ -32,28 +32,37 @@ function coveredTime(lists) {
 
 function computeStats() {
   const started = performance.now();
-  const perKind = KINDS.map(() => []);
+  // Each row's visible slice [from, to) of range indices, found once.
+  const slices = ROWS.map((row) => {
+    let to = firstEndingAfter(row, state.t0);
+    const from = to;
+    while (to < row.count && rBegin[row.first + to] <= state.t1) to++;
+    return [row.first + from, row.first + to];
+  });
+  // Durations per kind into typed arrays sized by a first count (no growing arrays).
+  const counts = new Uint32Array(KINDS.length);
+  for (const [from, to] of slices) for (let i = from; i < to; i++) counts[rKind[i]]++;
+  const perKind = Array.from(counts, (n) => new Float64Array(n));
+  counts.fill(0);
   const laneSpans = LANES.map(() => []);
-  for (const row of ROWS) {
+  slices.forEach(([from, to], r) => {
     const spans = [];
     let lastEnd = -Infinity;
-    for (let k = firstEndingAfter(row, state.t0); k < row.count; k++) {
-      const i = row.first + k;
-      if (rBegin[i] > state.t1) break;
-      perKind[rKind[i]].push(rEnd[i] - rBegin[i]);
+    for (let i = from; i < to; i++) {
+      perKind[rKind[i]][counts[rKind[i]]++] = rEnd[i] - rBegin[i];
       // A row's ranges do not overlap: only touching ones merge here.
       if (spans.length && rBegin[i] <= lastEnd) spans[spans.length - 1] = lastEnd = Math.max(lastEnd, rEnd[i]);
       else { spans.push(rBegin[i], rEnd[i]); lastEnd = rEnd[i]; }
     }
-    laneSpans[row.lane].push(spans);
-  }
+    laneSpans[ROWS[r].lane].push(spans);
+  });
   const busy = laneSpans.reduce((sum, lists) => sum + coveredTime(lists), 0);
   const rows = [];
-  perKind.forEach((list, kind) => {
-    if (!list.length) return;
-    const sorted = Float64Array.from(list).sort();
+  perKind.forEach((sorted, kind) => {
+    if (!sorted.length) return;
+    sorted.sort();
     let total = 0;
-    for (const d of sorted) total += d;
+    for (let k = 0; k < sorted.length; k++) total += sorted[k];
     rows.push({kind, count: sorted.length, total, mean: total / sorted.length,
                p50: rank(sorted, 50), p90: rank(sorted, 90), p99: rank(sorted, 99),
                max: sorted[sorted.length - 1]});
