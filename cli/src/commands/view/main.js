@@ -52,7 +52,8 @@ function runSteps() {
   for (const step of steps) {
     const [what, arg = ""] = step.split("=");
     const started = performance.now();
-    if (what === "click" && arg === "slowest" && FRAME_COUNT) {
+    if (what === "click" && arg === "slowest") {
+      if (!FRAME_COUNT) continue;
       let slowest = 0;
       for (let f = 1; f < FRAME_COUNT; f++) if (FRAMES.gpu[f] > FRAMES.gpu[slowest]) slowest = f;
       click(framesCanvas, frameX(slowest), framesCanvas.clientHeight - 16);

@@ -95,25 +95,30 @@ for (const t of BATCHES.thread) {
 }
 
 // CPU side: each submission's marker at its submit time, a line down to its batch's
-// first range: the latency from submit to execution.
+// first range: the latency from submit to execution. One path for all the lines and one
+// per thread's colour for the markers (thousands of batches in view stay one stroke).
 function drawSubmits(ctx, w) {
   submitsDrawn = 0;
   if (!HAS_SUBMITS) return;
   ctx.fillStyle = "#f3f3f3"; ctx.fillRect(LABEL_W, submitTop, w - LABEL_W, SUBMIT_H - 4);
   const y = submitTop + SUBMIT_H - 8;
-  ctx.strokeStyle = "rgba(60,60,60,0.45)";
+  const lines = new Path2D(), markers = new Map();
   for (let b = 0; b < BATCHES.submit.length; b++) {
     const s = BATCHES.submit[b], g = batchBegin[b];
     if (s === null || (s > state.t1 && g > state.t1) || (s < state.t0 && g < state.t0)) continue;
-    const xs = xOf(s), xg = xOf(g), laneTop = batchLaneTop(b);
+    const xs = xOf(s), laneTop = batchLaneTop(b);
     if (laneTop !== null && isFinite(g)) {
-      ctx.beginPath(); ctx.moveTo(Math.max(LABEL_W, xs), y); ctx.lineTo(Math.max(LABEL_W, xg), laneTop); ctx.stroke();
+      lines.moveTo(Math.max(LABEL_W, xs), y); lines.lineTo(Math.max(LABEL_W, xOf(g)), laneTop);
     }
     if (xs < LABEL_W || xs > w) continue;
     submitsDrawn += 1;
-    ctx.fillStyle = state.selected && state.selected.batch === b ? "#000" : threadColour.get(BATCHES.thread[b]);
-    ctx.beginPath(); ctx.moveTo(xs, y + 4); ctx.lineTo(xs - 4, y - 6); ctx.lineTo(xs + 4, y - 6); ctx.fill();
+    const colour = state.selected && state.selected.batch === b ? "#000" : threadColour.get(BATCHES.thread[b]);
+    if (!markers.has(colour)) markers.set(colour, new Path2D());
+    const m = markers.get(colour);
+    m.moveTo(xs, y + 4); m.lineTo(xs - 4, y - 6); m.lineTo(xs + 4, y - 6); m.closePath();
   }
+  ctx.strokeStyle = "rgba(60,60,60,0.45)"; ctx.stroke(lines);
+  for (const [colour, m] of markers) { ctx.fillStyle = colour; ctx.fill(m); }
 }
 
 function drawTimeline() {
@@ -162,7 +167,13 @@ timelineCanvas.addEventListener("mousemove", (ev) => {
     if (Math.abs(dx) > 2) dragFrom.moved = true;
     const dt = dx / (timelineWidth() - LABEL_W) * (dragFrom.t1 - dragFrom.t0);
     setView(dragFrom.t0 - dt, dragFrom.t1 - dt);
+    return;
   }
+  // What is under the cursor, as the canvas's tooltip.
+  const b = submitAt(ev.offsetX, ev.offsetY);
+  const i = b >= 0 ? -1 : rangeAt(ev.offsetX, ev.offsetY);
+  timelineCanvas.title = b >= 0 ? `submission ${BATCHES.submission[b]}: submit → GPU start ${fmt(batchBegin[b] - BATCHES.submit[b])}`
+    : i >= 0 ? `${STRINGS[rName[i]]} (${KINDS[rKind[i]]}): ${fmt(rEnd[i] - rBegin[i])}` : "";
 });
 // A click (not the end of a drag) selects what is under it.
 timelineCanvas.addEventListener("click", (ev) => {
