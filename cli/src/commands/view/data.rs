@@ -38,6 +38,34 @@ impl Strings {
     }
 }
 
+/// Argument lists stored once (ranges share them: a draw's arguments repeat), each parsed
+/// once, with its label and its pipeline (by name, else by handle) as strings.
+#[derive(Default)]
+struct ArgSets<'t> {
+    index: HashMap<&'t str, usize>,
+    list: Vec<Vec<(String, String)>>,
+    /// Per list: (label, pipeline or -1), indices into the strings.
+    names: Vec<(Option<usize>, i64)>,
+}
+
+impl<'t> ArgSets<'t> {
+    fn of(&mut self, args: &'t str, strings: &mut Strings) -> usize {
+        if let Some(&at) = self.index.get(args) {
+            return at;
+        }
+        let pairs = text_args::parse(args);
+        let arg = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        let label = arg("label").map(|l| strings.of(l));
+        let pipeline = arg("pipeline_name")
+            .or_else(|| arg("pipeline").filter(|p| *p != "0x0"))
+            .map_or(-1, |p| strings.of(p) as i64);
+        self.names.push((label, pipeline));
+        self.list.push(pairs);
+        self.index.insert(args, self.list.len() - 1);
+        self.list.len() - 1
+    }
+}
+
 /// One column per field of a range; `-1` for "none".
 #[derive(Default)]
 struct Columns {
@@ -84,10 +112,7 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
 
     let mut strings = Strings::default();
     let kind_names: Vec<usize> = kinds.iter().map(|k| strings.of(k)).collect();
-    // Per distinct argument list: its pairs, its label and its pipeline (strings).
-    let mut arg_sets: HashMap<&str, usize> = HashMap::new();
-    let mut arg_list: Vec<Vec<(String, String)>> = Vec::new();
-    let mut arg_names: Vec<(Option<usize>, i64)> = Vec::new();
+    let mut arg_sets = ArgSets::default();
     let mut columns = Columns::default();
     let (mut lane_list, mut rows) = (Vec::new(), Vec::new());
     for (lane, ((device, queue), ranges)) in lanes.into_iter().enumerate() {
@@ -99,19 +124,9 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
         for (level, ranges) in levels(ranges).into_iter().enumerate() {
             rows.push([lane, level, columns.begin.len(), ranges.len()]);
             for r in ranges {
-                let args_at = *arg_sets.entry(r.args).or_insert_with(|| {
-                    let pairs = text_args::parse(r.args);
-                    let arg = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-                    let label = arg("label").map(|l| strings.of(l));
-                    let pipeline = arg("pipeline_name")
-                        .or_else(|| arg("pipeline").filter(|p| *p != "0x0"))
-                        .map_or(-1, |p| strings.of(p) as i64);
-                    arg_names.push((label, pipeline));
-                    arg_list.push(pairs);
-                    arg_list.len() - 1
-                });
+                let args_at = arg_sets.of(r.args, &mut strings);
                 let kind = kinds.binary_search(&r.range).unwrap_or(0);
-                let (label, pipeline) = arg_names[args_at];
+                let (label, pipeline) = arg_sets.names[args_at];
                 columns.name.push(match label {
                     Some(label) if r.range == "label" => label,
                     _ => kind_names[kind],
@@ -137,7 +152,7 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
     field("lanes", text!(&lane_list));
     field("kinds", text!(&kinds));
     field("strings", text!(&strings.list));
-    field("args", text!(&arg_list));
+    field("args", text!(&arg_sets.list));
     field("rows", text!(&rows));
     let c = &columns;
     field(

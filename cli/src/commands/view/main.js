@@ -1,9 +1,10 @@
 // main.js: the first draw, resizing, the header's summary, and what tests read. The URL's
 // fragment can script the page as a user would (each step dispatches the event a user's
-// click or typing would): `#click=slowest` clicks the slowest frame's bar,
-// `#hide=KIND` clicks the legend entry of KIND, `#search=TEXT` types TEXT in the search
-// box, `#zoom=in` or `#zoom=out` turns the wheel one notch at the timeline's middle, `#select=longest` clicks the middle of the longest range of the view; steps joined
-// by `&` run in order. The outcome lands on <body data-*> and in `window.utraceView`.
+// click or typing would): `#click=slowest` clicks the slowest frame's bar, `#hide=KIND`
+// clicks the legend entry of KIND, `#search=TEXT` types TEXT in the search box, `#zoom=in`
+// or `#zoom=out` turns the wheel one notch at the timeline's middle, `#select=longest`
+// clicks the middle of the longest range in view; steps joined by `&` run in order. The
+// outcome lands on <body data-*> and in `window.utraceView`.
 "use strict";
 
 function layoutAll() { sizeFrames(); sizeTimeline(); flush(); }
@@ -23,12 +24,12 @@ const firstDrawMs = performance.now() - firstDrawStart;
 const firstDrawAt = performance.now();
 
 // What the page shows now, for tests and the curious (the console: `utraceView`).
-function report() {
+function publishState() {
   const kinds = {};
   KINDS.forEach((k, i) => { kinds[k] = drawnByKind[i]; });
   const view = {ranges: N, drawn: drawnTotal, drawnByKind: kinds, frames: FRAME_COUNT,
                 frameBars: frameBarsDrawn, t0: state.t0, t1: state.t1, statsCount,
-                drawMs: lastDrawMs, statsMs};
+                submitsDrawn, drawMs: lastDrawMs, statsMs};
   window.utraceView = view;
   const d = document.body.dataset;
   d.ranges = String(N); d.bars = String(drawnTotal); d.frameBars = String(frameBarsDrawn);
@@ -38,14 +39,14 @@ function report() {
   d.submitsDrawn = String(submitsDrawn);
   return view;
 }
-viewListeners.push(report);
+viewListeners.push(publishState);
 
 function click(element, px, py) {
   const r = element.getBoundingClientRect();
   element.dispatchEvent(new MouseEvent("click", {bubbles: true, clientX: r.left + px, clientY: r.top + py}));
 }
 
-// The fragment's steps; each is timed (ms), the slowest part being a zoom's redraw.
+// The fragment's steps, each timed (ms): its event, and the redraw and statistics it causes.
 function runSteps() {
   const steps = decodeURIComponent(location.hash.slice(1)).split("&").filter(Boolean);
   const timings = [];
@@ -91,9 +92,9 @@ function runSteps() {
   document.body.dataset.stepMs = timings.join(",");
 }
 
-report();
+publishState();
 document.body.dataset.drawMs = String(Math.round(firstDrawMs));
 document.body.dataset.firstDrawAtMs = String(Math.round(firstDrawAt));
 document.body.dataset.initialStatsCount = String(statsCount);
 runSteps();
-report();
+publishState();

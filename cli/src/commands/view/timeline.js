@@ -61,7 +61,8 @@ function drawRows(ctx, w) {
       if (state.hidden[kind]) continue;
       drawnByKind[kind] += 1;
       const left = Math.max(xOf(rBegin[i]), LABEL_W), right = Math.min(xOf(rEnd[i]), w);
-      if (right - left < 1 && left < filled) continue;  // its pixel is already drawn
+      // Its pixel is already drawn (a search match is drawn over a dimmed neighbour).
+      if (right - left < 1 && left < filled && !(dim && dim[i])) continue;
       const bw = Math.max(1, right - left);
       ctx.globalAlpha = dim && !dim[i] ? 0.18 : 1;
       ctx.fillStyle = COLOURS[kind];
