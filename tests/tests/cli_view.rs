@@ -303,11 +303,19 @@ fn the_page_answers_clicks_on_frames_legend_and_search() {
     let dom = load(&dir, &page, "click=slowest");
     assert_eq!(body_attribute(&dom, "data-slowest-frame"), Some(37));
     assert_eq!(body_attribute(&dom, "data-initial-stats-count"), Some(2200));
-    // Frame 37's command buffer, label and 20 draws; its neighbours are 50 µs away.
+    // Frame 37's command buffer, label and 20 draws; its neighbours are 50 µs away. The
+    // table itself: 20 draws of 8 µs each (count, total, mean).
     assert_eq!(body_attribute(&dom, "data-stats-count"), Some(22), "{dom}");
+    assert!(
+        dom.contains("draw</td><td>20</td><td>160.0</td><td>8.0</td>"),
+        "{dom}"
+    );
     let want = [("cmd_buffer", 1), ("draw", 20), ("label", 1)];
     let want: Vec<(String, u64)> = want.iter().map(|(k, n)| (k.to_string(), *n)).collect();
     assert_eq!(drawn_by_kind(&dom), want);
+
+    let whole = load(&dir, &page, "");
+    assert!(whole.contains("draw</td><td>2000</td>"), "{whole}");
 
     let dom = load(&dir, &page, "hide=draw");
     let want = [("cmd_buffer", 100), ("draw", 0), ("label", 100)];
