@@ -1,14 +1,16 @@
-//! `utrace view`: the timeline page of a trace the layer wrote on Lavapipe, loaded in a
-//! real headless browser (Debian's chromium, installed by scripts/setup.sh): no script
-//! error, one bar drawn per range of the trace, a screenshot that is not blank, and no
-//! request leaves the file (the page is self-contained); and a page of 100k ranges, every
-//! one of them drawn or counted where a bar of its row already took its pixel.
+//! `utrace view`: the page of a trace, loaded in a real headless browser (Debian's
+//! chromium, installed by scripts/setup.sh) and scripted through the URL's fragment as a
+//! user would click (`#click=slowest`, `#hide=KIND`, `#search=TEXT`, `#zoom=in`; the page's
+//! main.js): no script error, every range drawn or counted, one frame bar per frame, a
+//! click on the slowest frame zooms to it and the statistics follow, a legend entry hides
+//! its kind, the search finds labels and pipelines, Perfetto traces show their submits,
+//! screenshots are not blank, no request leaves the file; and 100k and 1M ranges.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use utrace_tests::checks::assert_clean;
-use utrace_tests::harness::{utrace_exe, TempDir};
+use utrace_tests::harness::{utrace_exe, TempDir, XServer};
 use utrace_tests::workload;
 
 fn utrace(args: &[&str], paths: &[&Path]) -> Output {
@@ -58,88 +60,209 @@ fn uncaught_errors(log: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The value of `name="..."` on the page's <body>.
-fn body_attribute(dom: &str, name: &str) -> Option<u64> {
+/// The text of `name="..."` on the page's <body>.
+fn body_text(dom: &str, name: &str) -> Option<String> {
     let body = &dom[dom.find("<body")?..];
     let body = &body[..body.find('>')?];
     let at = body.find(&format!("{name}=\""))? + name.len() + 2;
-    body[at..].split('"').next()?.parse().ok()
+    Some(body[at..].split('"').next()?.to_string())
 }
 
-#[test]
-fn the_timeline_loads_in_a_browser_with_a_bar_per_range() {
-    let dir = TempDir::new("cli-view");
-    let trace = dir.path().join("trace.json");
-    let run = workload!("demo")
-        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
-        .env("GPU_TRACEFILE", trace.to_str().unwrap())
-        .env("GPU_TRACE_FORMAT", "json")
-        .run(&dir);
-    assert_clean(&run);
-    let report = utrace(&["report", "--json"], &[&trace]);
-    let v: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
-    let ranges: u64 = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["count"].as_u64().unwrap())
-        .sum();
-    assert!(ranges > 0);
+/// The number in `name="..."` on the page's <body>.
+fn body_attribute(dom: &str, name: &str) -> Option<u64> {
+    body_text(dom, name)?.parse().ok()
+}
 
-    let page = dir.path().join("timeline.html");
-    let out = utrace(&["view", "-o"], &[&page, &trace]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(&page).unwrap();
-    assert!(
-        !html.contains("src=\"http") && !html.contains("href=\"http"),
-        "self-contained"
-    );
-
-    let loaded = chromium(&dir, &page, &["--dump-dom"]);
-    let dom = String::from_utf8_lossy(&loaded.stdout);
+/// The page after the steps of `fragment`, its <body> attributes checked for script errors.
+fn load(dir: &TempDir, page: &Path, fragment: &str) -> String {
+    let url = Path::new(&format!("{}#{fragment}", page.display())).to_path_buf();
+    let loaded = chromium(dir, &url, &["--window-size=1400,800", "--dump-dom"]);
+    let dom = String::from_utf8_lossy(&loaded.stdout).to_string();
     let log = String::from_utf8_lossy(&loaded.stderr);
-    assert_eq!(body_attribute(&dom, "data-errors"), Some(0), "{log}");
-    assert_eq!(body_attribute(&dom, "data-ranges"), Some(ranges), "{dom}");
     assert_eq!(
-        body_attribute(&dom, "data-bars"),
-        Some(ranges),
-        "one bar per range"
+        body_attribute(&dom, "data-errors"),
+        Some(0),
+        "{fragment}: {log}"
     );
-    assert!(uncaught_errors(&log).is_empty(), "{log}");
+    assert!(uncaught_errors(&log).is_empty(), "{fragment}: {log}");
+    dom
+}
 
-    let shot = dir.path().join("timeline.png");
+/// How many ranges of each kind the timeline drew (`data-drawn-by-kind`).
+fn drawn_by_kind(dom: &str) -> Vec<(String, u64)> {
+    let text = body_text(dom, "data-drawn-by-kind").expect("data-drawn-by-kind");
+    text.split(',')
+        .filter_map(|kv| kv.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.parse().expect("a count")))
+        .collect()
+}
+
+/// A screenshot of the page (1400x800) at `shot`: the number of distinct colours in it.
+fn screenshot(dir: &TempDir, page: &Path, fragment: &str, shot: &Path) -> usize {
+    let url = Path::new(&format!("{}#{fragment}", page.display())).to_path_buf();
     let shown = chromium(
-        &dir,
-        &page,
+        dir,
+        &url,
         &[
-            "--window-size=1280,720",
+            "--window-size=1400,800",
             &format!("--screenshot={}", shot.display()),
         ],
     );
     let log = String::from_utf8_lossy(&shown.stderr);
     assert!(shot.is_file(), "{log}");
     assert!(uncaught_errors(&log).is_empty(), "{log}");
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(shot).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut pixels).unwrap();
     let channels = info.color_type.samples();
     let colours: std::collections::HashSet<&[u8]> =
         pixels[..info.buffer_size()].chunks(channels).collect();
+    colours.len()
+}
+
+/// `utrace view TRACE -o PAGE`, which must succeed.
+fn view(trace: &Path, page: &Path) {
+    let out = utrace(&["view", "-o"], &[page, trace]);
     assert!(
-        colours.len() > 20,
-        "a drawn timeline, not a blank page: {} colours",
-        colours.len()
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
-/// A txt trace of `batches` batches on one queue, each a command buffer around a label
-/// around `draws` draws of 1 µs: `batches * (draws + 2)` ranges.
-fn synthetic_trace(batches: u64, draws: u64) -> String {
+/// The sum of `report --json`'s counts: every range of the trace.
+fn ranges_in(trace: &Path) -> u64 {
+    let report = utrace(&["report", "--json"], &[trace]);
+    let v: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    rows.iter().map(|r| r["count"].as_u64().unwrap()).sum()
+}
+
+/// `scenario` traced to `dir/name`, its format told by the name; with `frames`, that many
+/// presented on the display given. The trace, and how many submissions the workload made.
+fn traced(
+    dir: &TempDir,
+    scenario: &str,
+    name: &str,
+    frames: Option<(u32, &str)>,
+) -> (PathBuf, u64) {
+    let trace = dir.path().join(name);
+    let mut w = workload!(scenario)
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", trace.to_str().unwrap());
+    if let Some((count, display)) = frames {
+        w = w
+            .arg("--frames", &count.to_string())
+            .env("DISPLAY", display);
+    }
+    let run = w.run(dir);
+    assert_clean(&run);
+    if let Some((count, _)) = frames {
+        assert_eq!(run.report().presents, count);
+    }
+    let submissions = run
+        .report()
+        .devices
+        .iter()
+        .map(|d| d.submissions.len() as u64);
+    (trace, submissions.sum())
+}
+
+#[test]
+fn the_demo_page_loads_with_a_bar_per_range() {
+    let dir = TempDir::new("cli-view");
+    let (trace, _) = traced(&dir, "demo", "trace.json", None);
+    let ranges = ranges_in(&trace);
+    assert!(ranges > 0);
+    let page = dir.path().join("timeline.html");
+    view(&trace, &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "self-contained"
+    );
+    let dom = load(&dir, &page, "");
+    assert_eq!(body_attribute(&dom, "data-ranges"), Some(ranges), "{dom}");
+    assert_eq!(
+        body_attribute(&dom, "data-bars"),
+        Some(ranges),
+        "one bar per range"
+    );
+    assert_eq!(body_attribute(&dom, "data-stats-count"), Some(ranges));
+    // Without a window the demo's work stays in frame 0; a json trace has no submit times.
+    assert_eq!(body_attribute(&dom, "data-frame-bars"), Some(1));
+    assert_eq!(body_attribute(&dom, "data-submits-drawn"), Some(0));
+    let colours = screenshot(&dir, &page, "", &dir.path().join("demo.png"));
+    assert!(
+        colours > 20,
+        "a drawn page, not a blank one: {colours} colours"
+    );
+}
+
+/// A Perfetto trace carries each submission's CPU time: a marker per submission.
+#[test]
+fn a_perfetto_trace_shows_a_submit_marker_per_submission() {
+    let dir = TempDir::new("cli-view-perfetto");
+    let (trace, submissions) = traced(&dir, "demo", "trace.pftrace", None);
+    assert!(submissions > 0);
+    let page = dir.path().join("timeline.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "");
+    assert_eq!(
+        body_attribute(&dom, "data-submits-drawn"),
+        Some(submissions),
+        "{dom}"
+    );
+    assert_eq!(body_attribute(&dom, "data-bars"), Some(ranges_in(&trace)));
+    let colours = screenshot(&dir, &page, "", &dir.path().join("perfetto.png"));
+    assert!(colours > 20, "{colours} colours");
+}
+
+/// 100 frames on a window (as vkcube's): a bar per frame; a click on the slowest zooms the
+/// timeline into it and the statistics count only what is there.
+#[test]
+fn a_hundred_frames_get_a_bar_each_and_the_slowest_is_zoomed_to() {
+    let x = XServer::start();
+    let dir = TempDir::new("cli-view-frames");
+    let (trace, _) = traced(&dir, "frames", "trace.json", Some((100, &x.display)));
+    let ranges = ranges_in(&trace);
+    let page = dir.path().join("frames.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "");
+    assert_eq!(body_attribute(&dom, "data-frame-bars"), Some(100));
+    assert_eq!(body_attribute(&dom, "data-stats-count"), Some(ranges));
+    let whole = body_attribute(&dom, "data-view-t1").unwrap();
+
+    let zoomed = load(&dir, &page, "click=slowest");
+    assert!(body_attribute(&zoomed, "data-slowest-frame").is_some());
+    let (t0, t1) = (
+        body_text(&zoomed, "data-view-t0").unwrap(),
+        body_attribute(&zoomed, "data-view-t1").unwrap(),
+    );
+    let span = t1 as f64 - t0.parse::<f64>().unwrap();
+    assert!(
+        span < whole as f64 / 10.0,
+        "one frame of 100: {t0}..{t1} of {whole}"
+    );
+    let counted = body_attribute(&zoomed, "data-stats-count").unwrap();
+    assert!(
+        counted > 0 && counted < ranges / 10,
+        "{counted} of {ranges}"
+    );
+    for (fragment, name) in [
+        ("", "frames.png"),
+        ("click=slowest&select=longest", "slowest.png"),
+    ] {
+        let colours = screenshot(&dir, &page, fragment, &dir.path().join(name));
+        assert!(colours > 20, "{name}: {colours} colours");
+    }
+}
+
+/// A txt trace of `batches` batches (one per frame) on one queue, each a command buffer
+/// around a label around `draws` draws of 1 µs (8 µs in batch `slow`), pipelines 0x1, 0x2,
+/// 0x3 in turn: `batches * (draws + 2)` ranges.
+fn synthetic_trace(batches: u64, draws: u64, slow: u64) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let mut ns = 1_000_000u64;
@@ -149,15 +272,15 @@ fn synthetic_trace(batches: u64, draws: u64) -> String {
     for b in 1..=batches {
         let _ = writeln!(
             out,
-            "BATCH {b}: device=0 queue=0x10 frame={} submission={b} cmdbufs=1 queries=2",
-            b / 2
+            "BATCH {b}: device=0 queue=0x10 frame={b} submission={b} cmdbufs=1 queries=2"
         );
         line(&mut out, ns, "start_cmd_buffer: cmd=0x1, level=primary");
         line(&mut out, ns, "begin_label: label=\"pass\"");
-        for _ in 0..draws {
+        for d in 0..draws {
             ns += 500;
-            line(&mut out, ns, "start_draw: vertex_count=3, instance_count=1");
-            ns += 1000;
+            let draw = format!("start_draw: vertex_count=3, pipeline={:#x}", d % 3 + 1);
+            line(&mut out, ns, &draw);
+            ns += if b == slow { 8000 } else { 1000 };
             line(&mut out, ns, "end_draw");
         }
         line(&mut out, ns + 10, "end_label: label=\"pass\"");
@@ -168,29 +291,82 @@ fn synthetic_trace(batches: u64, draws: u64) -> String {
     out
 }
 
+/// The slowest frame is the one zoomed to, its ranges alone counted; the legend hides a
+/// kind; the search finds labels by their text and draws by their pipeline.
 #[test]
-fn a_hundred_thousand_ranges_are_all_drawn() {
-    let dir = TempDir::new("cli-view-many");
-    let trace = dir.path().join("many.txt");
-    std::fs::write(&trace, synthetic_trace(100, 1000)).unwrap();
-    let ranges = 100 * 1002;
-    let page = dir.path().join("many.html");
-    let out = utrace(&["view", "-o"], &[&page, &trace]);
+fn the_page_answers_clicks_on_frames_legend_and_search() {
+    let dir = TempDir::new("cli-view-clicks");
+    let trace = dir.path().join("slow.txt");
+    std::fs::write(&trace, synthetic_trace(100, 20, 37)).unwrap();
+    let page = dir.path().join("slow.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "click=slowest");
+    assert_eq!(body_attribute(&dom, "data-slowest-frame"), Some(37));
+    assert_eq!(body_attribute(&dom, "data-initial-stats-count"), Some(2200));
+    // Frame 37's command buffer, label and 20 draws; its neighbours are 50 µs away. The
+    // table itself: 20 draws of 8 µs each (count, total, mean).
+    assert_eq!(body_attribute(&dom, "data-stats-count"), Some(22), "{dom}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        dom.contains("draw</td><td>20</td><td>160.0</td><td>8.0</td>"),
+        "{dom}"
     );
-    let loaded = chromium(&dir, &page, &["--dump-dom"]);
-    let dom = String::from_utf8_lossy(&loaded.stdout);
-    let log = String::from_utf8_lossy(&loaded.stderr);
-    assert_eq!(body_attribute(&dom, "data-errors"), Some(0), "{log}");
+    let want = [("cmd_buffer", 1), ("draw", 20), ("label", 1)];
+    let want: Vec<(String, u64)> = want.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+    assert_eq!(drawn_by_kind(&dom), want);
+
+    let whole = load(&dir, &page, "");
+    assert!(whole.contains("draw</td><td>2000</td>"), "{whole}");
+
+    let dom = load(&dir, &page, "hide=draw");
+    let want = [("cmd_buffer", 100), ("draw", 0), ("label", 100)];
+    let want: Vec<(String, u64)> = want.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+    assert_eq!(drawn_by_kind(&dom), want);
+    assert_eq!(body_attribute(&dom, "data-bars"), Some(200));
+    // Switched on again: all of them.
+    let dom = load(&dir, &page, "hide=draw&hide=draw");
+    assert_eq!(body_attribute(&dom, "data-bars"), Some(2200));
+
+    let dom = load(&dir, &page, "search=PASS");
+    assert_eq!(body_attribute(&dom, "data-search-matches"), Some(100));
+    // Draws 1, 4, ..., 19 of each batch: 7 of 20.
+    let dom = load(&dir, &page, "search=0x2");
+    assert_eq!(body_attribute(&dom, "data-search-matches"), Some(700));
+}
+
+/// A page of `batches * (draws + 2)` ranges: every one drawn (or counted where its row
+/// already filled its pixel) at first, then zoomed; the figures printed.
+fn many_ranges(name: &str, batches: u64, draws: u64) {
+    let dir = TempDir::new(name);
+    let trace = dir.path().join("many.txt");
+    std::fs::write(&trace, synthetic_trace(batches, draws, 37)).unwrap();
+    let ranges = batches * (draws + 2);
+    let page = dir.path().join("many.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "");
     assert_eq!(body_attribute(&dom, "data-ranges"), Some(ranges));
     // Thousands of draws share each pixel of the full view: all are counted.
     assert_eq!(body_attribute(&dom, "data-bars"), Some(ranges));
+    let zoomed = load(&dir, &page, "zoom=in&click=slowest&zoom=out");
+    assert_eq!(body_attribute(&zoomed, "data-slowest-frame"), Some(37));
+    let figure = |dom: &str, name| body_text(dom, name).unwrap_or_default();
     eprintln!(
-        "first draw of {ranges} ranges: {:?} ms",
-        body_attribute(&dom, "data-draw-ms")
+        "{ranges} ranges: page {} bytes; first draw {} ms after navigation (drawing {} ms: \
+         timeline {} ms, statistics {} ms); steps zoom in, click slowest, zoom out: {} ms",
+        std::fs::metadata(&page).unwrap().len(),
+        figure(&dom, "data-first-draw-at-ms"),
+        figure(&dom, "data-draw-ms"),
+        figure(&dom, "data-timeline-ms"),
+        figure(&dom, "data-stats-ms"),
+        figure(&zoomed, "data-step-ms"),
     );
-    assert!(uncaught_errors(&log).is_empty(), "{log}");
+}
+
+#[test]
+fn a_hundred_thousand_ranges_are_all_drawn() {
+    many_ranges("cli-view-100k", 100, 1000);
+}
+
+#[test]
+fn a_million_ranges_are_all_drawn() {
+    many_ranges("cli-view-1m", 1000, 998);
 }

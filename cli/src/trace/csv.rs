@@ -74,6 +74,7 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 frame: number(&f[c.frame])?,
                 submission: number(&f[c.submission])?,
                 thread: c.thread.and_then(|t| number(&f[t])),
+                submit_ns: None,
                 events: Vec::new(),
             };
             let event = Event {

@@ -43,6 +43,9 @@ pub struct Batch {
     pub submission: u64,
     /// The thread that submitted it; traces of older layers do not say.
     pub thread: Option<u64>,
+    /// When the submit call began on the CPU, on the trace's (GPU) clock: Perfetto traces
+    /// carry it (their `vk_queue_submit` and clock snapshots); the text formats do not.
+    pub submit_ns: Option<u64>,
     pub events: Vec<Event>,
 }
 

@@ -8,12 +8,18 @@
 //! follows them names the submitting thread. A stage becomes the begin tracepoint of its
 //! stage name (the spec's `stage`; a stage named by a label is a `label` range) with its
 //! `extra_data` as arguments, and the end tracepoint of its range at begin + duration.
+//!
+//! The stages are on the device's clock (the sequence's clock 64); the submission's CPU
+//! time is on `CLOCK_BOOTTIME`. The sequence's latest clock snapshot pairs the two, so the
+//! submit time is moved onto the device's clock: the batch's `submit_ns`.
 
 use std::collections::HashMap;
 
 use super::{number, Batch, Event, Trace};
 use crate::tracepoint_spec::StageSpec;
-use utrace_format::perfetto::{GpuRenderStageEvent, TracePacket, SEQ_INCREMENTAL_STATE_CLEARED};
+use utrace_format::perfetto::{
+    GpuRenderStageEvent, TracePacket, CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED,
+};
 use utrace_format::text_args;
 
 /// An interned specification: a stage's or a hardware queue's name.
@@ -24,6 +30,9 @@ struct Interned {
 
 /// What identifies a batch: sequence, device, queue track, submission.
 type Key = (u32, u32, String, u32);
+
+/// The sequence-scoped clock the layer stamps its stages with (the device's).
+const GPU_CLOCK_ID: u32 = 64;
 
 /// A stage as read, in the order the stages were written (the order their ends came in).
 struct Stage {
@@ -50,6 +59,8 @@ pub struct Assembler<'s> {
     numbers: HashMap<u32, u64>,
     /// Stages naming a stage or queue not interned on their sequence, or without a time.
     unresolved: usize,
+    /// Per sequence, its latest clock snapshot: (boottime ns, device clock ns).
+    clocks: HashMap<u32, (u64, u64)>,
 }
 
 impl<'s> Assembler<'s> {
@@ -61,6 +72,7 @@ impl<'s> Assembler<'s> {
             open: HashMap::new(),
             numbers: HashMap::new(),
             unresolved: 0,
+            clocks: HashMap::new(),
         }
     }
 
@@ -82,6 +94,18 @@ impl<'s> Assembler<'s> {
                 );
             }
         }
+        if let Some(snapshot) = &p.clock_snapshot {
+            let at = |id| {
+                snapshot
+                    .clocks
+                    .iter()
+                    .find(|c| c.clock_id == Some(id))
+                    .and_then(|c| c.timestamp)
+            };
+            if let (Some(boot), Some(gpu)) = (at(CLOCK_BOOTTIME), at(GPU_CLOCK_ID)) {
+                self.clocks.insert(sequence, (boot, gpu));
+            }
+        }
         if let Some(e) = &p.gpu_render_stage_event {
             if self.stage(sequence, p.timestamp, e).is_none() {
                 self.unresolved += 1;
@@ -100,9 +124,24 @@ impl<'s> Assembler<'s> {
                 (key.0 == sequence && key.3 == submission && same_queue).then(|| key.clone())
             });
             if let Some(at) = found.and_then(|key| self.open.remove(&key)) {
-                self.building[at].batch.thread = submit.tid.map(u64::from);
+                let submit_ns = self.submit_on_gpu_clock(sequence, p);
+                let batch = &mut self.building[at].batch;
+                batch.thread = submit.tid.map(u64::from);
+                batch.submit_ns = submit_ns;
             }
         }
+    }
+
+    /// The submit packet's time on the sequence's device clock, by its latest snapshot;
+    /// `None` without one or when the packet is not on `CLOCK_BOOTTIME`.
+    fn submit_on_gpu_clock(&self, sequence: u32, p: &TracePacket) -> Option<u64> {
+        let boot = p.timestamp?;
+        if p.timestamp_clock_id.unwrap_or(CLOCK_BOOTTIME) != CLOCK_BOOTTIME {
+            return None;
+        }
+        let &(snap_boot, snap_gpu) = self.clocks.get(&sequence)?;
+        let gpu = i128::from(snap_gpu) + i128::from(boot) - i128::from(snap_boot);
+        u64::try_from(gpu).ok()
     }
 
     /// Adds one stage to its batch; `None` when it cannot be placed.

@@ -277,3 +277,47 @@ fn written_traces_read_back_with_the_same_ranges() {
         Some((1045, "label=\"mark\""))
     );
 }
+
+fn snapshot(seq: u32, boottime: u64, gpu: u64) -> TracePacket {
+    let clock = |id, ts| Clock {
+        clock_id: Some(id),
+        timestamp: Some(ts),
+    };
+    TracePacket {
+        trusted_packet_sequence_id: Some(seq),
+        clock_snapshot: Some(ClockSnapshot {
+            clocks: vec![clock(CLOCK_BOOTTIME, boottime), clock(64, gpu)],
+        }),
+        ..Default::default()
+    }
+}
+
+/// The submit packet's CPU time (boottime) lands on the device's clock by the sequence's
+/// latest snapshot; without a snapshot there is none.
+#[test]
+fn the_submit_time_is_moved_onto_the_gpu_clock() {
+    let cleared = SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
+    let at = |mut p: TracePacket, ns: u64| {
+        p.timestamp = Some(ns);
+        p.timestamp_clock_id = Some(CLOCK_BOOTTIME);
+        p
+    };
+    let packets = [
+        specs(7, cleared, &[(1, "q", QUEUE_A), (2, "Command Buffer", "")]),
+        stage(7, (90, 100, 2, 1, 1, &[("cmd", "0xc1")])),
+        submit(7, 0xa0, 1, 42),
+        snapshot(7, 1_000_000, 500),
+        stage(7, (600, 10, 2, 1, 2, &[("cmd", "0xc2")])),
+        at(submit(7, 0xa0, 2, 42), 1_000_040),
+        snapshot(7, 2_000_000, 1_000_300),
+        stage(7, (1_000_900, 10, 2, 1, 3, &[("cmd", "0xc3")])),
+        at(submit(7, 0xa0, 3, 42), 2_000_100),
+    ];
+    let mut bytes = Vec::new();
+    for p in &packets {
+        encode_packet(p, &mut bytes);
+    }
+    let t = perfetto::parse(&bytes).unwrap();
+    let submits: Vec<Option<u64>> = t.batches.iter().map(|b| b.submit_ns).collect();
+    assert_eq!(submits, [None, Some(540), Some(1_000_400)]);
+}

@@ -163,6 +163,7 @@ mod tests {
                 frame: 2,
                 submission: 3,
                 thread: Some(77),
+                submit_ns: None,
                 events,
             }],
             notes: vec![],

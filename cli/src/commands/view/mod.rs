@@ -1,97 +1,41 @@
 //! `utrace view TRACE -o timeline.html`: one self-contained HTML file (no network access:
-//! styles, script and the trace's data inline) showing the GPU timeline: a lane per queue,
-//! frames as bands, nested ranges as labelled bars, arguments on hover, zoom and pan. The
-//! page is `timeline.html`; this module gives it its data.
+//! styles, scripts and the trace's data inline) with a frame-time graph, the GPU timeline
+//! (a lane per queue, nested ranges, a legend that switches kinds, CPU submit markers), a
+//! side panel for the selected range, a search box and the statistics of the visible time.
+//! The page is assembled here from its parts, one job each; `data` gives it the trace.
 
-use std::collections::BTreeMap;
+mod data;
+
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
-
-use crate::analysis::ranges::{pair, Range, Spec};
+use crate::analysis::ranges::Spec;
 use crate::trace::Trace;
-use utrace_format::text_args;
 
-const PAGE: &str = include_str!("timeline.html");
-/// Where the page takes its data (a JSON object).
-const DATA_MARK: &str = "/*UTRACE_DATA*/null";
-
-/// A range's bar: its lane, its depth there, its times relative to the trace's start.
-fn bar(r: &Range<'_>, lane: usize, depth: usize, start: u64) -> Value {
-    let pairs = text_args::parse(r.args);
-    let name = match pairs.iter().find(|(k, _)| k == "label") {
-        Some((_, label)) if r.range == "label" => label.clone(),
-        _ => r.range.to_string(),
-    };
-    // Pairs, not an object: the tooltip lists them in the trace's order.
-    let args: Vec<Value> = pairs.into_iter().map(|(k, v)| json!([k, v])).collect();
-    json!({
-        "lane": lane, "depth": depth, "name": name, "kind": r.range,
-        "b": r.begin_ns.saturating_sub(start), "e": r.end_ns.max(r.begin_ns).saturating_sub(start),
-        "batch": r.batch.number, "frame": r.batch.frame, "args": args,
-    })
-}
-
-/// The page's data: lanes (in order of device, then queue), bars (every range of the
-/// trace) and frame bands.
-pub fn data(trace: &Trace, spec: &Spec) -> Value {
-    let paired = pair(trace, spec);
-    let start = paired.ranges.iter().map(|r| r.begin_ns).min().unwrap_or(0);
-    let mut lanes: BTreeMap<(u32, Option<u64>), Vec<&Range<'_>>> = BTreeMap::new();
-    for r in &paired.ranges {
-        lanes
-            .entry((r.batch.device, r.batch.queue))
-            .or_default()
-            .push(r);
-    }
-    let mut bars = Vec::new();
-    let mut names = Vec::new();
-    for (lane, ((device, queue), mut ranges)) in lanes.into_iter().enumerate() {
-        let name = match queue {
-            Some(q) => format!("device {device} queue {q:#x}"),
-            None => format!("device {device}"),
-        };
-        names.push(json!({"name": name, "device": device}));
-        // Outer ranges first: by begin, the longer first. A range goes on the first level
-        // free at its begin: for properly nested ranges that is its nesting depth, and
-        // ranges that cross (never on one queue) still never overlap on a level, which the
-        // page's drawing and hovering rely on.
-        ranges.sort_by_key(|r| (r.begin_ns, std::cmp::Reverse(r.end_ns)));
-        let mut level_ends: Vec<u64> = Vec::new();
-        for r in ranges {
-            let end = r.end_ns.max(r.begin_ns);
-            let depth = match level_ends.iter().position(|&e| e <= r.begin_ns) {
-                Some(free) => free,
-                None => {
-                    level_ends.push(0);
-                    level_ends.len() - 1
-                }
-            };
-            level_ends[depth] = end;
-            bars.push(bar(r, lane, depth, start));
-        }
-    }
-    // A frame's band: from its first range's begin to its last range's end, per device.
-    let mut frames: BTreeMap<(u32, u64), (u64, u64)> = BTreeMap::new();
-    for r in &paired.ranges {
-        let f = frames
-            .entry((r.batch.device, r.batch.frame))
-            .or_insert((u64::MAX, 0));
-        f.0 = f.0.min(r.begin_ns);
-        f.1 = f.1.max(r.end_ns.max(r.begin_ns));
-    }
-    let frames: Vec<Value> = frames
-        .into_iter()
-        .map(|((device, frame), (b, e))| json!({"device": device, "frame": frame, "b": b.saturating_sub(start), "e": e.saturating_sub(start)}))
-        .collect();
-    json!({"lanes": names, "bars": bars, "frames": frames})
-}
+/// The page's frame: where the parts go.
+const PAGE: &str = include_str!("page.html");
+/// The parts, in the order they run: each script uses only those before it.
+const STYLE: &str = include_str!("page.css");
+const SCRIPTS: [&str; 7] = [
+    include_str!("model.js"),
+    include_str!("frames.js"),
+    include_str!("lanes.js"),
+    include_str!("timeline.js"),
+    include_str!("stats.js"),
+    include_str!("panel.js"),
+    include_str!("main.js"),
+];
+const STYLE_MARK: &str = "/*UTRACE_STYLE*/";
+const SCRIPT_MARK: &str = "/*UTRACE_SCRIPT*/";
+const DATA_MARK: &str = "/*UTRACE_DATA*/";
 
 /// The page with `trace`'s data in it.
 pub fn page(trace: &Trace, spec: &Spec) -> String {
-    // Inside a <script>: `</` would end it; JSON allows `<\\/`.
-    let data = data(trace, spec).to_string().replace("</", "<\\/");
-    PAGE.replacen(DATA_MARK, &data, 1)
+    // The data sits in a <script> element: a `<` (only ever inside a JSON string) could end
+    // it or open a comment there, so every one is written as the JSON escape `\u003c`.
+    let data = data::json(trace, spec).replace('<', "\\u003c");
+    PAGE.replacen(STYLE_MARK, STYLE, 1)
+        .replacen(SCRIPT_MARK, &SCRIPTS.join("\n"), 1)
+        .replacen(DATA_MARK, &data, 1)
 }
 
 /// `utrace view`'s arguments.
@@ -114,23 +58,49 @@ pub fn run(args: &Args) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::trace::{Batch, Event};
+    use serde_json::Value;
 
     fn ev(ns: u64, name: &str, args: &str) -> Event {
         Event::at(ns, name, args)
     }
 
+    fn data(trace: &Trace) -> Value {
+        serde_json::from_str(&data::json(trace, &Spec::built_in())).expect("JSON")
+    }
+
+    /// (name, level, begin) of every range, in the data's order (by lane, level, begin).
+    fn ranges(d: &Value) -> Vec<(String, u64, u64)> {
+        let r = &d["ranges"];
+        let mut level = Vec::new();
+        for row in d["rows"].as_array().unwrap() {
+            let count = row[3].as_u64().unwrap() as usize;
+            level.extend(std::iter::repeat_n(row[1].as_u64().unwrap(), count));
+        }
+        (0..level.len())
+            .map(|i| {
+                let name = d["strings"][r["name"][i].as_u64().unwrap() as usize].clone();
+                (
+                    name.as_str().unwrap().to_string(),
+                    level[i],
+                    r["b"][i].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+
     #[test]
-    fn every_range_is_a_bar_at_its_nesting_depth() {
+    fn every_range_is_at_its_nesting_level_labels_by_their_text() {
         let trace = Trace {
             batches: vec![Batch {
                 queue: Some(0x10),
+                submit_ns: Some(40),
                 events: vec![
                     ev(100, "start_cmd_buffer", "cmd=0x1"),
-                    ev(110, "begin_label", "label=\"a </script> b\""),
-                    ev(120, "start_draw", "vertex_count=3"),
+                    ev(110, "begin_label", "label=\"a </script> <!-- b\""),
+                    ev(120, "start_draw", "vertex_count=3, pipeline_name=\"sky\""),
                     ev(130, "end_draw", ""),
                     ev(140, "end_label", ""),
-                    ev(150, "start_draw", "vertex_count=6"),
+                    ev(150, "start_draw", "vertex_count=6, pipeline=0x0"),
                     ev(160, "end_draw", ""),
                     ev(200, "end_cmd_buffer", "cmd=0x1"),
                 ],
@@ -138,35 +108,53 @@ mod tests {
             }],
             notes: vec![],
         };
-        let d = data(&trace, &Spec::built_in());
-        let bars = d["bars"].as_array().unwrap();
-        let got: Vec<(&str, u64, u64)> = bars
+        let d = data(&trace);
+        let got = ranges(&d);
+        let want = [
+            ("cmd_buffer", 0, 60),
+            ("a </script> <!-- b", 1, 70),
+            ("draw", 1, 110),
+            ("draw", 2, 80),
+        ];
+        let want: Vec<(String, u64, u64)> = want
             .iter()
-            .map(|b| {
-                (
-                    b["name"].as_str().unwrap(),
-                    b["depth"].as_u64().unwrap(),
-                    b["b"].as_u64().unwrap(),
-                )
-            })
+            .map(|(n, l, b)| (n.to_string(), *l, *b))
             .collect();
-        assert_eq!(
-            got,
-            [
-                ("cmd_buffer", 0, 0),
-                ("a </script> b", 1, 10),
-                ("draw", 2, 20),
-                ("draw", 1, 50)
-            ]
-        );
+        assert_eq!(got, want);
+        // Times from the earliest of ranges and submits: the submit, 60 ns before the GPU.
+        assert_eq!(d["start_ns"], 40);
+        assert_eq!(d["batches"]["submit"][0], 0);
+        // The pipeline by its name; a null handle is none.
+        let pipes: Vec<i64> = d["ranges"]["pipe"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .collect();
+        assert_eq!(pipes[0..3], [-1, -1, -1]);
+        assert_eq!(d["strings"][pipes[3] as usize], "sky");
         assert_eq!(d["lanes"][0]["name"], "device 0 queue 0x10");
-        assert_eq!(d["frames"][0]["e"], 100);
+        // The frame: its span, and its GPU time (covered by its ranges).
+        assert_eq!(
+            (d["frames"]["b"][0].clone(), d["frames"]["e"][0].clone()),
+            (60.into(), 160.into())
+        );
+        assert_eq!(d["frames"]["gpu"][0], 100);
+
         let html = page(&trace, &Spec::built_in());
-        assert!(!html.contains(DATA_MARK) && !html.contains("a </script> b"));
+        for mark in [STYLE_MARK, SCRIPT_MARK, DATA_MARK] {
+            assert!(!html.contains(mark), "{mark} replaced");
+        }
+        assert!(!html.contains("a </script>") && !html.contains("<!-- b"));
         assert!(
             !html.contains("http://") && !html.contains("https://"),
             "no network"
         );
+        // The data reads back from the page as the page reads it.
+        let at = html.find("type=\"application/json\">").unwrap() + 24;
+        let text = &html[at..at + html[at..].find("</script>").unwrap()];
+        let back: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(back, d);
     }
 
     /// Ranges that cross (batches of one queue that overlap in time) go on levels where
@@ -191,13 +179,23 @@ mod tests {
             ],
             notes: vec![],
         };
-        let d = data(&trace, &Spec::built_in());
-        let depths: Vec<u64> = d["bars"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["depth"].as_u64().unwrap())
-            .collect();
-        assert_eq!(depths, [0, 1, 0, 0]);
+        let d = data(&trace);
+        let levels: Vec<(u64, u64)> = ranges(&d).into_iter().map(|(_, l, b)| (l, b)).collect();
+        assert_eq!(levels, [(0, 0), (0, 120), (0, 160), (1, 50)]);
+        // Each batch knows its lane; none has a submit time.
+        assert_eq!(d["batches"]["lane"], serde_json::json!([0, 0, 0, 0]));
+        assert_eq!(
+            d["batches"]["submit"],
+            serde_json::json!([null, null, null, null])
+        );
+    }
+
+    /// The page's parts stay small, one job each.
+    #[test]
+    fn every_part_is_under_400_lines() {
+        for part in SCRIPTS.iter().chain([&STYLE, &PAGE]) {
+            let first = part.lines().next().unwrap_or_default();
+            assert!(part.lines().count() < 400, "{first}");
+        }
     }
 }
