@@ -24,6 +24,10 @@ pub struct TracePacket {
     pub trusted_packet_sequence_id: Option<u32>,
     #[prost(uint32, optional, tag = "13")]
     pub sequence_flags: Option<u32>,
+    /// Set by the tracing service on a sequence's first packet after packets were lost
+    /// (a chunk of the producer's shared memory dropped, or overwritten in the ring).
+    #[prost(bool, optional, tag = "42")]
+    pub previous_packet_dropped: Option<bool>,
     #[prost(message, optional, tag = "6")]
     pub clock_snapshot: Option<ClockSnapshot>,
     #[prost(message, optional, tag = "12")]
@@ -209,6 +213,8 @@ pub struct Resolved {
     pub clears: usize,
     /// Packets skipped because what they refer to was overwritten (`read_wrapped` only).
     pub skipped: usize,
+    /// Packets marked as following a loss on their sequence (`read_wrapped` only).
+    pub losses: usize,
 }
 
 #[derive(Default)]
@@ -227,8 +233,8 @@ pub fn decode(bytes: &[u8]) -> Result<Trace, String> {
 
 /// Resolves the packets in file order (a sequence's packets are in the order written).
 /// With `wrapped`, packets that need incremental state before their sequence's first clear
-/// are skipped and counted (a ring buffer overwrote what they refer to); without, they
-/// are an error.
+/// (or its first clear after a loss the service marked) are skipped and counted (a ring
+/// buffer overwrote what they refer to); without, they are an error.
 pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
     let mut seqs: HashMap<u32, SequenceState> = HashMap::new();
     let mut out = Resolved::default();
@@ -236,6 +242,12 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
         let seq_id = p.trusted_packet_sequence_id.unwrap_or(0);
         let seq = seqs.entry(seq_id).or_default();
         let flags = p.sequence_flags.unwrap_or(0);
+        if wrapped && p.previous_packet_dropped == Some(true) {
+            // As trace processor does: what was lost may have been the state later packets
+            // refer to, so they wait for the next clear.
+            seq.valid = false;
+            out.losses += 1;
+        }
         if flags & SEQ_INCREMENTAL_STATE_CLEARED != 0 {
             // Sequence-scoped clocks are incremental state too.
             seq.specs.clear();

@@ -569,9 +569,12 @@ fn a_ring_that_wraps_within_a_batch_keeps_its_stages_placeable() {
     let trace = perfetto_trace::read_wrapped(&file);
     let kept = trace.stages.len();
     assert!(kept > 2000, "a ring's worth of stages is placed: {kept}");
+    // Each loss the service marked (the ring's wrap; on a loaded machine also a chunk of
+    // shared memory dropped mid-run) skips at most until the next restart.
     assert!(
-        trace.skipped <= 1010,
-        "{} packets skipped before the first restart that survived",
-        trace.skipped
+        trace.skipped <= 1010 * trace.losses.max(1),
+        "{} packets skipped before the first restart after each of {} losses",
+        trace.skipped,
+        trace.losses
     );
 }
