@@ -251,6 +251,13 @@ fn measured_uncertainty(run: &Run) -> u64 {
         .unwrap_or_else(|| panic!("{line}"))
 }
 
+/// How far a Perfetto stage may be placed from where it ran with calibrated timestamps:
+/// two ticks, and 2 µs for the pairing (the layer keeps the tightest of a few calibrated
+/// reads; one preempted between its two clocks is microseconds off).
+fn calibrated_slack(s: &Shaped) -> u64 {
+    2 * s.truth.shape.tick_ns() + 2_000
+}
+
 /// Intel-like: the wrap is crossed in every paced run.
 fn intel(scenario: &str, args: &[(&str, &str)], crosses: bool) {
     let s = shaped("intel", scenario, args);
@@ -260,12 +267,12 @@ fn intel(scenario: &str, args: &[(&str, &str)], crosses: bool) {
             "the 36-bit counter wrapped during the run"
         );
     }
-    check(&s, 2 * s.truth.shape.tick_ns() + 1_000);
+    check(&s, calibrated_slack(&s));
 }
 
 fn amd(scenario: &str, args: &[(&str, &str)]) {
     let s = shaped("amd", scenario, args);
-    check(&s, 2 * s.truth.shape.tick_ns() + 1_000);
+    check(&s, calibrated_slack(&s));
 }
 
 fn v1_1(scenario: &str, args: &[(&str, &str)]) {
@@ -334,7 +341,7 @@ fn amd_threads() {
 #[test]
 fn amd_transfer_queue() {
     let s = shaped("amd", "transfer-queue", &[]);
-    check(&s, 2 * s.truth.shape.tick_ns() + 1_000);
+    check(&s, calibrated_slack(&s));
     let batches = &s.txt.batches;
     assert_eq!(
         batches.len(),
