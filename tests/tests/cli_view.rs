@@ -240,9 +240,12 @@ fn a_hundred_frames_get_a_bar_each_and_the_slowest_is_zoomed_to() {
         body_text(&zoomed, "data-view-t0").unwrap(),
         body_attribute(&zoomed, "data-view-t1").unwrap(),
     );
+    // The slowest frame of a loaded machine can be a tenth of the run or more (the first,
+    // with its set-up, or one the scheduler stalled): the view must be that one frame, a
+    // small part of the trace, holding a frame's ranges, not the whole.
     let span = t1 as f64 - t0.parse::<f64>().unwrap();
     assert!(
-        span < whole as f64 / 10.0,
+        span > 0.0 && span < whole as f64 / 4.0,
         "one frame of 100: {t0}..{t1} of {whole}"
     );
     let counted = body_attribute(&zoomed, "data-stats-count").unwrap();
