@@ -365,10 +365,13 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
     Ok(out)
 }
 
+/// Name/value pairs, as `extra_data` holds them.
+type Args = Vec<(String, String)>;
+
 /// A stage's `extra_data` as (name, value) pairs, its last `frame` taken out as the frame;
 /// `Err` with the value when that is not a number.
-fn args_and_frame(extra: &[ExtraData]) -> Result<(Vec<(String, String)>, Option<u32>), String> {
-    let mut args: Vec<(String, String)> = extra
+fn args_and_frame(extra: &[ExtraData]) -> Result<(Args, Option<u32>), String> {
+    let mut args: Args = extra
         .iter()
         .map(|x| {
             (
