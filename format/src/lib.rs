@@ -19,4 +19,9 @@ pub mod spec_types;
 pub mod text_args;
 
 pub use formats::{Format, CSV_HEADER};
+
+/// The `extra_data` entry, last on each Perfetto render stage, that carries the frame of
+/// the stage's batch (the text formats' `frame=N`; Perfetto's `GpuRenderStageEvent` has no
+/// field for it). Not one of the range's arguments: readers take it as the batch's frame.
+pub const PERFETTO_FRAME_EXTRA: &str = "frame";
 pub use spec_types::{Category, RangeKind, ValueKind};

@@ -6,7 +6,8 @@
 //! - [`control_socket`]: reaching a running workload's control socket;
 //! - [`trace_txt`]: reading the layer's `txt` trace back;
 //! - [`validation_control`]: the scenario with one deliberate validation error, the
-//!   positive control of the "validation stays silent" checks.
+//!   positive control of the "validation stays silent" checks;
+//! - [`view_page`]: `utrace view`'s page loaded in a headless browser and read back.
 
 pub mod bench;
 pub mod chatter;
@@ -25,6 +26,7 @@ pub mod submitter;
 pub mod system_tracing;
 pub mod trace_txt;
 pub mod validation_control;
+pub mod view_page;
 pub mod vk;
 pub mod window;
 pub mod workload;

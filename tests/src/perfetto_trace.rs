@@ -177,7 +177,10 @@ pub struct Stage {
     pub render_pass: u64,
     pub render_target: u64,
     pub gpu_id: i32,
+    /// The arguments: the stage's `extra_data` but its `frame`.
     pub args: Vec<(String, String)>,
+    /// The batch's frame: the layer's last `extra_data`, `frame` (`None` without one).
+    pub frame: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -321,6 +324,8 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
             let (name, category, _) = spec(e.stage_iid, "stage")?;
             let (queue, _, queue_description) = spec(e.hw_queue_iid, "hw queue")?;
             let context = e.context.ok_or(format!("packet {i}: no context"))?;
+            let (args, frame) = args_and_frame(&e.extra_data)
+                .map_err(|bad| format!("packet {i}: frame {bad:?} is not a number"))?;
             let (pid, api) = *seq
                 .contexts
                 .get(&context)
@@ -342,16 +347,8 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
                 render_pass: e.render_pass_handle.unwrap_or(0),
                 render_target: e.render_target_handle.unwrap_or(0),
                 gpu_id: e.gpu_id.unwrap_or(0),
-                args: e
-                    .extra_data
-                    .iter()
-                    .map(|x| {
-                        (
-                            x.name.clone().unwrap_or_default(),
-                            x.value.clone().unwrap_or_default(),
-                        )
-                    })
-                    .collect(),
+                args,
+                frame,
             });
         }
         if let Some(api) = &p.vulkan_api_event {
@@ -378,6 +375,29 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
         }
     }
     Ok(out)
+}
+
+/// Name/value pairs, as `extra_data` holds them.
+type Args = Vec<(String, String)>;
+
+/// A stage's `extra_data` as (name, value) pairs, its last `frame` taken out as the frame;
+/// `Err` with the value when that is not a number.
+fn args_and_frame(extra: &[ExtraData]) -> Result<(Args, Option<u32>), String> {
+    let mut args: Args = extra
+        .iter()
+        .map(|x| {
+            (
+                x.name.clone().unwrap_or_default(),
+                x.value.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let Some(at) = args.iter().rposition(|(n, _)| n == "frame") else {
+        return Ok((args, None));
+    };
+    let (_, value) = args.remove(at);
+    let frame = value.parse().map_err(|_| value)?;
+    Ok((args, Some(frame)))
 }
 
 /// Reads and resolves the trace at `path`, panicking with the reason if it is not sound.

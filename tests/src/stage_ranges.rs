@@ -1,5 +1,6 @@
 //! The ranges of a txt trace as Perfetto should show them, and the ranges a Perfetto trace
-//! shows: the tests compare the two formats of one run, stage for stage.
+//! shows: the tests compare the two formats of one run, stage for stage, each stage's frame
+//! with its txt batch's.
 
 use std::collections::HashMap;
 
@@ -14,6 +15,8 @@ pub struct Range {
     pub name: String,
     pub submission: u64,
     pub args: Vec<(String, String)>,
+    /// Its batch's frame (a Perfetto stage's `frame`; `None` where it carries none).
+    pub frame: Option<u32>,
 }
 
 /// The ranges (begin + end) and markers of a txt batch, named as their stages.
@@ -43,6 +46,7 @@ pub fn txt_ranges(batch: &Batch, stages: &HashMap<String, String>) -> Vec<Range>
                     name: stage(begin),
                     submission: batch.submission,
                     args: begin.args.clone(),
+                    frame: Some(batch.frame),
                 });
                 open.truncate(at);
             }
@@ -57,6 +61,7 @@ pub fn txt_ranges(batch: &Batch, stages: &HashMap<String, String>) -> Vec<Range>
                 name: stage(e),
                 submission: batch.submission,
                 args: e.args.clone(),
+                frame: Some(batch.frame),
             });
         }
     }
@@ -72,6 +77,7 @@ pub fn perfetto_ranges(stages: &[Stage]) -> Vec<Range> {
             name: s.name.clone(),
             submission: u64::from(s.submission),
             args: s.args.clone(),
+            frame: s.frame,
         })
         .collect()
 }

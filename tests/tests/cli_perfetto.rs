@@ -1,12 +1,16 @@
 //! `utrace` on Perfetto traces: the Perfetto trace of a run reports the same ranges as the
 //! txt trace of a run of the same workload, a file cut short is reported as far as it goes,
-//! and a txt trace converted to Perfetto reads back with the same ranges.
+//! a txt trace converted to Perfetto reads back with the same ranges, and a presented run's
+//! Perfetto trace has the frames of its txt trace (report and view).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use utrace_tests::checks::{assert_clean, report_rows};
-use utrace_tests::harness::{utrace_exe, TempDir};
+use utrace_tests::checks::{assert_clean, assert_trace_matches, report_rows};
+use utrace_tests::harness::{utrace_exe, TempDir, XServer};
+use utrace_tests::perfetto_trace;
+use utrace_tests::stage_ranges::{perfetto_ranges, txt_ranges, Range};
+use utrace_tests::view_page::{body_attribute, load};
 use utrace_tests::workload;
 
 /// The `utrace` command of this build (scripts/test.sh builds it with the layer).
@@ -110,4 +114,81 @@ fn a_txt_trace_converted_to_perfetto_reads_back_the_same() {
         String::from_utf8_lossy(&back.stderr)
     );
     assert_eq!(counts(&back), want);
+    // Each batch's frame went along (the demo without a window: all frame 0).
+    assert!(resolved.stages.iter().all(|s| s.frame == Some(0)));
+}
+
+/// A presented run (the `frames` scenario on Xvfb) traced to txt (stdout) and Perfetto at
+/// once: every Perfetto stage carries its txt batch's frame, `report --json` gives the
+/// Perfetto trace the txt trace's per-frame numbers, and its `utrace view` page draws a
+/// frame bar per frame (older layers' Perfetto traces were all frame 0: one bar).
+#[test]
+fn a_presented_runs_perfetto_trace_has_the_frames_of_its_txt_trace() {
+    const FRAMES: u32 = 6;
+    let x = XServer::start();
+    let dir = TempDir::new("cli-perfetto-frames");
+    let pftrace = dir.path().join("trace.pftrace");
+    let run = workload!("frames")
+        .arg("--frames", &FRAMES.to_string())
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE_FORMAT", "txt,perfetto")
+        .env("GPU_TRACEFILE", pftrace.to_str().expect("a UTF-8 path"))
+        .env("DISPLAY", &x.display)
+        .run(&dir);
+    assert_clean(&run);
+    assert_eq!(run.report().presents, FRAMES);
+    let txt = assert_trace_matches(&run.stdout, &run);
+    let frames: Vec<u32> = txt.batches.iter().map(|b| b.frame).collect();
+    assert_eq!(frames, (0..FRAMES).collect::<Vec<_>>());
+
+    // Stage for stage (the tests' own decoder), each in its txt batch's frame.
+    let names = perfetto_trace::stage_names();
+    let mut want: Vec<Range> = txt
+        .batches
+        .iter()
+        .flat_map(|b| txt_ranges(b, &names))
+        .collect();
+    let mut got = perfetto_ranges(&perfetto_trace::read(&pftrace).stages);
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+
+    // The command: the same frames, each with the same GPU time and ranges.
+    let txt_path = dir.path().join("trace.txt");
+    std::fs::write(&txt_path, &run.stdout).unwrap();
+    let per_frame = |trace: &Path| {
+        let out = utrace()
+            .args(["report", "--json", "--by", "frame"])
+            .arg(trace)
+            .output()
+            .expect("utrace runs");
+        let (v, keys) = report_rows(&out);
+        (keys, v["rows"].clone(), v["frames"].clone())
+    };
+    let want = per_frame(&txt_path);
+    assert_eq!(want.2["count"], FRAMES, "{want:?}");
+    let keys: Vec<String> = want.0.iter().map(|(k, _)| k.clone()).collect();
+    let mut frame_keys: Vec<String> = (0..FRAMES).map(|f| format!("frame {f}")).collect();
+    frame_keys.sort();
+    assert_eq!(keys, frame_keys);
+    assert_eq!(per_frame(&pftrace), want, "Perfetto = txt, frame for frame");
+
+    let page = dir.path().join("frames.html");
+    let out = utrace()
+        .args(["view", "-o"])
+        .arg(&page)
+        .arg(&pftrace)
+        .output()
+        .expect("utrace runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = load(&dir, &page, "");
+    assert_eq!(
+        body_attribute(&dom, "data-frame-bars"),
+        Some(u64::from(FRAMES)),
+        "one frame bar per frame"
+    );
 }

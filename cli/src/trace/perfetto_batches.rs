@@ -7,7 +7,9 @@
 //! submission on one queue of one device make a batch, and the `vk_queue_submit` that
 //! follows them names the submitting thread. A stage becomes the begin tracepoint of its
 //! stage name (the spec's `stage`; a stage named by a label is a `label` range) with its
-//! `extra_data` as arguments, and the end tracepoint of its range at begin + duration.
+//! `extra_data` as arguments, and the end tracepoint of its range at begin + duration. The
+//! `extra_data` named `frame` (the layer writes it last) is the batch's frame, not an
+//! argument; stages of older layers have none and stay in frame 0.
 //!
 //! The stages are on the device's clock (the sequence's clock 64); the submission's CPU
 //! time is on `CLOCK_BOOTTIME`. The sequence's latest clock snapshot pairs the two, so the
@@ -20,7 +22,7 @@ use crate::tracepoint_spec::StageSpec;
 use utrace_format::perfetto::{
     GpuRenderStageEvent, TracePacket, CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED,
 };
-use utrace_format::text_args;
+use utrace_format::{text_args, PERFETTO_FRAME_EXTRA};
 
 /// An interned specification: a stage's or a hardware queue's name.
 struct Interned {
@@ -59,6 +61,8 @@ pub struct Assembler<'s> {
     numbers: HashMap<u32, u64>,
     /// Stages naming a stage or queue not interned on their sequence, or without a time.
     unresolved: usize,
+    /// Stages whose `frame` is not a number (kept as an argument).
+    bad_frames: usize,
     /// Per sequence, its latest clock snapshot: (boottime ns, device clock ns).
     clocks: HashMap<u32, (u64, u64)>,
 }
@@ -72,6 +76,7 @@ impl<'s> Assembler<'s> {
             open: HashMap::new(),
             numbers: HashMap::new(),
             unresolved: 0,
+            bad_frames: 0,
             clocks: HashMap::new(),
         }
     }
@@ -163,6 +168,13 @@ impl<'s> Assembler<'s> {
             .collect();
         let label = self.spec.label_in(&pairs);
         let (begin, is_label) = self.spec.begin_of_stage(name, label, duration)?;
+        let frame = match take_frame(&mut pairs, &begin.args) {
+            Ok(frame) => frame,
+            Err(()) => {
+                self.bad_frames += 1;
+                None
+            }
+        };
         if let (true, Some(arg)) = (is_label, begin.label_arg()) {
             if !pairs.iter().any(|(n, _)| n == arg) {
                 // A stage from another writer, named by its text: the label it stands for.
@@ -203,7 +215,11 @@ impl<'s> Assembler<'s> {
                 self.building.len() - 1
             }
         };
-        self.building[at].stages.push(stage);
+        let building = &mut self.building[at];
+        if let Some(frame) = frame {
+            building.batch.frame = frame;
+        }
+        building.stages.push(stage);
         Some(())
     }
 
@@ -215,12 +231,36 @@ impl<'s> Assembler<'s> {
                 self.unresolved
             ));
         }
+        if self.bad_frames > 0 {
+            trace.notes.push(format!(
+                "{} stage events carry a `{PERFETTO_FRAME_EXTRA}` that is not a frame number; kept as an argument, their batch in frame 0",
+                self.bad_frames
+            ));
+        }
         for mut b in self.building {
             b.batch.events = events(&b.stages);
             trace.batches.push(b.batch);
         }
         trace
     }
+}
+
+/// Takes the batch's frame out of a stage's `extra_data` (the last `frame` entry, unless the
+/// begin tracepoint has an argument of that name); `Err` when it is not a number, in which
+/// case it stays among the arguments.
+fn take_frame(
+    pairs: &mut Vec<(String, String)>,
+    args: &[(String, utrace_format::ValueKind)],
+) -> Result<Option<u64>, ()> {
+    if args.iter().any(|(name, _)| name == PERFETTO_FRAME_EXTRA) {
+        return Ok(None);
+    }
+    let Some(at) = pairs.iter().rposition(|(n, _)| n == PERFETTO_FRAME_EXTRA) else {
+        return Ok(None);
+    };
+    let frame = pairs[at].1.parse().map_err(|_| ())?;
+    pairs.remove(at);
+    Ok(Some(frame))
 }
 
 /// The handle in a queue track's description (`VkQueue 0x...: family F, index I`, and

@@ -173,6 +173,10 @@ fn stages_become_the_ranges_they_were() {
     assert_eq!(t.batches.len(), 3);
     let numbers: Vec<u64> = t.batches.iter().map(|b| b.number).collect();
     assert_eq!(numbers, [1, 2, 3]);
+    assert!(
+        t.batches.iter().all(|b| b.frame == 0),
+        "stages of older layers carry no frame: frame 0"
+    );
     // The zero-length label stage is the marker, in its place among the events.
     let names: Vec<&str> = t.batches[0]
         .events
@@ -268,6 +272,8 @@ fn written_traces_read_back_with_the_same_ranges() {
     assert!(got.iter().any(|r| r.3 == "label=\"say \\\"a, b=c\\\"\""));
     let devices: Vec<(u32, u64)> = back.batches.iter().map(|b| (b.device, b.number)).collect();
     assert_eq!(devices, [(0, 1), (0, 2), (1, 1)]);
+    let frames: Vec<u64> = back.batches.iter().map(|b| b.frame).collect();
+    assert_eq!(frames, [0, 1, 0], "each batch's frame, not an argument");
     let marker = back.batches[0]
         .events
         .iter()
@@ -320,4 +326,31 @@ fn the_submit_time_is_moved_onto_the_gpu_clock() {
     let t = perfetto::parse(&bytes).unwrap();
     let submits: Vec<Option<u64>> = t.batches.iter().map(|b| b.submit_ns).collect();
     assert_eq!(submits, [None, Some(540), Some(1_000_400)]);
+}
+
+/// The layer's last `extra_data`, `frame`, is the batch's frame and not an argument; one
+/// that is not a number stays an argument, with a note.
+#[test]
+fn the_frame_extra_data_is_the_batchs_frame() {
+    let cleared = SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
+    let packets = [
+        specs(7, cleared, &[(1, "q", QUEUE_A), (2, "Command Buffer", "")]),
+        stage(7, (90, 100, 2, 1, 1, &[("cmd", "0xc1"), ("frame", "7")])),
+        submit(7, 0xa0, 1, 42),
+        stage(7, (300, 10, 2, 1, 2, &[("cmd", "0xc2")])),
+        submit(7, 0xa0, 2, 42),
+        stage(7, (500, 10, 2, 1, 3, &[("cmd", "0xc3"), ("frame", "x")])),
+        submit(7, 0xa0, 3, 42),
+    ];
+    let mut bytes = Vec::new();
+    for p in &packets {
+        encode_packet(p, &mut bytes);
+    }
+    let t = perfetto::parse(&bytes).unwrap();
+    let frames: Vec<u64> = t.batches.iter().map(|b| b.frame).collect();
+    assert_eq!(frames, [7, 0, 0]);
+    let args: Vec<String> = rows(&t).into_iter().map(|r| r.3).collect();
+    assert_eq!(args, ["cmd=0xc1", "cmd=0xc2", "cmd=0xc3, frame=x"]);
+    assert_eq!(t.notes.len(), 1, "{:?}", t.notes);
+    assert!(t.notes[0].contains("1 stage events carry a `frame` that is not a frame number"));
 }

@@ -3,15 +3,15 @@
 //! first packet clears its incremental state and interns the graphics context; a hardware
 //! queue track per queue and a specification per stage name interned before the stages
 //! that use them (a label's stage named by its text); one `GpuRenderStageEvent` per range
-//! and marker, with its begin's arguments as `extra_data`, its submission, command buffer
-//! and render pass; then a `vk_queue_submit` per batch. Times stay the trace's (GPU)
+//! and marker, with its begin's arguments then its batch's `frame` as `extra_data`, its
+//! submission, command buffer and render pass; then a `vk_queue_submit` per batch. Times stay the trace's (GPU)
 //! nanoseconds, stamped on `CLOCK_BOOTTIME`, Perfetto's default clock: the text formats
 //! hold no clock pairing to move them onto the CPU's timeline.
 
 use std::collections::HashMap;
 use std::io::Write;
 
-use utrace_format::{Category, RangeKind};
+use utrace_format::{Category, RangeKind, PERFETTO_FRAME_EXTRA};
 
 use crate::trace::{Batch, Trace};
 use crate::tracepoint_spec::{StageSpec, Tracepoint};
@@ -91,6 +91,10 @@ pub fn write(trace: &Trace, spec: &StageSpec, out: &mut impl Write) -> Result<()
                         name: Some(name.clone()),
                         value: Some(value.clone()),
                     })
+                    .chain(std::iter::once(ExtraData {
+                        name: Some(PERFETTO_FRAME_EXTRA.to_string()),
+                        value: Some(batch.frame.to_string()),
+                    }))
                     .collect(),
                 render_target_handle: s.framebuffer,
                 render_pass_handle: s.render_pass,

@@ -11,7 +11,8 @@
 //! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
 //!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
 //!   the label), submission, command buffer, render pass and framebuffer (render target)
-//!   where known, and the tracepoint's arguments as `extra_data`;
+//!   where known, and as `extra_data` the tracepoint's arguments then the batch's `frame`
+//!   (which Perfetto has no field for; the text formats' `frame=N`);
 //! - a batch of more than [`STAGES_PER_STATE`] stages starts the sequence's state afresh
 //!   (clear, context, snapshot, specifications) before each further slice of them;
 //! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
@@ -20,6 +21,7 @@
 //! A range whose end is not in the batch (a label left open) has no duration and is left out.
 
 use std::borrow::Cow;
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use perfetto_sdk::data_source::TraceContext;
@@ -72,6 +74,8 @@ pub struct RenderStageSink {
     pairs: StagePairs,
     stage_iids: Vec<u64>,
     encoder: StageEncoder,
+    /// The batch's frame in decimal, written on each of its stages.
+    frame_text: String,
 }
 
 impl RenderStageSink {
@@ -81,6 +85,7 @@ impl RenderStageSink {
             pairs: StagePairs::default(),
             stage_iids: Vec::new(),
             encoder: StageEncoder::default(),
+            frame_text: String::new(),
         }
     }
 
@@ -234,6 +239,8 @@ impl RenderStageSink {
         slice: std::ops::Range<usize>,
     ) {
         let submission = info.submission as u32;
+        self.frame_text.clear();
+        let _ = write!(self.frame_text, "{}", info.frame);
         for (range, stage_iid) in self.pairs.ranges[slice].iter().zip(&self.stage_iids) {
             let e = &events[range.begin];
             let stage = Stage {
@@ -248,6 +255,7 @@ impl RenderStageSink {
                 render_pass: range.render_pass,
                 render_target: range.framebuffer,
                 pipeline_name: e.payload().pipeline().and_then(|p| info.pipeline_name(p)),
+                frame: &self.frame_text,
             };
             let fields = self.encoder.encode_packet(
                 e.ns,

@@ -16,6 +16,7 @@ use perfetto_sdk::pb_utils::{pb_make_tag, PbWireType};
 
 use crate::sink::Event;
 use crate::trace::tracepoints::{Payload, ValueKind};
+use utrace_format::PERFETTO_FRAME_EXTRA;
 
 /// `TracePacket` fields.
 mod packet {
@@ -60,6 +61,9 @@ pub struct Stage<'a> {
     /// The name the application gave the draw's or dispatch's pipeline: one more
     /// `extra_data` after its `pipeline` handle.
     pub pipeline_name: Option<&'a str>,
+    /// The batch's frame in decimal (formatted once per batch): the last `extra_data`,
+    /// `frame`, as the text formats' `frame=N` of the batch.
+    pub frame: &'a str,
 }
 
 /// Encodes stages, reusing its buffers: allocation-free once warm.
@@ -118,6 +122,7 @@ impl StageEncoder {
         if let Some(name) = stage.pipeline_name {
             extra_data(b, "pipeline_name", name);
         }
+        extra_data(b, PERFETTO_FRAME_EXTRA, stage.frame);
     }
 }
 
@@ -275,6 +280,7 @@ mod tests {
             render_pass: 0,
             render_target: 0xf00,
             pipeline_name: None,
+            frame: "12",
         }
     }
 
@@ -312,11 +318,14 @@ mod tests {
             "no render pass: its handle is left out"
         );
         let args = strings(&bytes);
-        let names: Vec<&str> = payload.info().fields.iter().map(|f| f.name).collect();
+        let mut names: Vec<&str> = payload.info().fields.iter().map(|f| f.name).collect();
+        names.push(PERFETTO_FRAME_EXTRA);
         assert_eq!(
             args.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-            names
+            names,
+            "the arguments, then the batch's frame"
         );
+        assert_eq!(args.last(), Some(&("frame".into(), "12".into())));
         assert!(
             args.contains(&("vertex_count".into(), "3".into())),
             "{args:?}"
@@ -336,6 +345,12 @@ mod tests {
         let e = words.event(1, b"say \"x\"", 1);
         let mut encoder = StageEncoder::default();
         let bytes = body(encoder.encode_packet(1, 64, 2, &stage(), &e));
-        assert_eq!(strings(&bytes), [("label".into(), "say \"x".into())]);
+        assert_eq!(
+            strings(&bytes),
+            [
+                ("label".into(), "say \"x".into()),
+                ("frame".into(), "12".into())
+            ]
+        );
     }
 }
