@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use utrace_tests::checks::{assert_clean, kind, parse, Kind};
+use utrace_tests::checks::{assert_clean, kind, parse, report_rows, Kind};
 use utrace_tests::harness::{utrace_exe, TempDir};
 use utrace_tests::workload;
 
@@ -34,31 +34,19 @@ fn trace(dir: &TempDir, format: &str) -> PathBuf {
     path
 }
 
-/// (key, count) of each row of `report --json`.
+/// (key, count) of each row of `report --json`, each row's statistics consistent.
 fn counts(out: &Output) -> Vec<(String, u64)> {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    let mut rows: Vec<(String, u64)> = v["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .map(|r| {
-            let (p50, p90) = (r["p50_ns"].as_u64().unwrap(), r["p90_ns"].as_u64().unwrap());
-            let (p99, max) = (r["p99_ns"].as_u64().unwrap(), r["max_ns"].as_u64().unwrap());
-            assert!(p50 <= p90 && p90 <= p99 && p99 <= max, "{r}");
-            let (count, total) = (
-                r["count"].as_u64().unwrap(),
-                r["total_ns"].as_u64().unwrap(),
-            );
-            assert_eq!(r["mean_ns"].as_u64().unwrap(), total / count, "{r}");
-            (r["key"].as_str().unwrap().to_string(), count)
-        })
-        .collect();
-    rows.sort();
+    let (v, rows) = report_rows(out);
+    for r in v["rows"].as_array().expect("rows") {
+        let (p50, p90) = (r["p50_ns"].as_u64().unwrap(), r["p90_ns"].as_u64().unwrap());
+        let (p99, max) = (r["p99_ns"].as_u64().unwrap(), r["max_ns"].as_u64().unwrap());
+        assert!(p50 <= p90 && p90 <= p99 && p99 <= max, "{r}");
+        let (count, total) = (
+            r["count"].as_u64().unwrap(),
+            r["total_ns"].as_u64().unwrap(),
+        );
+        assert_eq!(r["mean_ns"].as_u64().unwrap(), total / count, "{r}");
+    }
     rows
 }
 

@@ -26,87 +26,79 @@ pub unsafe extern "system" fn create_command_pool(
     .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
 }
 
-/// `(mode, count, list)` as passed down, the list kept alive by `keep`.
-///
-/// # Safety
-/// `list` points at `count` indices (or is ignored when the mode is exclusive).
-pub unsafe fn shared_with(
-    mode: vk::SharingMode,
-    count: u32,
-    list: *const u32,
-    keep: &mut Vec<u32>,
-) -> (vk::SharingMode, u32, *const u32) {
-    if mode != vk::SharingMode::CONCURRENT || list.is_null() {
-        return (mode, count, list);
+/// A create info with a sharing list, which the extra family must not reach.
+pub trait Shared {
+    /// The sharing mode, count and list, to read and replace.
+    fn sharing(&mut self) -> (&mut vk::SharingMode, &mut u32, &mut *const u32);
+
+    /// Replaces the list with the driver's families, kept alive by `keep`.
+    ///
+    /// # Safety
+    /// The list points at `count` indices (or is ignored when the mode is exclusive).
+    unsafe fn to_driver_families(&mut self, keep: &mut Vec<u32>) {
+        let (mode, count, list) = self.sharing();
+        if *mode != vk::SharingMode::CONCURRENT || list.is_null() {
+            return;
+        }
+        // SAFETY: as the caller promises.
+        let families = unsafe { std::slice::from_raw_parts(*list, *count as usize) };
+        let (fixed_mode, fixed) = sharing(*mode, families);
+        *keep = fixed;
+        (*mode, *count, *list) = (fixed_mode, keep.len() as u32, keep.as_ptr());
     }
-    // SAFETY: as the caller promises.
-    let families = unsafe { std::slice::from_raw_parts(list, count as usize) };
-    let (mode, fixed) = sharing(mode, families);
-    *keep = fixed;
-    (mode, keep.len() as u32, keep.as_ptr())
 }
 
-pub unsafe extern "system" fn create_image(
-    device: vk::Device,
-    info: *const vk::ImageCreateInfo<'_>,
-    alloc: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::Image,
-) -> vk::Result {
-    let mut keep = Vec::new();
-    // SAFETY: the caller's valid info, copied.
-    let mut own = unsafe { *info };
-    // SAFETY: the info's own list.
-    (
-        own.sharing_mode,
-        own.queue_family_index_count,
-        own.p_queue_family_indices,
-    ) = unsafe {
-        shared_with(
-            own.sharing_mode,
-            own.queue_family_index_count,
-            own.p_queue_family_indices,
-            &mut keep,
-        )
+macro_rules! shared {
+    ($($t:ty => $mode:ident),*) => {$(
+        impl Shared for $t {
+            fn sharing(&mut self) -> (&mut vk::SharingMode, &mut u32, &mut *const u32) {
+                (&mut self.$mode, &mut self.queue_family_index_count, &mut self.p_queue_family_indices)
+            }
+        }
+    )*};
+}
+shared!(
+    vk::BufferCreateInfo<'_> => sharing_mode,
+    vk::ImageCreateInfo<'_> => sharing_mode,
+    vk::SwapchainCreateInfoKHR<'_> => image_sharing_mode
+);
+
+/// A create hook whose info's sharing list is given the driver's families.
+macro_rules! created_shared {
+    ($hook:ident, $name:literal, $pfn:ty, $info:ty, $out:ty) => {
+        pub unsafe extern "system" fn $hook(
+            device: vk::Device,
+            info: *const $info,
+            alloc: *const vk::AllocationCallbacks<'_>,
+            out: *mut $out,
+        ) -> vk::Result {
+            let mut keep = Vec::new();
+            // SAFETY: the caller's valid info, copied, and its own list.
+            let own = unsafe {
+                let mut own = *info;
+                own.to_driver_families(&mut keep);
+                own
+            };
+            device_down!(device, $name, $pfn, (device, &own, alloc, out))
+                .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
+        }
     };
-    device_down!(
-        device,
-        c"vkCreateImage",
-        vk::PFN_vkCreateImage,
-        (device, &own, alloc, out)
-    )
-    .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
 }
 
-pub unsafe extern "system" fn create_swapchain(
-    device: vk::Device,
-    info: *const vk::SwapchainCreateInfoKHR<'_>,
-    alloc: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::SwapchainKHR,
-) -> vk::Result {
-    let mut keep = Vec::new();
-    // SAFETY: the caller's valid info, copied.
-    let mut own = unsafe { *info };
-    // SAFETY: the info's own list.
-    (
-        own.image_sharing_mode,
-        own.queue_family_index_count,
-        own.p_queue_family_indices,
-    ) = unsafe {
-        shared_with(
-            own.image_sharing_mode,
-            own.queue_family_index_count,
-            own.p_queue_family_indices,
-            &mut keep,
-        )
-    };
-    device_down!(
-        device,
-        c"vkCreateSwapchainKHR",
-        vk::PFN_vkCreateSwapchainKHR,
-        (device, &own, alloc, out)
-    )
-    .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
-}
+created_shared!(
+    create_image,
+    c"vkCreateImage",
+    vk::PFN_vkCreateImage,
+    vk::ImageCreateInfo<'_>,
+    vk::Image
+);
+created_shared!(
+    create_swapchain,
+    c"vkCreateSwapchainKHR",
+    vk::PFN_vkCreateSwapchainKHR,
+    vk::SwapchainCreateInfoKHR<'_>,
+    vk::SwapchainKHR
+);
 
 /// Barriers with the extra family replaced in their ownership transfers.
 trait Owned: Copy {

@@ -11,7 +11,7 @@ use ash::vk;
 use ash::vk::Handle;
 use parking_lot::Mutex;
 
-use super::family_indices::shared_with;
+use super::family_indices::Shared;
 use super::{log_pair, shape};
 use crate::faults;
 use crate::loader::next_device_fn;
@@ -93,16 +93,7 @@ pub unsafe extern "system" fn create_buffer(
             info.usage |= vk::BufferUsageFlags::STORAGE_BUFFER;
         }
         let mut keep = Vec::new();
-        (
-            info.sharing_mode,
-            info.queue_family_index_count,
-            info.p_queue_family_indices,
-        ) = shared_with(
-            info.sharing_mode,
-            info.queue_family_index_count,
-            info.p_queue_family_indices,
-            &mut keep,
-        );
+        info.to_driver_families(&mut keep);
         f(device, &info, alloc, out)
     }
 }
