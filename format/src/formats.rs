@@ -37,7 +37,8 @@ impl Format {
 
 /// The csv format's header line: the columns of every row (an `end_of_trace` row leaves
 /// the batch's empty).
-pub const CSV_HEADER: &str = "device,batch,frame,submission,thread,ns,delta,depth,event,args\n";
+pub const CSV_HEADER: &str =
+    "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n";
 
 #[cfg(test)]
 mod tests {

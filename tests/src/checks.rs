@@ -8,8 +8,13 @@ use crate::trace_txt::{Batch, Event, Trace};
 /// Checks that `batches` are exactly `submissions`, one for one and in order: at the top
 /// level, per submitted command buffer one `start_cmd_buffer`/`end_cmd_buffer` pair naming
 /// it; every event inside the submission's CPU window (Lavapipe's device clock is
-/// CLOCK_MONOTONIC); ranges well nested (see [`assert_well_nested`]); batch numbers counting
+/// CLOCK_MONOTONIC), and its submit time (where the trace gives one) between the call's
+/// start and the batch's first event, within [`SUBMIT_SLACK_NS`]; ranges well nested (see [`assert_well_nested`]); batch numbers counting
 /// from 1; `ELAPSED` the batch's span and deltas between neighbours.
+/// How far a batch's submit time may be from the truth: the error of Lavapipe's calibrated
+/// clock pairs (a few hundred ns) with room to spare.
+pub const SUBMIT_SLACK_NS: u64 = 2_000;
+
 pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
     assert_eq!(
         batches.len(),
@@ -64,8 +69,16 @@ pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
                 sub.cpu_after_ns
             );
         }
-        assert_well_nested(&batch.events, &what);
         let first = batch.events.first().map_or(0, |e| e.ns);
+        if let Some(submitted) = batch.submitted {
+            assert!(
+                sub.cpu_before_ns <= submitted + SUBMIT_SLACK_NS
+                    && submitted <= first + SUBMIT_SLACK_NS,
+                "{what}: submitted at {submitted}, not between the call's start {} and the first event {first}",
+                sub.cpu_before_ns
+            );
+        }
+        assert_well_nested(&batch.events, &what);
         let last = batch.events.last().map_or(0, |e| e.ns);
         assert_eq!(batch.elapsed_ns, last - first, "{what}: ELAPSED");
         for w in batch.events.windows(2) {

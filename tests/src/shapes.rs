@@ -112,10 +112,17 @@ impl Truth {
     }
 
     /// `trace` with every time replaced by the driver's, deltas and spans recomputed: the
-    /// trace a 1-ns device would have given.
+    /// trace a 1-ns device would have given (submit times moved by their batch's offset).
     pub fn reference(&self, trace: &Trace) -> Trace {
         let mut reference = trace.clone();
         for batch in &mut reference.batches {
+            // The submit time is on the clock of the events (no timestamp of the shape's):
+            // it moves with the batch's first event.
+            if let (Some(submitted), Some(first)) = (batch.submitted, batch.events.first()) {
+                let moved =
+                    i128::from(submitted) - i128::from(first.ns) + i128::from(self.of(first.ns));
+                batch.submitted = u64::try_from(moved).ok();
+            }
             let mut previous = None;
             for e in &mut batch.events {
                 e.ns = self.of(e.ns);

@@ -33,6 +33,8 @@ pub struct Batch {
     pub queries: u32,
     /// The thread that submitted it.
     pub thread: u32,
+    /// When its submit call began, on the events' clock (`submitted=`).
+    pub submitted: Option<u64>,
     pub events: Vec<Event>,
     pub elapsed_ns: u64,
 }
@@ -88,6 +90,14 @@ fn field<T: std::str::FromStr>(fields: &[(&str, &str)], key: &str) -> Result<T, 
         .find(|(k, _)| *k == key)
         .ok_or_else(|| format!("missing {key}="))?;
     v.parse().map_err(|_| format!("{key}={v} is not a number"))
+}
+
+/// A field older traces may lack: `None` when absent, an error when not a number.
+fn optional_field(fields: &[(&str, &str)], key: &str) -> Result<Option<u64>, String> {
+    match fields.iter().any(|(k, _)| *k == key) {
+        true => field(fields, key).map(Some),
+        false => Ok(None),
+    }
 }
 
 /// Splits `a=1, b="x, \"y\"", c=2` into pairs, unescaping quoted values.
@@ -224,6 +234,7 @@ pub fn parse_trace(text: &str) -> Result<Trace, String> {
                 cmdbufs: field(&fields, "cmdbufs").map_err(err)?,
                 queries: field(&fields, "queries").map_err(err)?,
                 thread: field(&fields, "thread").map_err(err)?,
+                submitted: optional_field(&fields, "submitted").map_err(err)?,
                 ..Batch::default()
             });
             expect_columns = true;

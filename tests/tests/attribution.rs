@@ -118,7 +118,7 @@ fn json_and_csv_name_pipelines_and_threads() {
     let mut rows = text.lines();
     assert_eq!(
         rows.next(),
-        Some("device,batch,frame,submission,thread,ns,delta,depth,event,args")
+        Some("device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args")
     );
     let events: Vec<&str> = rows.filter(|r| !r.contains(",end_of_trace,")).collect();
     assert!(!events.is_empty());

@@ -3,7 +3,7 @@
 //! user would click (`#click=slowest`, `#hide=KIND`, `#search=TEXT`, `#zoom=in`; the page's
 //! main.js): no script error, every range drawn or counted, one frame bar per frame, a
 //! click on the slowest frame zooms to it and the statistics follow, a legend entry hides
-//! its kind, the search finds labels and pipelines, Perfetto traces show their submits,
+//! its kind, the search finds labels and pipelines, every format shows its submits,
 //! screenshots are not blank, no request leaves the file; and 100k and 1M ranges.
 
 use std::path::{Path, PathBuf};
@@ -107,7 +107,7 @@ fn traced(
 #[test]
 fn the_demo_page_loads_with_a_bar_per_range() {
     let dir = TempDir::new("cli-view");
-    let (trace, _) = traced(&dir, "demo", "trace.json", None);
+    let (trace, submissions) = traced(&dir, "demo", "trace.json", None);
     let ranges = ranges_in(&trace);
     assert!(ranges > 0);
     let page = dir.path().join("timeline.html");
@@ -125,9 +125,12 @@ fn the_demo_page_loads_with_a_bar_per_range() {
         "one bar per range"
     );
     assert_eq!(body_attribute(&dom, "data-stats-count"), Some(ranges));
-    // Without a window the demo's work stays in frame 0; a json trace has no submit times.
+    // Without a window the demo's work stays in frame 0.
     assert_eq!(body_attribute(&dom, "data-frame-bars"), Some(1));
-    assert_eq!(body_attribute(&dom, "data-submits-drawn"), Some(0));
+    assert_eq!(
+        body_attribute(&dom, "data-submits-drawn"),
+        Some(submissions)
+    );
     let colours = screenshot(&dir, &page, "", &dir.path().join("demo.png"));
     assert!(
         colours > 20,
@@ -135,23 +138,28 @@ fn the_demo_page_loads_with_a_bar_per_range() {
     );
 }
 
-/// A Perfetto trace carries each submission's CPU time: a marker per submission.
+/// Every format carries each submission's CPU time (Perfetto as its `vk_queue_submit`,
+/// the text formats as the batch's `submitted`): a marker per submission.
 #[test]
-fn a_perfetto_trace_shows_a_submit_marker_per_submission() {
-    let dir = TempDir::new("cli-view-perfetto");
-    let (trace, submissions) = traced(&dir, "demo", "trace.pftrace", None);
-    assert!(submissions > 0);
-    let page = dir.path().join("timeline.html");
-    view(&trace, &page);
-    let dom = load(&dir, &page, "");
-    assert_eq!(
-        body_attribute(&dom, "data-submits-drawn"),
-        Some(submissions),
-        "{dom}"
-    );
-    assert_eq!(body_attribute(&dom, "data-bars"), Some(ranges_in(&trace)));
-    let colours = screenshot(&dir, &page, "", &dir.path().join("perfetto.png"));
-    assert!(colours > 20, "{colours} colours");
+fn every_format_shows_a_submit_marker_per_submission() {
+    for name in ["trace.pftrace", "trace.txt", "trace.csv"] {
+        let dir = TempDir::new("cli-view-submits");
+        let (trace, submissions) = traced(&dir, "demo", name, None);
+        assert!(submissions > 0);
+        let page = dir.path().join("timeline.html");
+        view(&trace, &page);
+        let dom = load(&dir, &page, "");
+        assert_eq!(
+            body_attribute(&dom, "data-submits-drawn"),
+            Some(submissions),
+            "{name}: {dom}"
+        );
+        assert_eq!(body_attribute(&dom, "data-bars"), Some(ranges_in(&trace)));
+        if name.ends_with(".pftrace") {
+            let colours = screenshot(&dir, &page, "", &dir.path().join("perfetto.png"));
+            assert!(colours > 20, "{colours} colours");
+        }
+    }
 }
 
 /// 100 frames on a window (as vkcube's): a bar per frame; a click on the slowest zooms the

@@ -75,7 +75,7 @@ fn csv_has_a_row_per_event() {
     let rows: Vec<&str> = csv.stdout.lines().collect();
     assert_eq!(
         rows[0],
-        "device,batch,frame,submission,thread,ns,delta,depth,event,args"
+        "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args"
     );
     let txt = parse(&txt.stdout);
     let txt_events: Vec<&str> = txt
@@ -86,9 +86,15 @@ fn csv_has_a_row_per_event() {
     let (last, events) = rows[1..].split_last().unwrap();
     let csv_events: Vec<&str> = events
         .iter()
-        .map(|r| r.split(',').nth(8).unwrap())
+        .map(|r| r.split(',').nth(9).unwrap())
         .collect();
     assert_eq!(csv_events, txt_events, "the same events in the same order");
+    // Every row says when its batch was submitted, on the events' clock: before the event.
+    for r in events {
+        let f: Vec<&str> = r.split(',').collect();
+        let (submitted, ns) = (f[5].parse::<u64>(), f[6].parse::<u64>().unwrap());
+        assert!(submitted.is_ok_and(|s| s <= ns), "{r}");
+    }
     assert!(
         rows[1].contains(",start_cmd_buffer,\"cmd=0x"),
         "{}",
@@ -99,7 +105,7 @@ fn csv_has_a_row_per_event() {
     assert_eq!(
         *last,
         format!(
-            "0,,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
+            "0,,,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
             end.batches, end.events, end.dropped
         )
     );
@@ -127,7 +133,7 @@ fn two_devices_sharing_a_csv_file_write_one_header_and_an_end_row_each() {
     for device in 0..2 {
         assert!(
             ends.iter().any(|l| l.starts_with(&format!(
-                "{device},,,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\""
+                "{device},,,,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\""
             ))),
             "{ends:?}"
         );

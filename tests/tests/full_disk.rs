@@ -178,8 +178,8 @@ fn a_csv_file_keeps_its_header_when_its_first_batch_is_lost() {
     assert_eq!(
         text,
         format!(
-            "device,batch,frame,submission,thread,ns,delta,depth,event,args\n\
-             0,,,,,,,,end_of_trace,\"batches=0, events=0, dropped={}\"\n",
+            "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n\
+             0,,,,,,,,,end_of_trace,\"batches=0, events=0, dropped={}\"\n",
             2 + 2 * commands
         )
     );

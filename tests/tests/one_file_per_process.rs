@@ -146,7 +146,7 @@ fn two_processes_sharing_a_csv_file_each_write_a_whole_csv_of_their_own() {
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(
             rows[0],
-            "device,batch,frame,submission,thread,ns,delta,depth,event,args"
+            "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args"
         );
         assert_eq!(
             rows.iter().filter(|r| r.starts_with("device,")).count(),
@@ -155,7 +155,7 @@ fn two_processes_sharing_a_csv_file_each_write_a_whole_csv_of_their_own() {
         );
         assert_eq!(
             *rows.last().unwrap(),
-            "0,,,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\"",
+            "0,,,,,,,,,end_of_trace,\"batches=4, events=24, dropped=0\"",
             "{text}"
         );
         // The command buffers it names are this process's own, every one of them.

@@ -13,6 +13,13 @@ fn check_basic_trace(text: &str, run: &utrace_tests::harness::Run) {
     for (k, b) in trace.batches.iter().enumerate() {
         assert_eq!(b.submission, k as u64 + 1);
         assert_eq!(b.device, 0);
+        // When the call began, on the events' clock (its place is checked against the
+        // workload's account by `assert_trace_matches`).
+        assert!(
+            b.submitted.is_some(),
+            "batch {} has no submit time",
+            b.number
+        );
         let usage = b.events[0].arg("usage");
         assert_eq!(usage, Some(if k == 0 { "one_time_submit" } else { "none" }));
         // The work inside: one dispatch and one fill, each a range of its own.

@@ -4,7 +4,8 @@
 use super::{number, Batch, Event, Trace};
 
 /// How every header of the layer's csv begins; which columns follow is read from it (a
-/// `thread` column came with the submitting thread; older traces lack it).
+/// `thread` column came with the submitting thread, `submitted` with its submit time; older
+/// traces lack them).
 pub const HEADER_START: &str = "device,batch,frame,submission,";
 
 /// The columns the reader uses, by their place in the header.
@@ -14,6 +15,7 @@ struct Columns {
     frame: usize,
     submission: usize,
     thread: Option<usize>,
+    submitted: Option<usize>,
     ns: usize,
     event: usize,
     args: usize,
@@ -32,6 +34,7 @@ impl Columns {
             frame: need("frame")?,
             submission: need("submission")?,
             thread: at("thread"),
+            submitted: at("submitted"),
             ns: need("ns")?,
             event: need("event")?,
             args: need("args")?,
@@ -74,7 +77,7 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 frame: number(&f[c.frame])?,
                 submission: number(&f[c.submission])?,
                 thread: c.thread.and_then(|t| number(&f[t])),
-                submit_ns: None,
+                submit_ns: c.submitted.and_then(|s| number(&f[s])),
                 events: Vec::new(),
             };
             let event = Event {

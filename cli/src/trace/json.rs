@@ -50,7 +50,7 @@ fn batch(v: &Value) -> Option<Batch> {
         frame: v["frame"].as_u64()?,
         submission: v["submission"].as_u64()?,
         thread: v["thread"].as_u64(),
-        submit_ns: None,
+        submit_ns: v["submitted_ns"].as_u64(),
         events,
     })
 }

@@ -44,7 +44,8 @@ pub struct Batch {
     /// The thread that submitted it; traces of older layers do not say.
     pub thread: Option<u64>,
     /// When the submit call began on the CPU, on the trace's (GPU) clock: Perfetto traces
-    /// carry it (their `vk_queue_submit` and clock snapshots); the text formats do not.
+    /// carry it (their `vk_queue_submit` and clock snapshots), the text formats as the
+    /// batch's `submitted`; traces of older layers do not.
     pub submit_ns: Option<u64>,
     pub events: Vec<Event>,
 }

@@ -140,7 +140,8 @@ fn first_packet(sequence_id: u32) -> TracePacket {
 }
 
 /// The CPU side of the batch: its queue, thread, submission and command buffers (those
-/// its primary `cmd_buffer` ranges name), at its first event's time.
+/// its primary `cmd_buffer` ranges name), at its submit time where the trace has one, else
+/// at its first event's.
 fn submit_packet(batch: &Batch, sequence_id: u32, stages: &[Stage<'_>]) -> TracePacket {
     // Stages are in the order their ends came; the batch ran its command buffers in the
     // order they began.
@@ -156,7 +157,7 @@ fn submit_packet(batch: &Batch, sequence_id: u32, stages: &[Stage<'_>]) -> Trace
         .collect();
     primaries.sort();
     TracePacket {
-        timestamp: batch.events.first().map(|e| e.ns),
+        timestamp: batch.submit_ns.or(batch.events.first().map(|e| e.ns)),
         timestamp_clock_id: Some(CLOCK_BOOTTIME),
         trusted_packet_sequence_id: Some(sequence_id),
         vulkan_api_event: Some(VulkanApiEvent {

@@ -62,7 +62,7 @@ fn batch_header(rest: &str, line: &str) -> Option<Batch> {
         frame: header_field(line, "frame").and_then(number)?,
         submission: header_field(line, "submission").and_then(number)?,
         thread: header_field(line, "thread").and_then(number),
-        submit_ns: None,
+        submit_ns: header_field(line, "submitted").and_then(number),
         events: Vec::new(),
     })
 }

@@ -53,6 +53,7 @@ impl Rounds {
     }
 }
 
+#[derive(Clone)]
 pub enum GpuClock {
     Calibrated {
         dispatch: Arc<DeviceDispatch>,

@@ -89,7 +89,8 @@ impl DevicePlan {
 }
 
 /// What the layer asks for beyond the application's create info: timeline semaphores
-/// (unless `force_fence`), and calibrated timestamps when `want_calibration` (Perfetto).
+/// (unless `force_fence`), and calibrated timestamps when `want_calibration` (the clock
+/// pairing every output uses).
 ///
 /// # Safety
 /// `create_info` is the application's valid `VkDeviceCreateInfo` for `physical_device`.

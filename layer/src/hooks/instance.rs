@@ -161,7 +161,8 @@ pub unsafe fn create_device(
 
     let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
     let force_fence = config.is_some_and(|c| c.force_fence);
-    let want_calibration = config.is_some_and(|c| c.perfetto() && !c.force_measured_clock);
+    // Every output places submit times (text) or stages (Perfetto) by the paired clocks.
+    let want_calibration = config.is_some_and(|c| !c.force_measured_clock);
     let caps = tracing
         .then(|| {
             // SAFETY: the physical device belongs to this instance.

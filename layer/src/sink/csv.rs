@@ -2,19 +2,20 @@
 //! quotes (the arguments) are quoted, with quotes doubled.
 //!
 //! ```text
-//! device,batch,frame,submission,thread,ns,delta,depth,event,args
-//! 0,1,0,1,4242,1000000,0,0,start_cmd_buffer,"cmd=0xabc, level=primary, usage=one_time_submit, thread=4242"
+//! device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args
+//! 0,1,0,1,4242,980012,1000000,0,0,start_cmd_buffer,"cmd=0xabc, level=primary, usage=one_time_submit, thread=4242"
 //! ```
 //!
 //! `thread` is the batch's submitting thread (a command buffer's recording thread is its
-//! `start_cmd_buffer`'s `thread` argument).
+//! `start_cmd_buffer`'s `thread` argument), `submitted` when its submit call began on the
+//! events' clock (empty where the GPU clock could not be paired with the CPU's).
 //!
 //! Frame ends are not rows (every row says its frame). The end of a device's trace is one
 //! row of the same columns, its counts in `args` (what was written, and `dropped`: events
 //! lost, those of batches the output could not write included):
 //!
 //! ```text
-//! 0,,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
+//! 0,,,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
 //! ```
 
 use std::fmt::Write;
@@ -48,7 +49,7 @@ impl CsvSink {
 pub fn format_end(s: &TraceSummary, buf: &mut String) {
     let _ = writeln!(
         buf,
-        "{},,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
+        "{},,,,,,,,,end_of_trace,\"batches={}, events={}, dropped={}\"",
         s.device, s.batches, s.events, s.dropped
     );
 }
@@ -81,6 +82,10 @@ pub fn format_batch(
             digits::push_u64(buf, column);
             buf.push(',');
         }
+        if let Some(ns) = info.submitted_ns {
+            digits::push_u64(buf, ns);
+        }
+        buf.push(',');
         digits::push_u64(buf, e.ns);
         buf.push(',');
         digits::push_i64(buf, delta);
@@ -152,7 +157,7 @@ mod tests {
         format_batch(&mut buf, &mut args, &info, &events, &mut |_| {});
         assert_eq!(
             buf,
-            "1,3,2,4,31,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
+            "1,3,2,4,31,,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
         );
     }
 }

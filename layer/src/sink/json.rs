@@ -3,7 +3,7 @@
 //! flushed). Three kinds of lines, in the order of the txt format's blocks:
 //!
 //! ```text
-//! {"type":"batch","device":0,"batch":1,"queue":"0x1","frame":0,"submission":1,"thread":4242,"cmdbufs":1,"queries":2,"elapsed_ns":3344,
+//! {"type":"batch","device":0,"batch":1,"queue":"0x1","frame":0,"submission":1,"thread":4242,"cmdbufs":1,"queries":2,"elapsed_ns":3344,"submitted_ns":980012,
 //!  "events":[{"ns":1000000,"delta":0,"depth":0,"name":"start_cmd_buffer","args":{"cmd":"0xabc","level":"primary",...,"thread":4242}},
 //!            {"ns":1002000,...,"name":"start_dispatch","args":{...,"pipeline":"0x5c00","pipeline_name":"blur"}},...]}
 //! {"type":"end_of_frame","device":0,"frame":0}
@@ -11,8 +11,9 @@
 //! ```
 //!
 //! Arguments keep their kind: numbers and booleans bare, everything else a string. A batch's
-//! `thread` is its submitting thread; a draw's or dispatch's `pipeline` is followed by the
-//! name the application gave it, if any.
+//! `thread` is its submitting thread, `submitted_ns` when its submit call began on the
+//! events' clock (absent where the GPU clock could not be paired with the CPU's); a draw's
+//! or dispatch's `pipeline` is followed by the name the application gave it, if any.
 
 use std::fmt::Write;
 
@@ -63,9 +64,15 @@ pub fn format_batch(
     };
     let _ = write!(
         buf,
-        "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"thread\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},\"events\":[",
+        "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"thread\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},",
         info.device, info.number, info.queue, info.frame, info.submission, info.submit.tid, info.cmdbufs, info.queries
     );
+    if let Some(ns) = info.submitted_ns {
+        buf.push_str("\"submitted_ns\":");
+        digits::push_u64(buf, ns);
+        buf.push(',');
+    }
+    buf.push_str("\"events\":[");
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);
     for (i, e) in events.iter().enumerate() {

@@ -12,6 +12,7 @@ pub mod perfetto;
 mod ranges;
 mod record_queue;
 pub mod remote_slot;
+pub mod submit_clock;
 pub mod tally;
 mod target;
 mod tee;
@@ -64,9 +65,12 @@ fn open(config: &OutputChoice, device: DeviceContext) -> Box<dyn Sink> {
     use perfetto::render_stages::RenderStageSink;
     // A capture asked from outside the process writes through each device's slot.
     let slot = remote_slot::slot(device.index);
+    // The text formats give each batch its submit time on the device's clock.
+    let clock = device.clock.clone();
+    let with_submit_times = |sinks| submit_clock::SubmitClock::wrap(tee::Tee::of(sinks), clock);
     // On demand, only a Perfetto session (or such a capture) ever asks for the trace.
     if config.on_demand {
-        return tee::Tee::of(vec![Box::new(RenderStageSink::new(device)), slot]);
+        return with_submit_times(vec![Box::new(RenderStageSink::new(device)), slot]);
     }
     // With Perfetto, GPU_TRACEFILE names the Perfetto trace and text goes to stdout.
     let perfetto = config.formats.contains(&Format::Perfetto);
@@ -89,5 +93,5 @@ fn open(config: &OutputChoice, device: DeviceContext) -> Box<dyn Sink> {
         sinks.push(Box::new(RenderStageSink::new(device)));
     }
     sinks.push(slot);
-    tee::Tee::of(sinks)
+    with_submit_times(sinks)
 }

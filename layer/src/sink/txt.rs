@@ -1,7 +1,7 @@
 //! The `txt` format, after Mesa's u_trace printer:
 //!
 //! ```text
-//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4 thread=4242
+//! BATCH 1: device=0 queue=0x55d0c8f0a1b0 frame=0 submission=1 cmdbufs=1 queries=4 thread=4242 submitted=123456780012
 //! +----- NS -----+ +-- Δ --+  +----- MSG -----
 //! 0000123456789012        +0: start_cmd_buffer: cmd=0x55d0c8f0b000, level=primary, usage=one_time_submit, thread=4242
 //! 0000123456790012     +2000:    start_dispatch: group_count_x=64, ..., pipeline=0x55d0c8f0c000, pipeline_name="blur"
@@ -15,6 +15,8 @@
 //! Events are indented three spaces per open range; deltas are signed 64-bit. `thread` is
 //! the submitting thread on a batch, the recording thread on a command buffer; a draw's or
 //! dispatch's `pipeline` is followed by the name the application gave it, if any.
+//! `submitted` is when the submit call began, on the events' clock (see
+//! [`super::submit_clock`]); absent where the GPU clock could not be paired with the CPU's.
 
 use std::fmt::Write;
 
@@ -51,7 +53,7 @@ pub fn format_batch(
     events: &[Event<'_>],
     spill: &mut dyn FnMut(&mut String),
 ) {
-    let _ = writeln!(
+    let _ = write!(
         buf,
         "BATCH {}: device={} queue={:#x} frame={} submission={} cmdbufs={} queries={} thread={}",
         info.number,
@@ -63,6 +65,11 @@ pub fn format_batch(
         info.queries,
         info.submit.tid
     );
+    if let Some(ns) = info.submitted_ns {
+        buf.push_str(" submitted=");
+        digits::push_u64(buf, ns);
+    }
+    buf.push('\n');
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
     let mut ranges = Ranges::default();
     let mut prev = events.first().map_or(0, |e| e.ns);

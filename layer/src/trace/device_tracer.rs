@@ -48,9 +48,9 @@ pub struct DeviceTracer {
     pub stats: Arc<Stats>,
     /// What its outputs are told of the device's life and of the frame window.
     life: DeviceLife,
-    /// Its outputs show each submission's CPU time (Perfetto's `vk_queue_submit`): only then
-    /// does a submission read the clock, twice.
-    pub(super) submissions_timed: bool,
+    /// Its outputs show how long each submit call took (Perfetto's `vk_queue_submit`): only
+    /// then does a submission read the clock a second time, after the call.
+    pub(super) submit_durations_timed: bool,
     /// Where the measured GPU clock pairing goes (devices without calibrated timestamps).
     measured_clock: Option<Arc<OnceLock<MeasuredPair>>>,
     /// Names the application gave objects (kept for Perfetto).
@@ -67,12 +67,9 @@ impl DeviceTracer {
         let stats = Arc::new(Stats::default());
         let Outputs { open, lifecycle } = outputs;
         let life = DeviceLife::created(lifecycle);
-        // Perfetto places GPU stages on the CPU's timeline.
-        let (clock, measured_clock) = if options.perfetto {
-            backend.gpu_clock()
-        } else {
-            (None, None)
-        };
+        // Perfetto places GPU stages on the CPU's timeline; the text formats place each
+        // batch's submit time on the GPU's.
+        let (clock, measured_clock) = backend.gpu_clock();
         let names = ObjectNames::default();
         let sink = open(DeviceContext {
             index,
@@ -115,7 +112,7 @@ impl DeviceTracer {
             health,
             capture: Capture::new(options.frames, options.instrument, options.perfetto),
             life,
-            submissions_timed: options.perfetto,
+            submit_durations_timed: options.perfetto,
             measured_clock,
             names: KeptNames::new(names, options.perfetto),
             cmdbufs: CommandBuffers::default(),
@@ -193,7 +190,7 @@ impl DeviceTracer {
                 let _ = slot.set(measured);
             }
             Err(e) => log::warn!(
-                "device {}: the GPU clock could not be measured ({e}); Perfetto cannot place its events",
+                "device {}: the GPU clock could not be measured ({e}); Perfetto cannot place its events and text traces give no submit times",
                 self.index
             ),
         }

@@ -98,6 +98,10 @@ pub struct BatchInfo<'a> {
     pub command_buffers: &'a [u64],
     /// The `vkQueueSubmit*` call on the CPU (its thread: the batch's submitting thread).
     pub submit: SubmitTiming,
+    /// When that call began, on the device's clock (the events' nanoseconds): set by
+    /// [`crate::sink::submit_clock`] for the text formats; `None` where the clock could not
+    /// be paired with the CPU's.
+    pub submitted_ns: Option<u64>,
     /// The names of the pipelines its draws and dispatches name.
     pub pipeline_names: Option<&'a PipelineNames>,
 }

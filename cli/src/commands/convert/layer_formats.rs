@@ -120,7 +120,11 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
         if let Some(t) = b.thread {
             let _ = write!(out, ",\"thread\":{t}");
         }
-        let _ = write!(out, ",\"elapsed_ns\":{elapsed},\"events\":[");
+        let _ = write!(out, ",\"elapsed_ns\":{elapsed}");
+        if let Some(s) = b.submit_ns {
+            let _ = write!(out, ",\"submitted_ns\":{s}");
+        }
+        out.push_str(",\"events\":[");
         for (i, (e, delta, depth)) in walk(b, spec).into_iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -136,10 +140,11 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
     let mut out = String::from(utrace_format::CSV_HEADER);
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
+        let submitted = b.submit_ns.map(|s| s.to_string()).unwrap_or_default();
         for (e, delta, depth) in walk(b, spec) {
             let _ = write!(
                 out,
-                "{},{},{},{},{thread},{},{delta},{depth},{},",
+                "{},{},{},{},{thread},{submitted},{},{delta},{depth},{},",
                 b.device, b.number, b.frame, b.submission, e.ns, e.name,
             );
             // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
@@ -204,8 +209,8 @@ mod tests {
         let t = batch(vec![ev(5, "begin_label", "label=\"a, b\"")]);
         assert_eq!(
             csv(&t, &Spec::built_in()),
-            "device,batch,frame,submission,thread,ns,delta,depth,event,args\n\
-             0,4,2,3,77,5,0,0,begin_label,\"label=\"\"a, b\"\"\"\n"
+            "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n\
+             0,4,2,3,77,,5,0,0,begin_label,\"label=\"\"a, b\"\"\"\n"
         );
     }
 }

@@ -12,7 +12,7 @@ window.addEventListener("resize", layoutAll);
 document.getElementById("reset").addEventListener("click", () => setView(0, traceEnd));
 document.getElementById("summary").textContent =
   `${N} ranges · ${LANES.length} queue(s) · ${FRAME_COUNT} frame(s) · ${fmt(traceEnd)}` +
-  (HAS_SUBMITS ? "" : " · no submit times (Perfetto traces carry them)");
+  (HAS_SUBMITS ? "" : " · no submit times in this trace (older layers wrote none)");
 showSelection();
 
 const firstDrawStart = performance.now();

@@ -61,14 +61,14 @@ impl DeviceTracer {
         else {
             return plain();
         };
-        // The CPU side of the submission (Perfetto's vk_queue_submit): two vDSO clock reads,
-        // made only for outputs that show it.
-        let timed = self.submissions_timed;
-        let start_ns = if timed { cpu_clock::boottime_ns() } else { 0 };
+        // The CPU side of the submission: when the call began (every output shows it: a
+        // text trace on the GPU's clock, see `sink::submit_clock`), and for Perfetto's
+        // vk_queue_submit how long it took. One vDSO clock read, or two.
+        let start_ns = cpu_clock::boottime_ns();
         let result = wrapped(&pending.wrapping());
         let timing = SubmitTiming {
             start_ns,
-            duration_ns: if timed {
+            duration_ns: if self.submit_durations_timed {
                 cpu_clock::boottime_ns().saturating_sub(start_ns)
             } else {
                 0

@@ -295,6 +295,8 @@ impl Traceq {
             queries: total,
             command_buffers: &batch.command_buffers,
             submit: batch.submit,
+            // Set by the sinks that show it (`sink::submit_clock`).
+            submitted_ns: None,
             pipeline_names: Some(&self.pipeline_names),
         };
         self.sink.batch(&info, &events);
