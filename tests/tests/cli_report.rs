@@ -90,6 +90,34 @@ fn every_range_is_counted_once_in_every_format() {
         "{text}"
     );
 
+    // From submit to the GPU starting each batch: the tests' reader's figures, summarised.
+    let mut latencies: Vec<u64> = parsed
+        .batches
+        .iter()
+        .map(|b| {
+            b.events[0]
+                .ns
+                .saturating_sub(b.submitted.expect("a submit time"))
+        })
+        .collect();
+    latencies.sort();
+    let (v, _) = report_rows(&report(&["--json"], &txt));
+    let l = &v["submit_latency"];
+    assert_eq!(
+        l["count"].as_u64(),
+        Some(parsed.batches.len() as u64),
+        "{l}"
+    );
+    assert_eq!(l["min_ns"].as_u64(), latencies.first().copied(), "{l}");
+    assert_eq!(l["max_ns"].as_u64(), latencies.last().copied(), "{l}");
+    assert!(
+        text.contains(&format!(
+            "submit to GPU start µs ({} batches)",
+            latencies.len()
+        )),
+        "{text}"
+    );
+
     let labels = counts(&report(&["--json", "--by", "label"], &txt));
     let label_ranges = want.iter().find(|(k, _)| k == "label").unwrap().1;
     assert_eq!(

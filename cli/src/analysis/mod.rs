@@ -4,6 +4,7 @@
 
 pub mod groups;
 pub mod histogram;
+pub mod latency;
 pub mod queues;
 pub mod ranges;
 pub mod report;

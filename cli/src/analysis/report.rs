@@ -1,14 +1,17 @@
 //! The report of `utrace report` (and `utrace run`): where the GPU time went, per group of
-//! ranges, per queue and per frame, and the longest ranges themselves. Rendered by
+//! ranges, per queue and per frame, the longest ranges themselves, and how long batches
+//! waited from submit to execution. Rendered by
 //! `commands::report::output`.
 
 use std::collections::BTreeMap;
 
 use crate::analysis::groups::{key, By};
 use crate::analysis::histogram::{self, Bucket};
+use crate::analysis::latency;
 use crate::analysis::queues::{self, Queues};
 use crate::analysis::ranges::{Paired, Range};
 use crate::analysis::stats::{covered, Summary};
+use crate::trace::Trace;
 
 /// Buckets of the frame-time histogram.
 const FRAME_BUCKETS: usize = 10;
@@ -30,9 +33,11 @@ pub struct Report<'t> {
     /// The longest ranges of the grouping, longest first.
     pub longest: Vec<(String, Range<'t>)>,
     pub unpaired: u64,
+    /// From each submit call to its batch's first event (batches with a submit time).
+    pub submit_latency: Summary,
 }
 
-pub fn build<'t>(paired: &Paired<'t>, by: By, longest: usize) -> Report<'t> {
+pub fn build<'t>(trace: &Trace, paired: &Paired<'t>, by: By, longest: usize) -> Report<'t> {
     let mut groups: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     let mut keyed: Vec<(String, Range<'t>)> = Vec::new();
     for r in &paired.ranges {
@@ -75,5 +80,6 @@ pub fn build<'t>(paired: &Paired<'t>, by: By, longest: usize) -> Report<'t> {
         frames: Summary::of(&mut frame_ns),
         longest: keyed,
         unpaired: paired.unpaired,
+        submit_latency: latency::submit_to_start(trace),
     }
 }

@@ -45,7 +45,7 @@ pub fn print(
 ) -> Result<(), String> {
     let spec = Spec::built_in();
     let paired = pair(trace, &spec);
-    let r = report::build(&paired, by, longest);
+    let r = report::build(trace, &paired, by, longest);
     if json {
         crate::stdout::print(&format!("{}\n", output::json(&r, top)))
     } else {

@@ -81,6 +81,19 @@ pub fn text(report: &Report<'_>, top: Option<usize>) -> String {
     if report.frame_histogram.len() > 1 {
         out.push_str(&histogram::text(&report.frame_histogram, 40));
     }
+    let l = &report.submit_latency;
+    if l.count > 0 {
+        let _ = writeln!(
+            out,
+            "\nsubmit to GPU start µs ({} batches): min {} p50 {} p90 {} p99 {} max {}",
+            l.count,
+            us(l.min),
+            us(l.p50),
+            us(l.p90),
+            us(l.p99),
+            us(l.max)
+        );
+    }
     if !report.longest.is_empty() {
         let _ = writeln!(out, "\nlongest ranges:");
         for (key, r) in &report.longest {
@@ -114,7 +127,8 @@ fn share(part: u64, whole: u64) -> f64 {
 
 /// The report as one JSON object: `rows` of `{key, count, total_ns, mean_ns, p50_ns, p90_ns,
 /// p99_ns, max_ns}`, the busy time (per queue, and two queues' overlaps), the frames'
-/// summary and histogram, the longest ranges and the unpaired events.
+/// summary and histogram, the longest ranges, the unpaired events and the submit-to-start
+/// latency (`null` when no batch has a submit time).
 pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = report
         .rows
@@ -131,6 +145,7 @@ pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
     let queue =
         |q: &queues::QueueKey| json!({"device": q.0, "queue": q.1.map(|h| format!("{h:#x}"))});
     let f = &report.frames;
+    let l = &report.submit_latency;
     json!({
         "rows": rows,
         "busy_ns": report.busy_ns,
@@ -155,5 +170,9 @@ pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
             })
         }).collect::<Vec<_>>(),
         "unpaired_events": report.unpaired,
+        "submit_latency": (l.count > 0).then(|| json!({
+            "count": l.count, "min_ns": l.min, "p50_ns": l.p50, "p90_ns": l.p90,
+            "p99_ns": l.p99, "max_ns": l.max,
+        })),
     })
 }
