@@ -131,6 +131,13 @@ fn the_demo_page_loads_with_a_bar_per_range() {
         body_attribute(&dom, "data-submits-drawn"),
         Some(submissions)
     );
+    // One queue's rows at their tallest fill less than the window: the timeline keeps what
+    // it draws on and leaves the rest to the statistics, no blank band between.
+    assert_eq!(
+        body_attribute(&dom, "data-timeline-spare"),
+        Some(0),
+        "{dom}"
+    );
     let colours = screenshot(&dir, &page, "", &dir.path().join("demo.png"));
     assert!(
         colours > 20,
@@ -162,6 +169,22 @@ fn every_format_shows_a_submit_marker_per_submission() {
     }
 }
 
+/// The first and last timestamp of frame `frame` in a json trace.
+fn frame_extent(trace: &Path, frame: u64) -> (u64, u64) {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let ns: Vec<u64> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a json line"))
+        .filter(|b| b["type"] == "batch" && b["frame"].as_u64() == Some(frame))
+        .flat_map(|b| b["events"].as_array().cloned().unwrap_or_default())
+        .filter_map(|e| e["ns"].as_u64())
+        .collect();
+    (
+        *ns.iter().min().expect("the frame's events"),
+        *ns.iter().max().unwrap(),
+    )
+}
+
 /// 100 frames on a window (as vkcube's): a bar per frame; a click on the slowest zooms the
 /// timeline into it and the statistics count only what is there.
 #[test]
@@ -178,18 +201,19 @@ fn a_hundred_frames_get_a_bar_each_and_the_slowest_is_zoomed_to() {
     let whole = body_attribute(&dom, "data-view-t1").unwrap();
 
     let zoomed = load(&dir, &page, "click=slowest");
-    assert!(body_attribute(&zoomed, "data-slowest-frame").is_some());
+    let slowest = body_attribute(&zoomed, "data-slowest-frame").expect("a slowest frame");
     let (t0, t1) = (
         body_text(&zoomed, "data-view-t0").unwrap(),
         body_attribute(&zoomed, "data-view-t1").unwrap(),
     );
-    // The slowest frame of a loaded machine can be a tenth of the run or more (the first,
-    // with its set-up, or one the scheduler stalled): the view must be that one frame, a
-    // small part of the trace, holding a frame's ranges, not the whole.
+    // The view is that frame: its first to last timestamp, with the page's margin of 4% and
+    // 100 ns each side (t0 and t1 are rounded to the ns).
+    let (b, e) = frame_extent(&trace, slowest);
+    let want = (e - b) as f64 * 1.08 + 200.0;
     let span = t1 as f64 - t0.parse::<f64>().unwrap();
     assert!(
-        span > 0.0 && span < whole as f64 / 4.0,
-        "one frame of 100: {t0}..{t1} of {whole}"
+        (span - want).abs() <= 2.0 && span < whole as f64,
+        "frame {slowest} ({b}..{e}): the view spans {span} ns ({t0}..{t1}) of {whole}"
     );
     let counted = body_attribute(&zoomed, "data-stats-count").unwrap();
     assert!(

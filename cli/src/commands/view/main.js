@@ -37,6 +37,8 @@ function publishState() {
   d.drawnByKind = KINDS.map((k, i) => `${k}:${drawnByKind[i]}`).join(",");
   d.timelineMs = lastDrawMs.toFixed(1); d.statsMs = statsMs.toFixed(1);
   d.submitsDrawn = String(submitsDrawn);
+  // Height of the timeline's box with nothing drawn in it (rows at their tallest).
+  d.timelineSpare = String(Math.max(0, timelineBox.clientHeight - layout.height));
   return view;
 }
 viewListeners.push(publishState);

@@ -10,7 +10,15 @@ const drawnByKind = new Uint32Array(KINDS.length);
 let drawnTotal = 0, lastDrawMs = 0, submitsDrawn = 0;
 
 function sizeTimeline() {
+  // The stylesheet's rows first, to measure the room the timeline may take.
+  document.body.style.gridTemplateRows = "";
   computeLayout();
+  if (layout.height < timelineBox.clientHeight) {
+    // Rows at their tallest leave room below: the timeline keeps what it draws on and the
+    // statistics under it take the rest (page.css's rows, the timeline's fixed).
+    document.body.style.gridTemplateRows =
+      `auto 96px auto ${Math.max(120, layout.height)}px minmax(90px, 1fr)`;
+  }
   const dpr = devicePixelRatio, w = timelineBox.clientWidth;
   const h = Math.max(timelineBox.clientHeight, layout.height);
   timelineCanvas.width = Math.round(w * dpr); timelineCanvas.height = Math.round(h * dpr);
