@@ -4,9 +4,12 @@
 //! queue track per queue and a specification per stage name interned before the stages
 //! that use them (a label's stage named by its text); one `GpuRenderStageEvent` per range
 //! and marker, with its begin's arguments then its batch's `frame` as `extra_data`, its
-//! submission, command buffer and render pass; then a `vk_queue_submit` per batch. Times stay the trace's (GPU)
-//! nanoseconds, stamped on `CLOCK_BOOTTIME`, Perfetto's default clock: the text formats
-//! hold no clock pairing to move them onto the CPU's timeline.
+//! submission, command buffer and render pass; then a `vk_queue_submit` per batch, at its
+//! submit time where the trace has one. Times stay the trace's (GPU) nanoseconds, stamped on
+//! `CLOCK_BOOTTIME`, Perfetto's default clock: the text formats hold no clock pairing to
+//! move them onto the CPU's timeline. Each sequence's first packet says so to readers: a
+//! clock snapshot pairing the device clock with `CLOCK_BOOTTIME` one to one, so that
+//! submit times read back onto the device clock unchanged.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -16,13 +19,15 @@ use utrace_format::{Category, RangeKind, PERFETTO_FRAME_EXTRA};
 use crate::trace::{Batch, Trace};
 use crate::tracepoint_spec::{StageSpec, Tracepoint};
 use utrace_format::perfetto::{
-    encode_packet, ExtraData, GpuRenderStageEvent, InternedData,
+    encode_packet, Clock, ClockSnapshot, ExtraData, GpuRenderStageEvent, InternedData,
     InternedGpuRenderStageSpecification, InternedGraphicsContext, TracePacket, VkQueueSubmit,
     VulkanApiEvent, API_VULKAN, CATEGORY_COMPUTE, CATEGORY_GRAPHICS, CATEGORY_OTHER,
     CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE,
 };
 use utrace_format::text_args;
 
+/// The device clock's id, sequence-scoped as the layer's.
+const GPU_CLOCK_ID: u32 = 64;
 /// The interned graphics context of every sequence (one per device).
 const CONTEXT_IID: u64 = 1;
 /// The traced process's id is not in the text formats; Perfetto wants one above zero.
@@ -122,9 +127,17 @@ pub fn write(trace: &Trace, spec: &StageSpec, out: &mut impl Write) -> Result<()
     out.flush().map_err(|e| e.to_string())
 }
 
-/// A sequence's first packet: its state cleared, the graphics context interned.
+/// A sequence's first packet: its state cleared, the graphics context interned, the device
+/// clock paired one to one with the stamps' clock.
 fn first_packet(sequence_id: u32) -> TracePacket {
+    let clock = |id| Clock {
+        clock_id: Some(id),
+        timestamp: Some(0),
+    };
     TracePacket {
+        clock_snapshot: Some(ClockSnapshot {
+            clocks: vec![clock(CLOCK_BOOTTIME), clock(GPU_CLOCK_ID)],
+        }),
         trusted_packet_sequence_id: Some(sequence_id),
         sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE),
         interned_data: Some(InternedData {

@@ -63,6 +63,12 @@ fn conversions_read_back_the_same_ranges() {
         std::fs::write(&path, render(&trace, target).unwrap()).unwrap();
         let back = crate::trace::read(&path).unwrap();
         assert_eq!(ranges(&back), want, "{name}");
+        // Submit times come back too (the golden trace has one per batch).
+        let submits = |t: &crate::trace::Trace| -> Vec<Option<u64>> {
+            t.batches.iter().map(|b| b.submit_ns).collect()
+        };
+        assert!(submits(&trace).iter().all(Option::is_some));
+        assert_eq!(submits(&back), submits(&trace), "{name}");
     }
     let chrome: serde_json::Value =
         serde_json::from_slice(&render(&trace, Target::Chrome).unwrap()).unwrap();
