@@ -54,6 +54,10 @@ impl DeviceTracer {
         if self.submission_untraced() {
             return plain();
         }
+        // The CPU side of the submission: when the application's call began (every output
+        // shows it: a text trace on the GPU's clock, see `sink::submit_clock`), and for
+        // Perfetto's vk_queue_submit how long the call took. One vDSO clock read, or two.
+        let start_ns = cpu_clock::boottime_ns();
         let submission = self.next_submission();
         let Some(pending) = self
             .guarded(what, || self.prepare(queue, cmdbufs, can_split, syncs))
@@ -61,10 +65,6 @@ impl DeviceTracer {
         else {
             return plain();
         };
-        // The CPU side of the submission: when the call began (every output shows it: a
-        // text trace on the GPU's clock, see `sink::submit_clock`), and for Perfetto's
-        // vk_queue_submit how long it took. One vDSO clock read, or two.
-        let start_ns = cpu_clock::boottime_ns();
         let result = wrapped(&pending.wrapping());
         let timing = SubmitTiming {
             start_ns,
