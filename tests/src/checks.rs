@@ -16,6 +16,16 @@ use crate::trace_txt::{Batch, Event, Trace};
 pub const SUBMIT_SLACK_NS: u64 = 2_000;
 
 pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
+    assert_batches_match_within(batches, submissions, SUBMIT_SLACK_NS);
+}
+
+/// [`assert_batches_match`] with the submit times allowed `submit_slack_ns` of pairing error
+/// (a measured clock's bound, for one).
+pub fn assert_batches_match_within(
+    batches: &[&Batch],
+    submissions: &[Submission],
+    submit_slack_ns: u64,
+) {
     assert_eq!(
         batches.len(),
         submissions.len(),
@@ -72,8 +82,8 @@ pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {
         let first = batch.events.first().map_or(0, |e| e.ns);
         if let Some(submitted) = batch.submitted {
             assert!(
-                sub.cpu_before_ns <= submitted + SUBMIT_SLACK_NS
-                    && submitted <= first + SUBMIT_SLACK_NS,
+                sub.cpu_before_ns <= submitted + submit_slack_ns
+                    && submitted <= first + submit_slack_ns,
                 "{what}: submitted at {submitted}, not between the call's start {} and the first event {first}",
                 sub.cpu_before_ns
             );

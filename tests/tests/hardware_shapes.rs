@@ -16,7 +16,7 @@
 use std::process::Command;
 
 use utrace_tests::checks::{
-    assert_batches_match, assert_clean, device_batches, parse, report_rows,
+    assert_batches_match_within, assert_clean, device_batches, parse, report_rows,
 };
 use utrace_tests::harness::{utrace_exe, Run, TempDir, XServer};
 use utrace_tests::perfetto_trace::{self, Resolved};
@@ -97,15 +97,16 @@ fn assert_one_clock(s: &Shaped) {
     );
 }
 
-/// The reference trace's events lie inside their submissions' CPU windows, well nested;
-/// each range's duration agrees with the reference's to within a tick, and none is
-/// negative.
-fn assert_reference_matches(s: &Shaped) -> Trace {
+/// The reference trace's events lie inside their submissions' CPU windows, well nested,
+/// its submit times there to within `pairing_slack` ns (the clock pairing's error); each
+/// range's duration agrees with the reference's to within a tick, and none is negative.
+fn assert_reference_matches(s: &Shaped, pairing_slack: u64) -> Trace {
     let reference = s.truth.reference(&s.txt);
     for device in &s.run.report().devices {
-        assert_batches_match(
+        assert_batches_match_within(
             &device_batches(&reference, device.index),
             &device.submissions,
+            pairing_slack,
         );
     }
     let names = perfetto_trace::stage_names();
@@ -221,11 +222,12 @@ fn assert_perfetto_placed(s: &Shaped, slack: u64) -> u64 {
     worst
 }
 
-/// All the checks of one run; `perfetto_slack` as for [`assert_perfetto_placed`].
+/// All the checks of one run; `perfetto_slack` as for [`assert_perfetto_placed`] (and for
+/// the text trace's submit times, placed by the same pairing).
 fn check(s: &Shaped, perfetto_slack: u64) {
     assert!(s.truth.pairs() > 0);
     assert_one_clock(s);
-    assert_reference_matches(s);
+    assert_reference_matches(s, perfetto_slack);
     assert_same_report(s);
     let worst = assert_perfetto_placed(s, perfetto_slack);
     eprintln!(
