@@ -179,7 +179,7 @@ impl QueueContext {
         };
         while res.segments.len() < segments.len() {
             match self.allocate(d, set_loader_data, inner.pool) {
-                Ok(pair) => res.segments.push(pair),
+                Ok(pair) => res.push(pair),
                 Err(e) => {
                     inner.free.push(res);
                     return Err(e);
