@@ -185,17 +185,31 @@ impl Backend {
         &self,
         queue: &QueueContext,
         segments: &[Segment<'_>],
-        total: u32,
-        arming: Arming,
+        total_and_arming: (u32, Arming),
+        fingerprint: u64,
+        recording: u64,
     ) -> Result<RecordedWrap, vk::Result> {
         queue.prepare(
             &self.dispatch,
             self.set_loader_data,
             &self.caps.memory,
             segments,
-            total,
-            arming,
+            total_and_arming,
+            fingerprint,
+            recording,
         )
+    }
+
+    /// The layer's command buffers kept for a resubmission of one recording alone (see
+    /// [`QueueContext::rerun`]).
+    pub fn rerun_wrap(
+        &self,
+        queue: &QueueContext,
+        recording: u64,
+        fingerprint: u64,
+        arming: Arming,
+    ) -> Option<RecordedWrap> {
+        queue.rerun(recording, fingerprint, arming)
     }
 
     /// The application's batches submitted between the layer's (see

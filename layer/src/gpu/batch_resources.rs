@@ -20,7 +20,10 @@ pub struct RecordedWrap {
 /// What one traced submission needs on top of the application's work.
 pub struct BatchResources {
     /// One pair per segment; more are allocated when a submission has more segments.
-    pub segments: Vec<SegmentCommands>,
+    pub(super) segments: Vec<SegmentCommands>,
+    /// The first pair again, held inline: a submission of one segment (most) reads it
+    /// without reaching into the list's storage.
+    pub(super) first: Option<SegmentCommands>,
     /// How many of `segments` this batch uses.
     pub used: usize,
     pub readback: Option<Readback>,
@@ -36,6 +39,7 @@ impl BatchResources {
     pub fn empty() -> BatchResources {
         BatchResources {
             segments: Vec::new(),
+            first: None,
             used: 0,
             readback: None,
             fence: vk::Fence::null(),
@@ -45,6 +49,43 @@ impl BatchResources {
     }
 
     pub fn used(&self) -> &[SegmentCommands] {
-        &self.segments[..self.used]
+        match (self.used, &self.first) {
+            (1, Some(first)) => std::slice::from_ref(first),
+            _ => &self.segments[..self.used],
+        }
+    }
+
+    /// Adds a pair for one more segment.
+    pub fn push(&mut self, pair: SegmentCommands) {
+        self.first.get_or_insert(pair);
+        self.segments.push(pair);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    fn pair(n: u64) -> SegmentCommands {
+        SegmentCommands {
+            rearm: vk::CommandBuffer::from_raw(2 * n),
+            copy: vk::CommandBuffer::from_raw(2 * n + 1),
+        }
+    }
+
+    #[test]
+    fn the_pairs_used_are_the_first_ones_whether_one_or_several() {
+        let mut res = BatchResources::empty();
+        assert!(res.used().is_empty());
+        for n in 1..=3 {
+            res.push(pair(n));
+        }
+        res.used = 1;
+        assert_eq!(res.used().len(), 1);
+        assert_eq!(res.used()[0].copy, pair(1).copy);
+        res.used = 3;
+        let copies: Vec<_> = res.used().iter().map(|p| p.copy).collect();
+        assert_eq!(copies, [pair(1).copy, pair(2).copy, pair(3).copy]);
     }
 }

@@ -10,6 +10,7 @@ pub use super::cpu_clock;
 pub use super::device_time::{DeviceTime, FamilyTime};
 pub use super::query_pool::CHUNK_QUERIES;
 pub use super::queue_context::QueueContext;
+pub use super::recipe::fingerprint as wrap_fingerprint;
 pub use super::segments::{Arming, CopyRange, QueryRange, Segment};
 pub use super::submission::Submission;
 pub use super::wrapped_submit::Wrapping;

@@ -26,7 +26,9 @@ use super::check;
 use super::completion::{Completion, CompletionMode};
 use super::layer_commands::record_segment;
 use super::readback::Readback;
-use super::recipe::{fingerprint, Recipe};
+#[cfg(doc)]
+use super::recipe::fingerprint;
+use super::recipe::Recipe;
 use super::recorded_wraps::RecordedWraps;
 use super::segments::{Arming, Segment, SegmentCommands};
 use super::timeline_signals::TimelineSignals;
@@ -52,6 +54,19 @@ struct Inner {
     /// Resources of batches given up before completing (device lost, timed out at exit):
     /// never reused, destroyed with the device.
     abandoned: Vec<BatchResources>,
+    counts: WrapCounts,
+}
+
+/// How each wrapped submission got its command buffers, said at `debug` when the queue
+/// goes (the tests read it to see that resubmissions record nothing).
+#[derive(Default)]
+struct WrapCounts {
+    /// Recorded for it.
+    recorded: u64,
+    /// Kept from a submission with an equal recipe (compared whole).
+    by_recipe: u64,
+    /// Kept from an earlier submission of the same recording alone (not compared).
+    by_recording: u64,
 }
 
 pub type SetLoaderData = ash_layer::PFN_vkSetDeviceLoaderData;
@@ -102,29 +117,56 @@ impl QueueContext {
                 free: Vec::new(),
                 recorded: RecordedWraps::default(),
                 abandoned: Vec::new(),
+                counts: WrapCounts::default(),
             }),
         })
+    }
+
+    /// The command buffers kept from an earlier submission of the recording `recording`
+    /// alone with `arming` (kept under `fingerprint`, noted from that submission), ready
+    /// to run again as recorded with the batch's completion; `None` when none is kept
+    /// (then [`Self::prepare`]). Nothing is compared but the recording and the arming: a
+    /// recording's layer commands follow from it.
+    pub fn rerun(&self, recording: u64, fingerprint: u64, arming: Arming) -> Option<RecordedWrap> {
+        let mut inner = self.inner.lock();
+        let mut res = inner.recorded.take_for(fingerprint, recording, arming)?;
+        inner.counts.by_recording += 1;
+        drop(inner);
+        res.used = 1;
+        Some(self.prepared(res, None))
     }
 
     /// Records the re-arm and copy command buffers of each segment (a submission is cut into
     /// segments where a command buffer runs a second time: its queries are copied and
     /// re-armed in between) and returns them with the batch's completion; `total` is the
-    /// readback's size in slots. The caller submits them around the
-    /// application's batches, then hands them back with [`Self::recycle`] once completed.
+    /// readback's size in slots, `fingerprint` the segments' ([`fingerprint`]). Command
+    /// buffers kept from an earlier submission with an equal recipe run again instead.
+    /// `recording`: the one recording submitted alone, which later finds them with
+    /// [`Self::rerun`] (0 when there are several, or a one-time one). The caller submits
+    /// them around the application's batches, then hands them back with [`Self::recycle`]
+    /// once completed.
+    #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &self,
         d: &DeviceDispatch,
         set_loader_data: Option<SetLoaderData>,
         memory: &vk::PhysicalDeviceMemoryProperties,
         segments: &[Segment<'_>],
-        total: u32,
-        arming: Arming,
+        (total, arming): (u32, Arming),
+        fingerprint: u64,
+        recording: u64,
     ) -> Result<RecordedWrap, vk::Result> {
         // The pool is externally synchronised: recording happens under this lock.
         let mut inner = self.inner.lock();
-        let fingerprint = fingerprint(segments, total, arming);
-        if let Some(mut res) = inner.recorded.take(fingerprint, segments, total, arming) {
+        let kept = inner.recorded.take(fingerprint, |recipe| {
+            recipe.matches(segments, total, arming)
+        });
+        if let Some(mut res) = kept {
+            inner.counts.by_recipe += 1;
             drop(inner);
+            if let Some(recipe) = res.recipe.as_mut() {
+                recipe.recorded_for = recording;
+            }
             res.used = segments.len();
             return Ok(self.prepared(res, None));
         }
@@ -137,7 +179,7 @@ impl QueueContext {
         };
         while res.segments.len() < segments.len() {
             match self.allocate(d, set_loader_data, inner.pool) {
-                Ok(pair) => res.segments.push(pair),
+                Ok(pair) => res.push(pair),
                 Err(e) => {
                     inner.free.push(res);
                     return Err(e);
@@ -146,10 +188,13 @@ impl QueueContext {
         }
         res.used = segments.len();
         res.recipe = None;
+        inner.counts.recorded += 1;
         let outcome = self.record(d, memory, &mut res, segments, total, arming);
         let untimed = match outcome {
             Ok(()) => {
-                res.recipe = Some(Box::new(Recipe::of(segments, total, arming)));
+                let mut recipe = Recipe::of(segments, total, arming);
+                recipe.recorded_for = recording;
+                res.recipe = Some(Box::new(recipe));
                 res.fingerprint = fingerprint;
                 None
             }
@@ -340,7 +385,15 @@ impl QueueContext {
             free,
             recorded,
             abandoned,
+            counts,
         } = &mut *inner;
+        log::debug!(
+            "queue {:?}: the layer's command buffers were recorded for {} submissions, kept from an equal one for {}, kept from the same recording for {}",
+            self.queue,
+            counts.recorded,
+            counts.by_recipe,
+            counts.by_recording
+        );
         let fp = &d.fp_v1_0;
         for res in free
             .drain(..)

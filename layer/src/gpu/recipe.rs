@@ -11,7 +11,11 @@ use super::segments::{Arming, CopyRange, QueryRange, Segment};
 pub struct Recipe {
     segments: Vec<(Vec<QueryRange>, Vec<CopyRange>)>,
     total: u32,
-    arming: Arming,
+    pub arming: Arming,
+    /// The recording (the trace core's id of one command buffer's recording) these
+    /// commands were last recorded or found equal for, submitted alone; 0 for none. While
+    /// that recording lives, its resubmissions run them again without comparing.
+    pub recorded_for: u64,
 }
 
 impl Recipe {
@@ -23,6 +27,7 @@ impl Recipe {
                 .collect(),
             total,
             arming,
+            recorded_for: 0,
         }
     }
 

@@ -16,16 +16,23 @@
 //! none.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::batch_resources::BatchResources;
-use super::segments::{Arming, Segment};
+use super::recipe::Recipe;
+use super::segments::Arming;
+
+/// The arming of resources kept without a recording (never compared: their recording is 0).
+const NO_ARMING: Arming = Arming {
+    rearm: false,
+    reset_after_copy: false,
+};
 
 /// Resources whose command buffers are recorded, by the fingerprint of their recipe, and
 /// the order they were kept in (oldest first) for taking them back.
 #[derive(Default)]
 pub struct RecordedWraps {
-    /// Each kept resource with the number it was kept under.
-    by_fingerprint: HashMap<u64, Vec<(u64, BatchResources)>>,
+    by_fingerprint: HashMap<u64, Vec<Kept>, BuildHasherDefault<Fingerprint>>,
     /// (fingerprint, number) in the order kept; entries of resources taken since are
     /// skipped when met, and swept when they outnumber the kept ones.
     order: VecDeque<(u64, u64)>,
@@ -33,36 +40,87 @@ pub struct RecordedWraps {
     next_number: u64,
 }
 
+/// Kept resources, the number they were kept under, and the recording (with its arming)
+/// their recipe was last recorded or found equal for: copied out of the boxed recipe, so
+/// that a resubmission's look-up reads nothing else.
+struct Kept {
+    number: u64,
+    recorded_for: (u64, Arming),
+    res: BatchResources,
+}
+
+/// Fingerprints are hashes already: the map uses them as they are.
+#[derive(Default)]
+pub struct Fingerprint(u64);
+
+impl Hasher for Fingerprint {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 impl RecordedWraps {
-    /// Resources recorded from an equal recipe, if any are kept.
+    /// Resources kept under `fingerprint` whose recipe `fits`, if any.
     pub fn take(
         &mut self,
         fingerprint: u64,
-        segments: &[Segment<'_>],
-        total: u32,
-        arming: Arming,
+        fits: impl Fn(&Recipe) -> bool,
     ) -> Option<BatchResources> {
         let kept = self.by_fingerprint.get_mut(&fingerprint)?;
-        let at = kept.iter().position(|(_, r)| {
-            r.recipe
-                .as_ref()
-                .is_some_and(|recipe| recipe.matches(segments, total, arming))
-        })?;
+        let at = kept
+            .iter()
+            .position(|k| k.res.recipe.as_deref().is_some_and(&fits))?;
         // An emptied list stays (with its room) for this recipe's next keeping; `keep`
         // sweeps them when they pile up.
-        let (_, res) = kept.swap_remove(at);
         self.kept -= 1;
-        Some(res)
+        Some(kept.swap_remove(at).res)
+    }
+
+    /// Resources kept under `fingerprint` last recorded or found equal for `recording`
+    /// (never 0) submitted alone with `arming`, if any: nothing else is compared.
+    pub fn take_for(
+        &mut self,
+        fingerprint: u64,
+        recording: u64,
+        arming: Arming,
+    ) -> Option<BatchResources> {
+        if recording == 0 {
+            return None;
+        }
+        let kept = self.by_fingerprint.get_mut(&fingerprint)?;
+        let at = kept
+            .iter()
+            .position(|k| k.recorded_for == (recording, arming))?;
+        self.kept -= 1;
+        Some(kept.swap_remove(at).res)
     }
 
     /// Keeps `res` (its recipe says what it holds).
     pub fn keep(&mut self, fingerprint: u64, res: BatchResources) {
         let number = self.next_number;
         self.next_number += 1;
+        let recorded_for = res
+            .recipe
+            .as_deref()
+            .map_or((0, NO_ARMING), |r| (r.recorded_for, r.arming));
         self.by_fingerprint
             .entry(fingerprint)
             .or_default()
-            .push((number, res));
+            .push(Kept {
+                number,
+                recorded_for,
+                res,
+            });
         self.order.push_back((fingerprint, number));
         self.kept += 1;
         if self.by_fingerprint.len() > 2 * self.kept + 64 {
@@ -73,7 +131,7 @@ impl RecordedWraps {
             self.order.retain(|(f, n)| {
                 by_fingerprint
                     .get(f)
-                    .is_some_and(|v| v.iter().any(|(m, _)| m == n))
+                    .is_some_and(|v| v.iter().any(|k| k.number == *n))
             });
         }
     }
@@ -84,10 +142,10 @@ impl RecordedWraps {
             let Some(kept) = self.by_fingerprint.get_mut(&fingerprint) else {
                 continue;
             };
-            let Some(at) = kept.iter().position(|(n, _)| *n == number) else {
+            let Some(at) = kept.iter().position(|k| k.number == number) else {
                 continue;
             };
-            let (_, mut res) = kept.swap_remove(at);
+            let mut res = kept.swap_remove(at).res;
             self.kept -= 1;
             res.recipe = None;
             return Some(res);
@@ -101,15 +159,15 @@ impl RecordedWraps {
         self.kept = 0;
         self.by_fingerprint
             .drain()
-            .flat_map(|(_, v)| v.into_iter().map(|(_, r)| r))
+            .flat_map(|(_, v)| v.into_iter().map(|k| k.res))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::recipe::{fingerprint, Recipe};
-    use crate::gpu::segments::CopyRange;
+    use crate::gpu::recipe::fingerprint;
+    use crate::gpu::segments::{CopyRange, Segment};
     use ash::vk;
     use ash::vk::Handle;
 
@@ -145,7 +203,9 @@ mod tests {
             resets: &[],
             copies: &c,
         }];
-        wraps.take(fingerprint(&segments, 2, ARMING), &segments, 2, ARMING)
+        wraps.take(fingerprint(&segments, 2, ARMING), |r| {
+            r.matches(&segments, 2, ARMING)
+        })
     }
 
     #[test]
@@ -158,6 +218,38 @@ mod tests {
         assert!(taken.recipe.is_some(), "still recorded: it runs as it is");
         assert!(take(&mut wraps, 7).is_none(), "taken once");
         assert!(wraps.oldest().is_none());
+    }
+
+    #[test]
+    fn a_recording_finds_what_was_recorded_for_it_with_its_arming_only() {
+        let mut wraps = RecordedWraps::default();
+        let (f, mut res) = recorded(7);
+        if let Some(recipe) = res.recipe.as_mut() {
+            recipe.recorded_for = 41;
+        }
+        wraps.keep(f, res);
+        let rearming = Arming {
+            rearm: true,
+            ..ARMING
+        };
+        assert!(wraps.take_for(f, 42, ARMING).is_none(), "another recording");
+        assert!(wraps.take_for(f, 41, rearming).is_none(), "another arming");
+        assert!(
+            wraps.take_for(f ^ 1, 41, ARMING).is_none(),
+            "another fingerprint"
+        );
+        assert!(wraps.take_for(f, 0, ARMING).is_none(), "no recording");
+        assert!(wraps.take_for(f, 41, ARMING).is_some());
+        assert!(wraps.take_for(f, 41, ARMING).is_none(), "taken once");
+    }
+
+    #[test]
+    fn resources_of_several_recordings_are_found_by_recipe_not_by_recording() {
+        let mut wraps = RecordedWraps::default();
+        let (f, res) = recorded(7);
+        wraps.keep(f, res);
+        assert!(wraps.take_for(f, 0, ARMING).is_none());
+        assert!(take(&mut wraps, 7).is_some(), "equal segments still match");
     }
 
     #[test]

@@ -80,10 +80,12 @@ fn main() {
         .filter(|m| wanted.as_ref().is_none_or(|w| w.contains(&m.name)))
     {
         eprintln!("utrace-bench: measuring {} ...", mode.label);
-        let out = command(dir.path(), &layers, mode.vars)
-            .args(["--child", mode.name, "--rounds", &rounds])
-            .output()
-            .expect("the benchmark child runs");
+        let mut child = command(dir.path(), &layers, mode.vars);
+        child.args(["--child", mode.name, "--rounds", &rounds]);
+        if let Some(rows) = arg(&args, "--rows") {
+            child.args(["--rows", rows]);
+        }
+        let out = child.output().expect("the benchmark child runs");
         let text = String::from_utf8_lossy(&out.stdout);
         match serde_json::from_str::<Value>(text.trim()) {
             Ok(v) if out.status.success() => {

@@ -3,7 +3,8 @@
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
 //! work queued behind a wait the host signals later, the application's idle waits, a fork
-//! with a live device, a multiview render pass, and bursts of submissions without a fence.
+//! with a live device, a multiview render pass, bursts of submissions without a fence, and
+//! a resubmitted command buffer re-recorded between submissions.
 
 use ash::vk;
 
@@ -18,6 +19,7 @@ mod lifetime;
 pub mod many_commands;
 mod passes;
 mod proc_addrs;
+pub mod rerecord;
 mod resubmission;
 mod submits;
 mod transfer_queue;
@@ -43,6 +45,7 @@ pub const SCENARIOS: &[&str] = &[
     "unsignalled",
     "unsignalled-at-exit",
     "transfer-queue",
+    "rerecord",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -70,6 +73,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "unsignalled" => unsignalled::unsignalled(dev, sub),
         "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
         "transfer-queue" => transfer_queue::transfer_queue(dev, sub),
+        "rerecord" => rerecord::rerecord(dev, sub, frames),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

@@ -3,14 +3,17 @@
 //! it executes. Its chunks go back to the pool when the last holder is gone, which is never
 //! before the last batch that reads them has been processed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use crate::gpu::interface::{CopyRange, QueryRange};
+use crate::gpu::interface::{Arming, CopyRange, QueryRange};
+
+/// Ids of recordings: 0 is never one.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A secondary command buffer executed by a recording: its trace and where its events go
 /// among the executing trace's (`position` events came before it).
@@ -20,6 +23,9 @@ pub struct Child {
 }
 
 pub struct RecordedTrace {
+    /// Names this recording among every recording of the process (a re-recording gets a
+    /// new id): the layer's copy command buffers recorded for it alone are kept by it.
+    pub id: u64,
     pub cmd: vk::CommandBuffer,
     pub chunks: Vec<QueryRange>,
     /// The queries read, with their slots relative to this trace's readback region.
@@ -42,6 +48,8 @@ pub struct RecordedTrace {
     /// The last batch that ran this trace: its queue and the timeline value that signals
     /// its copy, so that a later run on another queue re-arms only after that copy.
     pub last_run: Mutex<Option<LastRun>>,
+    /// The fingerprint of the layer's commands around a submission of this trace alone.
+    wrap_memo: WrapMemo,
     /// It holds a recording (until given back).
     live: bool,
     pool: Arc<ChunkPool>,
@@ -72,6 +80,7 @@ pub struct TraceParts {
 impl RecordedTrace {
     pub fn new(parts: TraceParts, pool: Arc<ChunkPool>) -> RecordedTrace {
         let mut trace = RecordedTrace {
+            id: 0,
             cmd: vk::CommandBuffer::null(),
             chunks: Vec::new(),
             copies: Vec::new(),
@@ -85,6 +94,7 @@ impl RecordedTrace {
             armed: AtomicBool::new(false),
             written: AtomicBool::new(false),
             last_run: Mutex::new(None),
+            wrap_memo: WrapMemo::default(),
             live: false,
             pool,
         };
@@ -97,6 +107,8 @@ impl RecordedTrace {
     pub fn refill(&mut self, parts: TraceParts) {
         debug_assert!(!self.live, "a trace holds one recording at a time");
         self.pool.trace_recorded();
+        self.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        self.wrap_memo = WrapMemo::default();
         self.cmd = parts.cmd;
         self.chunks = parts.chunks;
         self.copies = parts.copies;
@@ -150,7 +162,29 @@ impl RecordedTrace {
     /// (no secondary's trace inside): then its submission needs neither a re-arm nor a copy.
     /// A run counts once taken, whatever path its submission then goes.
     pub fn take_armed_run(&self) -> bool {
-        self.armed.swap(false, Ordering::Relaxed) && self.one_time && self.children.is_empty()
+        // Loaded first: a reusable trace's runs then leave the line unwritten.
+        self.armed.load(Ordering::Relaxed)
+            && self.armed.swap(false, Ordering::Relaxed)
+            && self.one_time
+            && self.children.is_empty()
+    }
+
+    /// The fingerprint of the layer's commands around a submission of this trace alone
+    /// with `arming`, once one was noted ([`Self::note_wrap_fingerprint`]).
+    pub fn wrap_fingerprint(&self, arming: Arming) -> Option<u64> {
+        // Acquire: pairs with the note's release, so the fingerprint read is the one noted
+        // with this arming (two threads noting at once note the same values).
+        (self.wrap_memo.arming.load(Ordering::Acquire) == WrapMemo::code(arming))
+            .then(|| self.wrap_memo.fingerprint.load(Ordering::Relaxed))
+    }
+
+    pub fn note_wrap_fingerprint(&self, arming: Arming, fingerprint: u64) {
+        self.wrap_memo
+            .fingerprint
+            .store(fingerprint, Ordering::Relaxed);
+        self.wrap_memo
+            .arming
+            .store(WrapMemo::code(arming), Ordering::Release);
     }
 
     /// A run that is read from the queries themselves was submitted.
@@ -166,8 +200,57 @@ impl RecordedTrace {
     }
 }
 
+/// A recording's wrap fingerprint and the arming it is for (0: none noted yet). The
+/// layer's commands around a trace submitted alone follow from the trace and the arming,
+/// so it is worked out once per recording, not at every resubmission.
+#[derive(Default)]
+struct WrapMemo {
+    fingerprint: AtomicU64,
+    arming: AtomicU8,
+}
+
+impl WrapMemo {
+    fn code(arming: Arming) -> u8 {
+        1 | u8::from(arming.rearm) << 1 | u8::from(arming.reset_after_copy) << 2
+    }
+}
+
 impl Drop for RecordedTrace {
     fn drop(&mut self) {
         self.give_back();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::interface::Backend;
+    use crate::trace::health::Health;
+
+    const COPY_RESETS: Arming = Arming {
+        rearm: false,
+        reset_after_copy: true,
+    };
+
+    #[test]
+    fn a_wrap_fingerprint_is_kept_per_arming_until_the_trace_is_recorded_again() {
+        let pool = Arc::new(ChunkPool::new(Backend::inert(), Arc::new(Health::new(0))));
+        let mut trace = RecordedTrace::new(TraceParts::default(), Arc::clone(&pool));
+        let first = trace.id;
+        assert_ne!(first, 0, "0 names no recording");
+        assert_eq!(trace.wrap_fingerprint(COPY_RESETS), None);
+        trace.note_wrap_fingerprint(COPY_RESETS, 99);
+        assert_eq!(trace.wrap_fingerprint(COPY_RESETS), Some(99));
+        let rearming = Arming {
+            rearm: true,
+            ..COPY_RESETS
+        };
+        assert_eq!(trace.wrap_fingerprint(rearming), None, "another arming");
+        trace.give_back();
+        trace.refill(TraceParts::default());
+        assert_ne!(trace.id, first, "a new recording, a new id");
+        assert_eq!(trace.wrap_fingerprint(COPY_RESETS), None, "forgotten");
+        let other = RecordedTrace::new(TraceParts::default(), pool);
+        assert!(other.id != first && other.id != trace.id);
     }
 }

@@ -10,7 +10,9 @@ use ash::vk::Handle;
 
 use super::batch::{Batch, Results, SubmitTiming};
 use super::segment_lists::SegmentLists;
-use crate::gpu::interface::{Arming, BatchResources, Completion, QueueContext, Wrapping};
+use crate::gpu::interface::{
+    wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, Wrapping,
+};
 use crate::trace::record::recorded_trace::{LastRun, RecordedTrace};
 use crate::trace::traceq::Message;
 use crate::trace::DeviceTracer;
@@ -153,12 +155,36 @@ impl DeviceTracer {
             rearm: !reset_after_copy || !waits.is_empty(),
             reset_after_copy,
         };
-        let wrap = SegmentLists::with(&traces, &segment_starts, |lists| {
-            lists.segments(|segments| {
-                self.backend
-                    .prepare_wrap(&queue_ctx, segments, lists.total(), arming)
-            })
+        // A reusable command buffer submitted alone (the common resubmission) finds the
+        // layer's command buffers kept for its recording without building its segments.
+        let alone = match &traces[..] {
+            [only] if !only.one_time => Some(only),
+            _ => None,
+        };
+        let kept = alone.and_then(|trace| {
+            let fingerprint = trace.wrap_fingerprint(arming)?;
+            self.backend
+                .rerun_wrap(&queue_ctx, trace.id, fingerprint, arming)
         });
+        let wrap = match kept {
+            Some(kept) => Ok(kept),
+            None => SegmentLists::with(&traces, &segment_starts, |lists| {
+                lists.segments(|segments| {
+                    let fingerprint = wrap_fingerprint(segments, lists.total(), arming);
+                    if let Some(trace) = alone {
+                        trace.note_wrap_fingerprint(arming, fingerprint);
+                    }
+                    let recording = alone.map_or(0, |t| t.id);
+                    self.backend.prepare_wrap(
+                        &queue_ctx,
+                        segments,
+                        (lists.total(), arming),
+                        fingerprint,
+                        recording,
+                    )
+                })
+            }),
+        };
         match wrap {
             Ok(recorded) => {
                 if let Some(e) = recorded.untimed {

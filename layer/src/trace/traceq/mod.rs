@@ -46,6 +46,9 @@ const DRAIN_GRACE: Duration = Duration::from_secs(1);
 /// at most [`DRAIN_GRACE`]. Past this the device's remaining trace is given up.
 const DESTROY_LIMIT: Duration = Duration::from_secs(8);
 
+// A batch goes inline, not boxed: the mailbox keeps its slots, so sending allocates
+// nothing (a box would be one allocation per submission).
+#[allow(clippy::large_enum_variant)]
 pub enum Message {
     Batch(Batch),
     EndOfFrame(u32),
