@@ -31,7 +31,10 @@ pub mod transfer;
 /// tracepoints' `GPU_TRACEPOINTS` switch: when it is off the call goes straight down,
 /// before anything is looked up or any argument is built (and when it is off as devices are
 /// created, `vkGetDeviceProcAddr` does not hand the hook out at all: the module of the
-/// hook's name says its switch).
+/// hook's name says its switch). Where the switch is the toggle of both tracepoints (draws,
+/// dispatches), `before` and `after` call the generated `record_*` instead of `trace_*`,
+/// which would test it again: one test per command, and a command whose begin was written
+/// always gets its end.
 macro_rules! bracketed {
     (
         $(#[$doc:meta])*
