@@ -11,6 +11,9 @@ use super::{MODES, ROWS};
 /// Width of a mode's column.
 const CELL: usize = 30;
 
+/// A table's title and how it writes one mode's figures of a row.
+type Table = (&'static str, fn(&Value) -> String);
+
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
@@ -54,7 +57,7 @@ pub fn tables(results: &Map<String, Value>) -> String {
         .filter(|m| results.contains_key(m.name))
         .collect();
     let mut out = String::new();
-    let tables: [(&str, fn(&Value) -> String); 3] = [
+    let tables: [Table; 3] = [
         (
             "B/A: the layer's cost (median ratio, B in ns per command, range of the ratio)",
             ratio_cell,
