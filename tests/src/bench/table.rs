@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{MODES, ROWS};
 
 /// Width of a mode's column.
-const CELL: usize = 30;
+const CELL: usize = 32;
 
 /// A table's title and how it writes one mode's figures of a row.
 type Table = (&'static str, fn(&Value) -> String);
