@@ -159,6 +159,15 @@ fn main() {
     );
 }
 
+/// glibc's heap trimming off in the A/B children (and large blocks from the heap, not
+/// `mmap`): otherwise the side whose recordings lie at the top of the heap gives their
+/// memory back to the system at each reset and faults it in again at its next recording,
+/// which made that side's hand-timed draws 2.5x slower in every round (A'/A 2.5-6x), and
+/// which side it is depends on the process. The throughput children keep glibc's defaults
+/// (their memory is measured).
+const NO_HEAP_TRIM: &str =
+    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432";
+
 /// One mode's rows, measured in a child process of its own; exits when the child fails.
 fn measure_mode(
     dir: &std::path::Path,
@@ -168,7 +177,8 @@ fn measure_mode(
 ) -> Value {
     let rounds = arg(args, "--rounds").unwrap_or("15");
     let mut cmd = command(dir, layers, mode.vars);
-    cmd.args(["--child", mode.name, "--rounds", rounds]);
+    cmd.env("GLIBC_TUNABLES", NO_HEAP_TRIM)
+        .args(["--child", mode.name, "--rounds", rounds]);
     if let Some(rows) = arg(args, "--rows") {
         cmd.args(["--rows", rows]);
     }
