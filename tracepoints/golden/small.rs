@@ -222,6 +222,14 @@ pub fn trace_start_draw(rec: &Recorder<'_>, trace: &mut CommandTrace, vertex_cou
     if !TOGGLES[0].is_enabled() {
         return;
     }
+    record_start_draw(rec, trace, vertex_count, first_vertex, indexed, pipeline, format, label);
+}
+
+/// `trace_start_draw` for a caller that tested toggle 0 itself (a `bracketed!` hook with that
+/// switch: one test for both of its tracepoints).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn record_start_draw(rec: &Recorder<'_>, trace: &mut CommandTrace, vertex_count: u32, first_vertex: i32, indexed: bool, pipeline: u64, format: vk::Format, label: impl LabelInput) {
     let label = trace.store_label(label);
     trace.append(rec, 0, false, [vertex_count, first_vertex as u32, u32::from(indexed), pipeline as u32, (pipeline >> 32) as u32, format.as_raw() as u32, label.offset, label.len]);
 }
@@ -233,6 +241,14 @@ pub fn trace_end_draw(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     if !TOGGLES[0].is_enabled() {
         return;
     }
+    record_end_draw(rec, trace);
+}
+
+/// `trace_end_draw` for a caller that tested toggle 0 itself (a `bracketed!` hook with that
+/// switch: one test for both of its tracepoints).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn record_end_draw(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     trace.append(rec, 1, true, []);
 }
 
@@ -243,6 +259,14 @@ pub fn trace_start_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, bytes: u64
     if !TOGGLES[1].is_enabled() {
         return;
     }
+    record_start_copy(rec, trace, bytes, offset);
+}
+
+/// `trace_start_copy` for a caller that tested toggle 1 itself (a `bracketed!` hook with that
+/// switch: one test for both of its tracepoints).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn record_start_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, bytes: u64, offset: u64) {
     trace.append(rec, 2, true, [bytes as u32, (bytes >> 32) as u32, offset as u32, (offset >> 32) as u32]);
 }
 
@@ -253,6 +277,14 @@ pub fn trace_end_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, mask: u64) {
     if !TOGGLES[1].is_enabled() {
         return;
     }
+    record_end_copy(rec, trace, mask);
+}
+
+/// `trace_end_copy` for a caller that tested toggle 1 itself (a `bracketed!` hook with that
+/// switch: one test for both of its tracepoints).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn record_end_copy(rec: &Recorder<'_>, trace: &mut CommandTrace, mask: u64) {
     trace.append(rec, 3, false, [mask as u32, (mask >> 32) as u32]);
 }
 
@@ -263,6 +295,14 @@ pub fn trace_barrier(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     if !TOGGLES[2].is_enabled() {
         return;
     }
+    record_barrier(rec, trace);
+}
+
+/// `trace_barrier` for a caller that tested toggle 2 itself (a `bracketed!` hook with that
+/// switch: one test for both of its tracepoints).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, dead_code)]
+pub fn record_barrier(rec: &Recorder<'_>, trace: &mut CommandTrace) {
     trace.append(rec, 4, true, []);
 }
 

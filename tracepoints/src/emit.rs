@@ -337,17 +337,31 @@ fn emit_trace_fn(o: &mut String, id: usize, tp: &Tracepoint) {
         .iter()
         .map(|a| format!("{}: {}", a.name, a.ty.param))
         .collect();
+    let sep = if params.is_empty() { "" } else { ", " };
+    let names: Vec<&str> = tp.args.iter().map(|a| a.name.as_str()).collect();
     let _ = writeln!(
         o,
-        "pub fn trace_{}(rec: &Recorder<'_>, trace: &mut CommandTrace{}{}) {{",
+        "pub fn trace_{}(rec: &Recorder<'_>, trace: &mut CommandTrace{sep}{}) {{",
         tp.name,
-        if params.is_empty() { "" } else { ", " },
         params.join(", ")
     );
     let _ = writeln!(
         o,
-        "    if !TOGGLES[{}].is_enabled() {{\n        return;\n    }}",
-        tp.toggle
+        "    if !TOGGLES[{}].is_enabled() {{\n        return;\n    }}\n    record_{}(rec, trace{sep}{});\n}}\n",
+        tp.toggle,
+        tp.name,
+        names.join(", ")
+    );
+    let _ = writeln!(
+        o,
+        "/// `trace_{}` for a caller that tested toggle {} itself (a `bracketed!` hook with that\n\
+         /// switch: one test for both of its tracepoints).\n\
+         #[inline(always)]\n#[allow(clippy::too_many_arguments, dead_code)]\n\
+         pub fn record_{}(rec: &Recorder<'_>, trace: &mut CommandTrace{sep}{}) {{",
+        tp.name,
+        tp.toggle,
+        tp.name,
+        params.join(", ")
     );
     for a in tp.args.iter().filter(|a| a.ty.out_of_line) {
         let _ = writeln!(o, "    let {0} = trace.store_label({0});", a.name);

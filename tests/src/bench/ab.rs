@@ -13,20 +13,39 @@ use crate::vk::Result;
 /// One row's figures over the rounds.
 #[derive(Default)]
 pub struct RowResult {
-    /// Per command (or submission) on A and on B, in nanoseconds.
+    /// Per command (or submission) on A, A' and B, in nanoseconds.
     pub a_ns: Series,
+    pub a2_ns: Series,
     pub b_ns: Series,
     pub ratio: Series,
     pub floor: Series,
+    /// B - A and A' - A of each round, in nanoseconds: the layer's own time per command,
+    /// and the same difference between two sides without it.
+    pub b_minus_a: Series,
+    pub a2_minus_a: Series,
 }
 
 impl RowResult {
-    fn json(&self) -> Value {
+    /// One round's figures: A, A' and B in nanoseconds per command.
+    pub fn push(&mut self, a: f64, a2: f64, b: f64) {
+        self.a_ns.push(a);
+        self.a2_ns.push(a2);
+        self.b_ns.push(b);
+        self.ratio.push(b / a);
+        self.floor.push(a2 / a);
+        self.b_minus_a.push(b - a);
+        self.a2_minus_a.push(a2 - a);
+    }
+
+    pub fn json(&self) -> Value {
         json!({
             "a_ns": self.a_ns.median(),
+            "a2_ns": self.a2_ns.median(),
             "b_ns": self.b_ns.median(),
             "ratio": self.ratio.json(),
             "floor": self.floor.json(),
+            "b_minus_a": self.b_minus_a.json(),
+            "a2_minus_a": self.a2_minus_a.json(),
         })
     }
 }
@@ -46,13 +65,13 @@ const A: usize = 0;
 const A2: usize = 1;
 const B: usize = 2;
 
-/// Runs one mode (the layer's configuration is this process's environment) and returns
-/// its rows as a JSON object.
-pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
+/// Runs one mode (the layer's configuration is this process's environment; B enables
+/// `layer`) and returns its rows as a JSON object.
+pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Value> {
     let all = [
-        Side::new("A", false)?,
-        Side::new("A'", false)?,
-        Side::new("B", true)?,
+        Side::with_layer("A", None)?,
+        Side::with_layer("A'", None)?,
+        Side::with_layer("B", Some(layer))?,
     ];
     let mut one_time = [vec![], vec![], vec![]];
     let mut reusable = [vec![], vec![], vec![]];
@@ -118,10 +137,7 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>) -> Result<Value> {
                 let i = (round + k) % 3;
                 v[i] = work(&sides, i)?;
             }
-            row.a_ns.push(v[A]);
-            row.b_ns.push(v[B]);
-            row.ratio.push(v[B] / v[A]);
-            row.floor.push(v[A2] / v[A]);
+            row.push(v[A], v[A2], v[B]);
         }
         out.insert(name.to_string(), row.json());
     }

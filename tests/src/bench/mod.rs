@@ -6,12 +6,20 @@ pub mod ab;
 pub mod rows;
 pub mod side;
 pub mod stats;
+pub mod table;
 pub mod throughput;
+
+use side::UTRACE_LAYER;
 
 /// A configuration of the layer, set through the environment of a child process.
 pub struct Mode {
     pub name: &'static str,
     pub label: &'static str,
+    /// The layer side B enables.
+    pub layer: &'static str,
+    /// B writes a timestamp pair around every draw, as A does by hand in the hand-timed row:
+    /// that row's B - A is then the layer's own share of a traced draw.
+    pub traces_draws: bool,
     /// Variables, `{dir}` replaced by the run's directory.
     pub vars: &'static [(&'static str, &'static str)],
 }
@@ -19,20 +27,31 @@ pub struct Mode {
 /// Every draw and dispatch tracepoint off: command buffers and render passes remain.
 const NO_DRAWS: &str = "-draw,-draw_indexed,-draw_indirect,-draw_indirect_count,-draw_multi,-draw_mesh_tasks,-dispatch,-dispatch_indirect";
 
-pub const MODES: [Mode; 5] = [
+/// The Mesa overlay layer Debian ships (mesa-vulkan-drivers), measured as another layer
+/// that times command buffers on the GPU.
+pub const OVERLAY_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_MESA_overlay.so";
+pub const OVERLAY_LAYER: &str = "VK_LAYER_MESA_overlay";
+
+pub const MODES: [Mode; 6] = [
     Mode {
         name: "disabled",
         label: "UTRACE_DISABLE=1",
+        layer: UTRACE_LAYER,
+        traces_draws: false,
         vars: &[("UTRACE_DISABLE", "1")],
     },
     Mode {
         name: "idle",
         label: "loaded, idle (on demand)",
+        layer: UTRACE_LAYER,
+        traces_draws: false,
         vars: &[],
     },
     Mode {
         name: "cb_rp",
         label: "cmd buffers + passes",
+        layer: UTRACE_LAYER,
+        traces_draws: false,
         vars: &[
             ("GPU_TRACEFILE", "{dir}/cb_rp.txt"),
             ("GPU_TRACEPOINTS", NO_DRAWS),
@@ -41,14 +60,51 @@ pub const MODES: [Mode; 5] = [
     Mode {
         name: "every_draw",
         label: "every draw (txt)",
+        layer: UTRACE_LAYER,
+        traces_draws: true,
         vars: &[("GPU_TRACEFILE", "{dir}/all.txt")],
     },
     Mode {
         name: "perfetto",
         label: "every draw (Perfetto)",
+        layer: UTRACE_LAYER,
+        traces_draws: true,
         vars: &[("GPU_TRACEFILE", "{dir}/all.pftrace")],
     },
+    Mode {
+        name: "overlay",
+        label: "Mesa overlay, GPU timing",
+        layer: OVERLAY_LAYER,
+        traces_draws: false,
+        vars: &[("VK_LAYER_MESA_OVERLAY_CONFIG", "no_display,gpu_timing")],
+    },
 ];
+
+impl Mode {
+    pub fn named(name: &str) -> Option<&'static Mode> {
+        MODES.iter().find(|m| m.name == name)
+    }
+}
+
+/// The manifest of the Mesa overlay layer, as Debian's
+/// (`/usr/share/vulkan/explicit_layer.d/VkLayer_MESA_overlay.json`) with the library's full
+/// path, for the benchmark's layer directory.
+pub fn overlay_manifest() -> String {
+    format!(
+        r#"{{
+    "file_format_version": "1.0.0",
+    "layer": {{
+        "name": "{OVERLAY_LAYER}",
+        "type": "GLOBAL",
+        "library_path": "{OVERLAY_LIBRARY}",
+        "api_version": "1.3.211",
+        "implementation_version": "1",
+        "description": "Mesa Overlay layer"
+    }}
+}}
+"#
+    )
+}
 
 /// The rows, in table order: (key, label, unit).
 pub const ROWS: [(&str, &str); 8] = [

@@ -24,13 +24,18 @@ pub struct Side {
     pub timeline_value: std::cell::Cell<u64>,
 }
 
+/// The layer a side with utrace enables.
+pub const UTRACE_LAYER: &str = "VK_LAYER_utrace";
+
 impl Side {
+    /// A side with utrace (`layered`) or without a layer.
     pub fn new(name: &'static str, layered: bool) -> Result<Side> {
-        let layers = if layered {
-            vec!["VK_LAYER_utrace".to_string()]
-        } else {
-            vec![]
-        };
+        Side::with_layer(name, layered.then_some(UTRACE_LAYER))
+    }
+
+    /// A side with `layer` enabled in `ppEnabledLayerNames`, or none.
+    pub fn with_layer(name: &'static str, layer: Option<&str>) -> Result<Side> {
+        let layers: Vec<String> = layer.into_iter().map(str::to_string).collect();
         let inst = Instance::new(&layers, &[])?;
         let dev = Device::new(&inst, &[], false)?;
         let color = Image::new(

@@ -10,22 +10,22 @@ bracketed! {
     /// `vkCmdDispatch`.
     cmd_dispatch(cb, x: u32, y: u32, z: u32) = core cmd_dispatch;
     switch toggle::DISPATCH;
-    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch(r, t, x, y, z, 0, 0, 0, p) };
-    after |r, t| trace_end_dispatch(r, t);
+    before |r, t| { let p = t.pipelines.compute; record_start_dispatch(r, t, x, y, z, 0, 0, 0, p) };
+    after |r, t| record_end_dispatch(r, t);
 }
 
 bracketed! {
     /// `vkCmdDispatchBase` (and `vkCmdDispatchBaseKHR`).
     cmd_dispatch_base(cb, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) = ext cmd_dispatch_base;
     switch toggle::DISPATCH;
-    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch(r, t, x, y, z, base_x, base_y, base_z, p) };
-    after |r, t| trace_end_dispatch(r, t);
+    before |r, t| { let p = t.pipelines.compute; record_start_dispatch(r, t, x, y, z, base_x, base_y, base_z, p) };
+    after |r, t| record_end_dispatch(r, t);
 }
 
 bracketed! {
     /// `vkCmdDispatchIndirect`.
     cmd_dispatch_indirect(cb, buffer: vk::Buffer, offset: u64) = core cmd_dispatch_indirect;
     switch toggle::DISPATCH_INDIRECT;
-    before |r, t| { let p = t.pipelines.compute; trace_start_dispatch_indirect(r, t, buffer.as_raw(), offset, p) };
-    after |r, t| trace_end_dispatch_indirect(r, t);
+    before |r, t| { let p = t.pipelines.compute; record_start_dispatch_indirect(r, t, buffer.as_raw(), offset, p) };
+    after |r, t| record_end_dispatch_indirect(r, t);
 }

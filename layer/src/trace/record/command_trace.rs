@@ -75,8 +75,9 @@ pub struct CommandTrace<const MAX_WORDS: usize> {
     /// How many tracepoints may still take the short path of [`Self::append`] (one
     /// counter tested, instead of each condition): 0 unless the recording is instrumented
     /// and complete, a timestamp of one view may be written here, no event is held back or
-    /// pending, and queries are read chunk by chunk; else the room left in `events` and
-    /// `args`. Kept by [`Self::refresh_fast`] wherever one of those changes.
+    /// pending, and queries are read chunk by chunk; else the room left in `events`, in
+    /// `args` and in the current chunk of queries. Kept by [`Self::refresh_fast`] wherever
+    /// one of those changes.
     fast_left: u32,
     /// Begun with `ONE_TIME_SUBMIT`: the recording runs at most once.
     one_time: bool,
@@ -172,7 +173,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         self.fast_left = if fast {
             let events = self.events.capacity() - self.events.len();
             let args = (self.args.capacity() - self.args.len()) / MAX_WORDS.max(1);
-            events.min(args).min(u32::MAX as usize) as u32
+            let queries = self.queries.left_in_chunk() as usize;
+            events.min(args).min(queries).min(u32::MAX as usize) as u32
         } else {
             0
         };
@@ -185,9 +187,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// Appends tracepoint `id` (its arguments as `words`, see the generated `Payload::encode`): a
     /// timestamp write into the command buffer (where one may be written) and its event.
     ///
-    /// The common case (see `fast_left`) stays inline in the tracepoint: its words are
-    /// stored from registers, and the next query is taken from the current chunk. Anything
-    /// else goes through [`Self::append_slow`].
+    /// The common case (see `fast_left`, which also counts the current chunk's queries, so
+    /// that one test covers both) stays inline in the tracepoint: its words are stored from
+    /// registers, and the next query is taken from the current chunk. Anything else (a new
+    /// chunk included) goes through [`Self::append_slow`].
     #[inline(always)]
     pub fn append<const N: usize>(
         &mut self,
@@ -197,17 +200,16 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         words: [u32; N],
     ) {
         if self.fast_left > 0 {
-            if let Some(place) = self.queries.take_one() {
-                self.fast_left -= 1;
-                rec.write_timestamp(end_of_pipe, place);
-                self.last_slot = Some(place.slot);
-                self.events.push(RecordedEvent {
-                    id: id as u16,
-                    slot: place.slot,
-                });
-                self.args.extend_from_slice(&words);
-                return;
-            }
+            self.fast_left -= 1;
+            let place = self.queries.take_one();
+            rec.write_timestamp(end_of_pipe, place);
+            self.last_slot = Some(place.slot);
+            self.events.push(RecordedEvent {
+                id: id as u16,
+                slot: place.slot,
+            });
+            self.args.extend_from_slice(&words);
+            return;
         }
         self.append_slow(rec, id, end_of_pipe, &words);
     }

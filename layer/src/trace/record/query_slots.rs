@@ -49,13 +49,22 @@ impl Default for QuerySlots {
 }
 
 impl QuerySlots {
-    /// The next query of the current chunk for a one-view timestamp, if the chunk has one
-    /// left (the short path; see [`Self::take`] for the others).
+    /// Queries left in the current chunk (none while there is none): how many one-view
+    /// timestamps [`Self::take_one`] may still place.
+    #[inline]
+    pub fn left_in_chunk(&self) -> u32 {
+        CHUNK_QUERIES.saturating_sub(self.used)
+    }
+
+    /// The next query of the current chunk for a one-view timestamp (the short path; the
+    /// caller counted [`Self::left_in_chunk`], so no test here; see [`Self::take`] for the
+    /// others).
     #[inline(always)]
-    pub fn take_one(&mut self) -> Option<Place> {
-        if self.used >= CHUNK_QUERIES {
-            return None;
-        }
+    pub fn take_one(&mut self) -> Place {
+        debug_assert!(
+            self.used < CHUNK_QUERIES,
+            "the caller counts the chunk's room"
+        );
         let place = Place {
             pool: self.current,
             query: self.used,
@@ -63,7 +72,7 @@ impl QuerySlots {
         };
         self.used += 1;
         self.slots += 1;
-        Some(place)
+        place
     }
 
     /// Writes the current chunk's count into the list.

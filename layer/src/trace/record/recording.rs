@@ -84,8 +84,9 @@ impl DeviceTracer {
     /// [`Self::around`] for a hook that has already seen a recording in progress (the
     /// `bracketed!` hooks test that on their idle path).
     ///
-    /// One guard holds the layer's part and the call between: the command goes down exactly
-    /// once, inside the guard or (when `before` panicked) after it.
+    /// `before` and `after` run in guards of their own and the call goes down between them,
+    /// exactly once whatever the layer's part does; after a panic in `before`, `after` is
+    /// left out (the trace may be half-written; the device's health turns tracing off).
     ///
     /// # Safety
     /// As [`Self::around`].
@@ -107,16 +108,12 @@ impl DeviceTracer {
             return call();
         }
         let rec = self.recorder(cb);
-        let mut call = Some(call);
-        self.guarded("recording a tracepoint", || {
-            before(&rec, trace);
-            if let Some(call) = call.take() {
-                call();
-            }
-            after(&rec, trace);
-        });
-        if let Some(call) = call {
-            call();
+        let before_done = self
+            .guarded("recording a tracepoint", || before(&rec, trace))
+            .is_some();
+        call();
+        if before_done {
+            self.guarded("recording a tracepoint", || after(&rec, trace));
         }
     }
 
