@@ -363,9 +363,9 @@ fn work_queued_behind_a_host_signal_never_blocks_a_submission() {
 #[test]
 fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // The debug layer counts its allocations per thread; the scenario records a one-time
-    // command buffer of 1,000 traced fills, submits it, waits and leaves the traceq thread
-    // a frame's time, 67 times, and reports what the layer allocated on its thread during
-    // the last 62.
+    // command buffer of 1,000 traced fills, submits it, waits, waits again until the traceq
+    // thread wrote the batch and a frame's time more, 67 times, and reports what the layer
+    // allocated on its thread during the last 62.
     let dir = TempDir::new("allocations");
     let file = dir.path().join("trace.txt");
     let run = workload!("allocations")

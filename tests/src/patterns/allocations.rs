@@ -1,7 +1,8 @@
 //! The layer's own allocations on the application's thread, counted by a debug build of the
 //! layer (`layer/src/alloc_count.rs`): a one-time command buffer of many traced commands,
 //! recorded, submitted and waited for, round after round, and a reusable one recorded once
-//! and submitted again each round. After a few rounds of warm-up the tracepoints and the
+//! and submitted again each round, each round waiting until the traceq thread wrote its
+//! batches (the trace is txt at `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the
 //! submissions must allocate nothing; the line this prints says how many allocations each
 //! part made.
 
@@ -40,6 +41,29 @@ fn layer_counter() -> Result<Counter> {
     }
     // SAFETY: the symbol is the layer's `extern "C" fn() -> u64`.
     Ok(unsafe { std::mem::transmute::<*mut libc::c_void, Counter>(sym) })
+}
+
+/// Waits (at most 30 s) until the txt trace at `GPU_TRACEFILE` holds `batches` whole
+/// batches.
+fn written_batches(batches: usize) -> Result<()> {
+    let path = std::env::var_os("GPU_TRACEFILE").ok_or("GPU_TRACEFILE is not set")?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let text = std::fs::read(&path).unwrap_or_default();
+        let whole = text
+            .split(|&b| b == b'\n')
+            .filter(|l| l.starts_with(b"ELAPSED: "))
+            .count();
+        if whole >= batches {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!(
+                "the trace holds {whole} batches after 30 s, not {batches}"
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 pub(super) fn allocations(dev: &Device) -> Result<bool> {
@@ -85,8 +109,10 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         let after_again = now();
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
-        // A frame's worth of time: the traceq thread writes the batch and gives its lists
-        // back meanwhile (the steady state, where it keeps up with the application).
+        // The steady state, where the traceq thread keeps up with the application: wait
+        // until it wrote this round's two batches (on a loaded machine it may lag by
+        // several), then a frame's worth of time while it gives their lists back.
+        written_batches(2 * (round as usize + 1))?;
         std::thread::sleep(std::time::Duration::from_millis(20));
         if round >= WARM_UP {
             tracepoints += after_commands - before_commands;
