@@ -91,7 +91,7 @@ impl Output {
     pub(super) fn try_push(&self, record: Record) -> Result<(), Record> {
         let len = match &record {
             Record::Batch { text, .. } | Record::Part(text) | Record::Text(text) => text.len(),
-            Record::Torn { .. } | Record::End { .. } => 0,
+            Record::Torn { .. } | Record::End { .. } | Record::Open => 0,
         };
         let mut state = self.shared.state.lock();
         if state.closed {
@@ -128,6 +128,20 @@ impl Output {
         }
         state.records.push_back(record);
         self.shared.queued.notify_one();
+    }
+
+    /// Has the writer open a file output not opened yet, and waits (at most [`STALL`]) until
+    /// it did: whether batches are streamed to it is known then. The caller holds the gate.
+    pub(super) fn open_now(&self) {
+        if self.shared.opened.get().is_some() {
+            return;
+        }
+        self.push_forced(Record::Open);
+        let mut state = self.shared.state.lock();
+        let shared = &self.shared;
+        self.wait_for_writer(&mut state, Instant::now() + STALL, |s| {
+            s.closed || shared.opened.get().is_some()
+        });
     }
 
     /// Waits, until `deadline` at most, for the writer to make `done` true.
