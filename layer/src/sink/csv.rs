@@ -163,4 +163,41 @@ mod tests {
             "1,3,2,4,31,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
         );
     }
+
+    /// Rows made in pieces (depth and deltas carried across them) are the rows of one.
+    #[test]
+    fn pieces_make_the_same_rows() {
+        use crate::trace::tracepoints::{EndCmdBuffer, EndLabel, StartCmdBuffer};
+        let words = [
+            Words::of(Payload::StartCmdBuffer(StartCmdBuffer::default())),
+            Words::of(Payload::BeginLabel(BeginLabel {
+                label: LabelRef { offset: 0, len: 1 },
+            })),
+            Words::of(Payload::EndLabel(EndLabel::default())),
+            Words::of(Payload::EndCmdBuffer(EndCmdBuffer::default())),
+        ];
+        let events: Vec<_> = [10, 25, 20, 40]
+            .iter()
+            .zip(&words)
+            .map(|(ns, w)| w.event(*ns, b"x", 0))
+            .collect();
+        let info = BatchInfo::default();
+        let (mut whole, mut args) = (String::new(), String::new());
+        let mut one = ListedEvents::whole(&events);
+        format_batch(&mut whole, &mut args, &info, &mut one, &mut |_| {});
+        assert!(whole
+            .lines()
+            .nth(2)
+            .unwrap()
+            .contains(",20,-5,1,end_label,"));
+        for piece in 1..=3 {
+            let mut rows = String::new();
+            let mut pieces = ListedEvents {
+                events: &events,
+                piece,
+            };
+            format_batch(&mut rows, &mut args, &info, &mut pieces, &mut |_| {});
+            assert_eq!(rows, whole, "pieces of {piece}");
+        }
+    }
 }
