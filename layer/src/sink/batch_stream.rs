@@ -29,6 +29,8 @@ pub struct BatchStream<'o> {
     torn: bool,
     /// The output was asked to open its file (a batch's first part was ready before it was).
     asked_open: bool,
+    /// A part waited [`super::output::STALL`] to stream in vain: later parts do not wait.
+    slow: bool,
 }
 
 impl Output {
@@ -44,6 +46,7 @@ impl Output {
             parted: false,
             torn: false,
             asked_open: false,
+            slow: false,
         }
     }
 }
@@ -70,6 +73,9 @@ impl BatchStream<'_> {
         if self.torn {
             buf.clear();
             return;
+        }
+        if !self.slow && !self.out.wait_to_stream(buf.len()) {
+            self.slow = true;
         }
         let part = std::mem::replace(buf, self.out.buffer());
         match self.out.try_push(Record::Part(part)) {
@@ -211,5 +217,40 @@ mod tests {
         assert_eq!(out.drain(std::time::Duration::from_secs(10)), 0);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), all);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A batch formatted faster than its file takes it holds a few parts at a time: past
+    /// `STREAM_AHEAD_BYTES` queued, the next part waits for the writer.
+    #[test]
+    fn a_streamed_batch_waits_for_the_writer_past_a_few_parts() {
+        use super::super::output::STREAM_AHEAD_BYTES;
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let out = output(true);
+        let _ = out.shared().opened.set("test".into());
+        // A writer that takes a part a millisecond.
+        let (taker, stop) = (out.clone(), Arc::new(AtomicBool::new(false)));
+        let stopped = Arc::clone(&stop);
+        let writer = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                let mut state = taker.shared().state.lock();
+                if let Some(Record::Part(text)) = state.records.pop_front() {
+                    state.bytes -= text.len();
+                }
+                taker.shared().progressed.notify_all();
+            }
+        });
+        let mut stream = out.stream_batch(0);
+        let (mut buf, mut most) = (String::new(), 0);
+        for _ in 0..32 {
+            buf.push_str(&"x".repeat(PART_BYTES));
+            stream.spill(&mut buf);
+            most = most.max(out.shared().state.lock().bytes);
+        }
+        assert!(stream.parted && !stream.slow);
+        assert!(most <= STREAM_AHEAD_BYTES, "{most} bytes queued ahead");
+        stop.store(true, Ordering::Relaxed);
+        writer.join().unwrap();
     }
 }

@@ -31,19 +31,25 @@ impl<'a, 'v, F: Fn(u64) -> u64> BatchEvents<'a, 'v, F> {
     /// Goes through the events once for what the sinks need first (count, first and last
     /// times) and for the events left out.
     pub fn new(traces: &'a [Arc<RecordedTrace>], values: &'v [u64], to_ns: F) -> Self {
+        // The raw values, only the first and the last converted (in that order, as the
+        // conversion unwraps a counter of fewer bits from the value before).
         let (mut count, mut first, mut last) = (0u64, None, 0);
-        let dropped = visit(traces, values, &to_ns, &mut |e| {
+        let dropped = visit(traces, values, &|raw| raw, &mut |e| {
             count += 1;
             first.get_or_insert(e.ns);
             last = e.ns;
         });
+        let first_last_ns = match first {
+            Some(first) => (to_ns(first), to_ns(last)),
+            None => (0, 0),
+        };
         BatchEvents {
             traces,
             values,
             to_ns,
             piece: Vec::new(),
             count,
-            first_last_ns: (first.unwrap_or(0), last),
+            first_last_ns,
             dropped,
         }
     }
