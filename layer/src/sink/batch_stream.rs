@@ -27,6 +27,10 @@ pub struct BatchStream<'o> {
     parted: bool,
     /// A part could not be queued: the rest is discarded and the batch ends torn.
     torn: bool,
+    /// The output was asked to open its file (a batch's first part was ready before it was).
+    asked_open: bool,
+    /// A part waited [`super::output::STALL`] to stream in vain: later parts do not wait.
+    slow: bool,
 }
 
 impl Output {
@@ -41,6 +45,8 @@ impl Output {
             device,
             parted: false,
             torn: false,
+            asked_open: false,
+            slow: false,
         }
     }
 }
@@ -49,12 +55,27 @@ impl BatchStream<'_> {
     /// Called by a format at the end of each event: when `buf` holds a part's worth and
     /// the output streams, hands it to the writer and leaves `buf` empty.
     pub fn spill(&mut self, buf: &mut String) {
-        if buf.len() < PART_BYTES || !self.out.shared().streams.load(Ordering::Relaxed) {
+        if buf.len() < PART_BYTES {
             return;
+        }
+        if !self.out.shared().streams.load(Ordering::Relaxed) {
+            // The first batch into a file opened when it comes: whether the file streams
+            // is known once it is open (a batch of a million draws is 200 MB of text).
+            if self.asked_open {
+                return;
+            }
+            self.asked_open = true;
+            self.out.open_now();
+            if !self.out.shared().streams.load(Ordering::Relaxed) {
+                return;
+            }
         }
         if self.torn {
             buf.clear();
             return;
+        }
+        if !self.slow && !self.out.wait_to_stream(buf.len()) {
+            self.slow = true;
         }
         let part = std::mem::replace(buf, self.out.buffer());
         match self.out.try_push(Record::Part(part)) {
@@ -118,6 +139,7 @@ mod tests {
                 Record::Torn { .. } => ("torn", 0),
                 Record::Text(t) => ("text", t.len()),
                 Record::End { .. } => ("end", 0),
+                Record::Open => ("open", 0),
             })
             .collect()
     }
@@ -126,6 +148,8 @@ mod tests {
     fn a_large_batch_goes_in_parts_to_a_file_and_whole_elsewhere() {
         for streams in [true, false] {
             let out = output(streams);
+            // Open already (stdout, or a file that does not stream).
+            let _ = out.shared().opened.set("test".into());
             let mut stream = out.stream_batch(1);
             let mut buf = String::new();
             for _ in 0..3 {
@@ -169,5 +193,64 @@ mod tests {
         );
         // The writer counts the torn batch when it meets it; nothing was counted yet.
         assert_eq!(out.losses(2), Losses::default());
+    }
+
+    /// A file opened when the first batch comes is opened as soon as that batch has a part
+    /// to hand over: the first batch streams too (and the records before it come first).
+    #[test]
+    fn the_first_batch_into_a_file_not_opened_yet_streams() {
+        let dir = std::env::temp_dir().join(format!("utrace-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("first.txt");
+        let out = super::super::writer::start_file(&path, "test");
+        out.text("END OF FRAME 0\n".into());
+        let mut stream = out.stream_batch(1);
+        let (mut buf, mut all) = (String::new(), "END OF FRAME 0\n".to_string());
+        for _ in 0..3 {
+            let event = "x".repeat(PART_BYTES / 2 + 1) + "\n";
+            buf.push_str(&event);
+            all.push_str(&event);
+            stream.spill(&mut buf);
+        }
+        assert!(stream.parted, "the first batch went in parts");
+        stream.finish(3, buf);
+        assert_eq!(out.drain(std::time::Duration::from_secs(10)), 0);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), all);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A batch formatted faster than its file takes it holds a few parts at a time: past
+    /// `STREAM_AHEAD_BYTES` queued, the next part waits for the writer.
+    #[test]
+    fn a_streamed_batch_waits_for_the_writer_past_a_few_parts() {
+        use super::super::output::STREAM_AHEAD_BYTES;
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        let out = output(true);
+        let _ = out.shared().opened.set("test".into());
+        // A writer that takes a part a millisecond.
+        let (taker, stop) = (out.clone(), Arc::new(AtomicBool::new(false)));
+        let stopped = Arc::clone(&stop);
+        let writer = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                let mut state = taker.shared().state.lock();
+                if let Some(Record::Part(text)) = state.records.pop_front() {
+                    state.bytes -= text.len();
+                }
+                taker.shared().progressed.notify_all();
+            }
+        });
+        let mut stream = out.stream_batch(0);
+        let (mut buf, mut most) = (String::new(), 0);
+        for _ in 0..32 {
+            buf.push_str(&"x".repeat(PART_BYTES));
+            stream.spill(&mut buf);
+            most = most.max(out.shared().state.lock().bytes);
+        }
+        assert!(stream.parted && !stream.slow);
+        assert!(most <= STREAM_AHEAD_BYTES, "{most} bytes queued ahead");
+        stop.store(true, Ordering::Relaxed);
+        writer.join().unwrap();
     }
 }

@@ -26,7 +26,7 @@ use utrace_format::CSV_HEADER;
 use super::output::Output;
 use super::ranges::Ranges;
 use super::text_args;
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
 
 pub struct CsvSink {
@@ -60,55 +60,57 @@ pub fn format_batch(
     buf: &mut String,
     args: &mut String,
     info: &BatchInfo,
-    events: &[Event<'_>],
+    events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
     let mut ranges = Ranges::default();
-    let mut prev = events.first().map_or(0, |e| e.ns);
-    for e in events {
-        let tp = e.info();
-        let depth = ranges.depth(tp);
-        let delta = e.ns.wrapping_sub(prev) as i64;
-        prev = e.ns;
-        args.clear();
-        text_args::write(args, info, e);
-        for column in [
-            u64::from(info.device),
-            info.number,
-            u64::from(info.frame),
-            info.submission,
-            u64::from(info.submit.tid),
-        ] {
-            digits::push_u64(buf, column);
+    let mut prev = events.first_last_ns().0;
+    events.each_piece(&mut |piece| {
+        for e in piece {
+            let tp = e.info();
+            let depth = ranges.depth(tp);
+            let delta = e.ns.wrapping_sub(prev) as i64;
+            prev = e.ns;
+            args.clear();
+            text_args::write(args, info, e);
+            for column in [
+                u64::from(info.device),
+                info.number,
+                u64::from(info.frame),
+                info.submission,
+                u64::from(info.submit.tid),
+            ] {
+                digits::push_u64(buf, column);
+                buf.push(',');
+            }
+            if let Some(ns) = info.submitted_ns {
+                digits::push_u64(buf, ns);
+            }
             buf.push(',');
+            digits::push_u64(buf, e.ns);
+            buf.push(',');
+            digits::push_i64(buf, delta);
+            buf.push(',');
+            digits::push_u64(buf, depth as u64);
+            buf.push(',');
+            buf.push_str(tp.name);
+            buf.push(',');
+            // A quote inside the field is doubled (RFC 4180).
+            push_csv_field(buf, args);
+            buf.push('\n');
+            spill(buf);
         }
-        if let Some(ns) = info.submitted_ns {
-            digits::push_u64(buf, ns);
-        }
-        buf.push(',');
-        digits::push_u64(buf, e.ns);
-        buf.push(',');
-        digits::push_i64(buf, delta);
-        buf.push(',');
-        digits::push_u64(buf, depth as u64);
-        buf.push(',');
-        buf.push_str(tp.name);
-        buf.push(',');
-        // A quote inside the field is doubled (RFC 4180).
-        push_csv_field(buf, args);
-        buf.push('\n');
-        spill(buf);
-    }
+    });
 }
 
 impl Sink for CsvSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
         format_batch(&mut buf, &mut self.args, info, events, &mut |b| {
             stream.spill(b)
         });
-        stream.finish(events.len() as u64, buf);
+        stream.finish(events.count(), buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
@@ -125,7 +127,7 @@ impl Sink for CsvSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::sink_interface::Words;
+    use crate::trace::sink_interface::{ListedEvents, Words};
     use crate::trace::tracepoints::{BeginLabel, LabelRef, Payload};
 
     #[test]
@@ -154,10 +156,53 @@ mod tests {
             ..Default::default()
         };
         let (mut buf, mut args) = (String::new(), String::new());
-        format_batch(&mut buf, &mut args, &info, &events, &mut |_| {});
+        format_batch(
+            &mut buf,
+            &mut args,
+            &info,
+            &mut ListedEvents::whole(&events),
+            &mut |_| {},
+        );
         assert_eq!(
             buf,
             "1,3,2,4,31,,7,0,0,begin_label,\"label=\"\"a, \\\"\"b\\\"\"\"\"\"\n"
         );
+    }
+
+    /// Rows made in pieces (depth and deltas carried across them) are the rows of one.
+    #[test]
+    fn pieces_make_the_same_rows() {
+        use crate::trace::tracepoints::{EndCmdBuffer, EndLabel, StartCmdBuffer};
+        let words = [
+            Words::of(Payload::StartCmdBuffer(StartCmdBuffer::default())),
+            Words::of(Payload::BeginLabel(BeginLabel {
+                label: LabelRef { offset: 0, len: 1 },
+            })),
+            Words::of(Payload::EndLabel(EndLabel::default())),
+            Words::of(Payload::EndCmdBuffer(EndCmdBuffer::default())),
+        ];
+        let events: Vec<_> = [10, 25, 20, 40]
+            .iter()
+            .zip(&words)
+            .map(|(ns, w)| w.event(*ns, b"x", 0))
+            .collect();
+        let info = BatchInfo::default();
+        let (mut whole, mut args) = (String::new(), String::new());
+        let mut one = ListedEvents::whole(&events);
+        format_batch(&mut whole, &mut args, &info, &mut one, &mut |_| {});
+        assert!(whole
+            .lines()
+            .nth(2)
+            .unwrap()
+            .contains(",20,-5,1,end_label,"));
+        for piece in 1..=3 {
+            let mut rows = String::new();
+            let mut pieces = ListedEvents {
+                events: &events,
+                piece,
+            };
+            format_batch(&mut rows, &mut args, &info, &mut pieces, &mut |_| {});
+            assert_eq!(rows, whole, "pieces of {piece}");
+        }
     }
 }

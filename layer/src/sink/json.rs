@@ -21,7 +21,7 @@ use utrace_format::escape::push_json_string;
 
 use super::output::Output;
 use super::ranges::Ranges;
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
 use crate::trace::tracepoints::ValueKind;
 
@@ -55,13 +55,11 @@ pub fn format_batch(
     buf: &mut String,
     arg: &mut String,
     info: &BatchInfo,
-    events: &[Event<'_>],
+    events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
-    let elapsed = match (events.first(), events.last()) {
-        (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
-        _ => 0,
-    };
+    let (first, last) = events.first_last_ns();
+    let elapsed = last.saturating_sub(first);
     let _ = write!(
         buf,
         "{{\"type\":\"batch\",\"device\":{},\"batch\":{},\"queue\":\"{:#x}\",\"frame\":{},\"submission\":{},\"thread\":{},\"cmdbufs\":{},\"queries\":{},\"elapsed_ns\":{elapsed},",
@@ -74,61 +72,67 @@ pub fn format_batch(
     }
     buf.push_str("\"events\":[");
     let mut ranges = Ranges::default();
-    let mut prev = events.first().map_or(0, |e| e.ns);
-    for (i, e) in events.iter().enumerate() {
-        let tp = e.info();
-        let payload = e.payload();
-        let depth = ranges.depth(tp);
-        let delta = e.ns.wrapping_sub(prev) as i64;
-        prev = e.ns;
-        if i > 0 {
-            buf.push(',');
-        }
-        buf.push_str("{\"ns\":");
-        digits::push_u64(buf, e.ns);
-        buf.push_str(",\"delta\":");
-        digits::push_i64(buf, delta);
-        buf.push_str(",\"depth\":");
-        digits::push_u64(buf, depth as u64);
-        buf.push_str(",\"name\":\"");
-        buf.push_str(tp.name);
-        buf.push_str("\",\"args\":{");
-        for (k, field) in tp.fields.iter().enumerate() {
-            if k > 0 {
+    let mut prev = first;
+    let mut written = 0u64;
+    events.each_piece(&mut |piece| {
+        for e in piece {
+            let tp = e.info();
+            let payload = e.payload();
+            let depth = ranges.depth(tp);
+            let delta = e.ns.wrapping_sub(prev) as i64;
+            prev = e.ns;
+            if written > 0 {
                 buf.push(',');
             }
-            buf.push('"');
-            buf.push_str(field.name);
-            buf.push_str("\":");
-            arg.clear();
-            payload.write_arg(k, arg, e.strings);
-            match field.kind {
-                // A count the device reads at execution prints as a word (`indirect`).
-                ValueKind::Number if !arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
-                    push_json_string(buf, arg)
+            written += 1;
+            buf.push_str("{\"ns\":");
+            digits::push_u64(buf, e.ns);
+            buf.push_str(",\"delta\":");
+            digits::push_i64(buf, delta);
+            buf.push_str(",\"depth\":");
+            digits::push_u64(buf, depth as u64);
+            buf.push_str(",\"name\":\"");
+            buf.push_str(tp.name);
+            buf.push_str("\",\"args\":{");
+            for (k, field) in tp.fields.iter().enumerate() {
+                if k > 0 {
+                    buf.push(',');
                 }
-                ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
-                ValueKind::Text => push_json_string(buf, arg),
+                buf.push('"');
+                buf.push_str(field.name);
+                buf.push_str("\":");
+                arg.clear();
+                payload.write_arg(k, arg, e.strings);
+                match field.kind {
+                    // A count the device reads at execution prints as a word (`indirect`).
+                    ValueKind::Number
+                        if !arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') =>
+                    {
+                        push_json_string(buf, arg)
+                    }
+                    ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
+                    ValueKind::Text => push_json_string(buf, arg),
+                }
             }
+            if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
+                buf.push_str(",\"pipeline_name\":");
+                push_json_string(buf, name);
+            }
+            buf.push_str("}}");
+            spill(buf);
         }
-        if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
-            buf.push_str(",\"pipeline_name\":");
-            push_json_string(buf, name);
-        }
-        buf.push_str("}}");
-        spill(buf);
-    }
+    });
     buf.push_str("]}\n");
 }
 
 impl Sink for JsonSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
         format_batch(&mut buf, &mut self.arg, info, events, &mut |b| {
             stream.spill(b)
         });
-        stream.finish(events.len() as u64, buf);
+        stream.finish(events.count(), buf);
     }
 
     fn end_of_frame(&mut self, device: u32, frame: u32) {
@@ -152,7 +156,7 @@ impl Sink for JsonSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::sink_interface::Words;
+    use crate::trace::sink_interface::{ListedEvents, Words};
     use crate::trace::tracepoints::{BeginLabel, EndCmdBuffer, LabelRef, Payload};
 
     #[test]
@@ -182,10 +186,21 @@ mod tests {
             ..Default::default()
         };
         let (mut buf, mut arg) = (String::new(), String::new());
-        format_batch(&mut buf, &mut arg, &info, &events, &mut |_| {});
-        // Taken by the output after every event, the parts make the same line.
+        format_batch(
+            &mut buf,
+            &mut arg,
+            &info,
+            &mut ListedEvents::whole(&events),
+            &mut |_| {},
+        );
+        // In pieces of one event (the separators and deltas carried across), taken by the
+        // output after every event: the same line.
         let (mut parts, mut last) = (String::new(), String::new());
-        format_batch(&mut last, &mut arg, &info, &events, &mut |b| {
+        let mut pieces = ListedEvents {
+            events: &events,
+            piece: 1,
+        };
+        format_batch(&mut last, &mut arg, &info, &mut pieces, &mut |b| {
             parts.push_str(&std::mem::take(b))
         });
         assert_eq!(parts + &last, buf);
@@ -217,7 +232,7 @@ mod tests {
             &mut buf,
             &mut arg,
             &info,
-            &[dispatch.event(1, &[], 0)],
+            &mut ListedEvents::whole(&[dispatch.event(1, &[], 0)]),
             &mut |_| {},
         );
         assert!(

@@ -27,6 +27,10 @@ pub const STALL: Duration = Duration::from_secs(2);
 /// as it is formatted ([`super::batch_stream`]): memory stays bounded whatever the batch,
 /// and formatting and writing overlap.
 pub const PART_BYTES: usize = 1 << 20;
+/// Text of a streamed batch queued ahead of the writer, at most, while the writer takes
+/// data: formatting waits for it beyond this, so that a batch that formats faster than its
+/// file takes it (json) holds a few parts at a time, not the whole queue's worth.
+pub const STREAM_AHEAD_BYTES: usize = 8 << 20;
 
 /// One destination of the process, shared by the devices writing to it.
 #[derive(Clone)]
@@ -91,7 +95,7 @@ impl Output {
     pub(super) fn try_push(&self, record: Record) -> Result<(), Record> {
         let len = match &record {
             Record::Batch { text, .. } | Record::Part(text) | Record::Text(text) => text.len(),
-            Record::Torn { .. } | Record::End { .. } => 0,
+            Record::Torn { .. } | Record::End { .. } | Record::Open => 0,
         };
         let mut state = self.shared.state.lock();
         if state.closed {
@@ -128,6 +132,32 @@ impl Output {
         }
         state.records.push_back(record);
         self.shared.queued.notify_one();
+    }
+
+    /// Has the writer open a file output not opened yet, and waits (at most [`STALL`]) until
+    /// it did: whether batches are streamed to it is known then. The caller holds the gate.
+    pub(super) fn open_now(&self) {
+        if self.shared.opened.get().is_some() {
+            return;
+        }
+        self.push_forced(Record::Open);
+        let mut state = self.shared.state.lock();
+        let shared = &self.shared;
+        self.wait_for_writer(&mut state, Instant::now() + STALL, |s| {
+            s.closed || shared.opened.get().is_some()
+        });
+    }
+
+    /// Waits (at most [`STALL`]) until a part of `len` bytes fits in [`STREAM_AHEAD_BYTES`];
+    /// false if it still does not (the writer is slow: the part goes as any record does).
+    pub(super) fn wait_to_stream(&self, len: usize) -> bool {
+        let mut state = self.shared.state.lock();
+        let near = |s: &State| s.closed || s.bytes == 0 || s.bytes + len <= STREAM_AHEAD_BYTES;
+        if state.stalled {
+            return false;
+        }
+        self.wait_for_writer(&mut state, Instant::now() + STALL, near);
+        near(&state)
     }
 
     /// Waits, until `deadline` at most, for the writer to make `done` true.

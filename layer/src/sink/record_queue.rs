@@ -37,6 +37,9 @@ pub(super) enum Record {
         summary: TraceSummary,
         render: RenderEnd,
     },
+    /// A batch is being formatted into a file not opened yet: open it now, so that the
+    /// batch can be streamed if it is a regular file.
+    Open,
 }
 
 /// What an output could not write, per device.
@@ -158,7 +161,7 @@ impl State {
                 losses.events += events;
             }
             Record::Part(text) | Record::Text(text) => self.recycle(text),
-            Record::End { .. } => {}
+            Record::End { .. } | Record::Open => {}
         }
     }
 

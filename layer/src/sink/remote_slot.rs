@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::trace::remote::REMOTE;
 
 #[derive(Default)]
@@ -125,14 +125,14 @@ pub fn finish(timeout: Duration) -> Totals {
 }
 
 impl Sink for Slot {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         TRACED_BATCHES.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.0.lock();
         if REMOTE.includes(info.frame) {
             if let Some(sink) = inner.sink.as_mut() {
                 sink.batch(info, events);
                 inner.batches += 1;
-                inner.events += events.len() as u64;
+                inner.events += events.count();
             }
         }
     }

@@ -10,8 +10,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, Sink, TraceSummary};
 use crate::gpu::interface::{ClockPair, GpuClock};
+use crate::trace::sink_interface::EventPieces;
 
 /// How long a pair serves (Perfetto's snapshot period): 1 s of drift at 100 ppm is 100 µs,
 /// below what a submit-to-start latency shows.
@@ -56,7 +57,7 @@ pub fn on_device_clock(boottime_ns: u64, pair: ClockPair) -> Option<u64> {
 }
 
 impl Sink for SubmitClock {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         let submitted_ns = self
             .pair()
             .and_then(|pair| on_device_clock(info.submit.start_ns, pair));
@@ -84,6 +85,7 @@ impl Sink for SubmitClock {
 mod tests {
     use super::*;
     use crate::sink::SubmitTiming;
+    use crate::trace::sink_interface::ListedEvents;
     use std::sync::{Arc, Mutex, OnceLock};
 
     #[test]
@@ -103,7 +105,7 @@ mod tests {
     struct Seen(Arc<Mutex<Vec<Option<u64>>>>);
 
     impl Sink for Seen {
-        fn batch(&mut self, info: &BatchInfo, _events: &[Event<'_>]) {
+        fn batch(&mut self, info: &BatchInfo, _events: &mut dyn EventPieces<'_>) {
             self.0.lock().unwrap().push(info.submitted_ns);
         }
         fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
@@ -126,7 +128,7 @@ mod tests {
             ..BatchInfo::default()
         };
         // Not measured yet: no time rather than a wrong one.
-        sink.batch(&info(2_000), &[]);
+        sink.batch(&info(2_000), &mut ListedEvents::whole(&[]));
         slot.set(crate::gpu::interface::MeasuredPair {
             pair: ClockPair {
                 gpu_ns: 100,
@@ -136,8 +138,8 @@ mod tests {
             rounds: crate::gpu::calibration::Rounds::Gated,
         })
         .unwrap();
-        sink.batch(&info(2_000), &[]);
-        sink.batch(&info(0), &[]);
+        sink.batch(&info(2_000), &mut ListedEvents::whole(&[]));
+        sink.batch(&info(0), &mut ListedEvents::whole(&[]));
         assert_eq!(*seen.lock().unwrap(), [None, Some(1_100), None]);
     }
 }

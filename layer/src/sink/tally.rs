@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::trace::tracepoints::RangeKind;
 
 /// Frame times kept per second: enough for a 1000 fps application; past it, frames are
@@ -91,36 +91,39 @@ impl WatchSink {
 }
 
 impl Sink for WatchSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
-        let (Some(first), Some(last)) = (
-            events.iter().map(|e| e.ns).min(),
-            events.iter().map(|e| e.ns).max(),
-        ) else {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
+        if events.count() == 0 {
             return;
-        };
+        }
+        // Begins paired with ends as the formats nest them (`super::ranges`).
+        self.open.clear();
+        let (mut first, mut last) = (u64::MAX, 0);
+        let open = &mut self.open;
+        let mut tally = self.tally.inner.lock();
+        tally.0.batches += 1;
+        events.each_piece(&mut |piece| {
+            for e in piece {
+                (first, last) = (first.min(e.ns), last.max(e.ns));
+                let info = e.info();
+                match info.kind {
+                    RangeKind::Begin => open.push((info.range, e.ns)),
+                    RangeKind::End => {
+                        if let Some(at) = open.iter().rposition(|o| o.0 == info.range) {
+                            let begin = open[at].1;
+                            open.truncate(at);
+                            tally.0.add_range(info.range, e.ns.saturating_sub(begin));
+                        }
+                    }
+                    RangeKind::Marker => {}
+                }
+            }
+        });
+        drop(tally);
         let spans = self.spans_of(info.frame);
         let full = spans.len() >= SPANS_PER_FRAME;
         match spans.last_mut() {
             Some(l) if full => *l = (l.0.min(first), l.1.max(last)),
             _ => spans.push((first, last)),
-        }
-        // Begins paired with ends as the formats nest them (`super::ranges`).
-        self.open.clear();
-        let mut tally = self.tally.inner.lock();
-        tally.0.batches += 1;
-        for e in events {
-            let info = e.info();
-            match info.kind {
-                RangeKind::Begin => self.open.push((info.range, e.ns)),
-                RangeKind::End => {
-                    if let Some(at) = self.open.iter().rposition(|o| o.0 == info.range) {
-                        let begin = self.open[at].1;
-                        self.open.truncate(at);
-                        tally.0.add_range(info.range, e.ns.saturating_sub(begin));
-                    }
-                }
-                RangeKind::Marker => {}
-            }
         }
     }
 
@@ -167,7 +170,7 @@ fn covered(mut spans: Vec<(u64, u64)>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::sink_interface::Words;
+    use crate::trace::sink_interface::{ListedEvents, Words};
     use crate::trace::tracepoints::Payload;
 
     #[test]
@@ -194,7 +197,8 @@ mod tests {
                 frame,
                 ..Default::default()
             };
-            sink.batch(&info, &[start.event(from, &[], 1), end.event(to, &[], 1)]);
+            let events = [start.event(from, &[], 1), end.event(to, &[], 1)];
+            sink.batch(&info, &mut ListedEvents::whole(&events));
         };
         // Frame 2: two queues overlapping (1000..3000 covered), then frame 3 begun.
         batch(&mut sink, 2, 1000, 2000);

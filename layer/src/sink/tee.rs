@@ -1,6 +1,6 @@
 //! Several sinks fed the same events (`GPU_TRACE_FORMAT=txt,perfetto`).
 
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 
 pub struct Tee {
     sinks: Vec<Box<dyn Sink>>,
@@ -18,7 +18,8 @@ impl Tee {
 }
 
 impl Sink for Tee {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
+        // Each sink reads the events afresh: none is kept for the next.
         for s in &mut self.sinks {
             s.batch(info, events);
         }

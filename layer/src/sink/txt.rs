@@ -23,7 +23,7 @@ use std::fmt::Write;
 use super::output::Output;
 use super::ranges::Ranges;
 use super::text_args;
-use super::{BatchInfo, Event, Sink, TraceSummary};
+use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
 
 pub struct TxtSink {
@@ -50,7 +50,7 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
 pub fn format_batch(
     buf: &mut String,
     info: &BatchInfo,
-    events: &[Event<'_>],
+    events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
     let _ = write!(
@@ -72,42 +72,42 @@ pub fn format_batch(
     buf.push('\n');
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
     let mut ranges = Ranges::default();
-    let mut prev = events.first().map_or(0, |e| e.ns);
-    for e in events {
-        let tp = e.info();
-        let depth = ranges.depth(tp);
-        let delta = e.ns.wrapping_sub(prev) as i64;
-        prev = e.ns;
-        digits::push_u64_zero_padded(buf, e.ns, 16);
-        buf.push(' ');
-        digits::push_signed_right_aligned(buf, delta, 9);
-        buf.push_str(": ");
-        digits::push_repeated(buf, b' ', 3 * depth);
-        buf.push_str(tp.name);
-        let before = buf.len();
-        buf.push_str(": ");
-        let args_start = buf.len();
-        text_args::write(buf, info, e);
-        if buf.len() == args_start {
-            buf.truncate(before);
+    let (first, last) = events.first_last_ns();
+    let mut prev = first;
+    events.each_piece(&mut |piece| {
+        for e in piece {
+            let tp = e.info();
+            let depth = ranges.depth(tp);
+            let delta = e.ns.wrapping_sub(prev) as i64;
+            prev = e.ns;
+            digits::push_u64_zero_padded(buf, e.ns, 16);
+            buf.push(' ');
+            digits::push_signed_right_aligned(buf, delta, 9);
+            buf.push_str(": ");
+            digits::push_repeated(buf, b' ', 3 * depth);
+            buf.push_str(tp.name);
+            let before = buf.len();
+            buf.push_str(": ");
+            let args_start = buf.len();
+            text_args::write(buf, info, e);
+            if buf.len() == args_start {
+                buf.truncate(before);
+            }
+            buf.push('\n');
+            spill(buf);
         }
-        buf.push('\n');
-        spill(buf);
-    }
-    let elapsed = match (events.first(), events.last()) {
-        (Some(first), Some(last)) => last.ns.saturating_sub(first.ns),
-        _ => 0,
-    };
+    });
+    let elapsed = last.saturating_sub(first);
     let _ = writeln!(buf, "ELAPSED: {elapsed} ns");
 }
 
 impl Sink for TxtSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         // A recycled buffer: formatting allocates nothing in the steady state.
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
         format_batch(&mut buf, info, events, &mut |b| stream.spill(b));
-        stream.finish(events.len() as u64, buf);
+        stream.finish(events.count(), buf);
     }
 
     fn end_of_frame(&mut self, _device: u32, frame: u32) {
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
     use crate::sink::SubmitTiming;
     use crate::trace::pipeline_names::PipelineNames;
-    use crate::trace::sink_interface::Words;
+    use crate::trace::sink_interface::{Event, ListedEvents, Words};
     use crate::trace::tracepoints::{
         EndCmdBuffer, EndDispatch, Payload, StartCmdBuffer, StartDispatch,
     };
@@ -186,7 +186,12 @@ mod tests {
             words[1].event(1_003_344, &[], 0),
         ];
         let mut buf = String::new();
-        format_batch(&mut buf, &info(), &events, &mut |_| {});
+        format_batch(
+            &mut buf,
+            &info(),
+            &mut ListedEvents::whole(&events),
+            &mut |_| {},
+        );
         assert_eq!(
             buf,
             "BATCH 1: device=0 queue=0x10 frame=2 submission=5 cmdbufs=1 queries=2 thread=4243\n\
@@ -208,23 +213,30 @@ mod tests {
         fn ev(ns: u64, w: &Words) -> Event<'_> {
             w.event(ns, &[], 0)
         }
+        let events = [ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)];
         let mut buf = String::new();
         format_batch(
             &mut buf,
             &info(),
-            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
+            &mut ListedEvents::whole(&events),
             &mut |_| {},
         );
-        // Taken by the output after every event, the parts make the same text.
-        let mut parts = String::new();
-        let mut last = String::new();
-        format_batch(
-            &mut last,
-            &info(),
-            &[ev(10, &s), ev(20, &s), ev(15, &e), ev(40, &e)],
-            &mut |b| parts.push_str(&std::mem::take(b)),
-        );
-        assert_eq!(parts + &last, buf);
+        // Handed over in pieces (nesting and deltas carried across them) and taken by the
+        // output after every event, the parts make the same text.
+        for piece in 1..=3 {
+            let mut parts = String::new();
+            let mut last = String::new();
+            format_batch(
+                &mut last,
+                &info(),
+                &mut ListedEvents {
+                    events: &events,
+                    piece,
+                },
+                &mut |b| parts.push_str(&std::mem::take(b)),
+            );
+            assert_eq!(parts + &last, buf, "pieces of {piece}");
+        }
         let lines: Vec<&str> = buf.lines().collect();
         assert!(lines[3].ends_with(
             "       +10:    start_cmd_buffer: cmd=0x1, level=secondary, usage=none, thread=4242"
@@ -262,7 +274,12 @@ mod tests {
             end.event(40, &[], 0),
         ];
         let mut buf = String::new();
-        format_batch(&mut buf, &info, &events, &mut |_| {});
+        format_batch(
+            &mut buf,
+            &info,
+            &mut ListedEvents::whole(&events),
+            &mut |_| {},
+        );
         let lines: Vec<&str> = buf.lines().collect();
         assert!(
             lines[2].ends_with("pipeline=0x5c00, pipeline_name=\"blur \\\"x\\\"\""),

@@ -145,6 +145,14 @@ fn take(shared: &Shared) -> Taken {
                 opens: false,
             }
         }
+        // Opens the file (what the next batch would do), writing nothing more.
+        Record::Open => Taken::Write {
+            text: String::new(),
+            whole: true,
+            batch: None,
+            end: false,
+            opens: true,
+        },
         Record::End {
             device,
             summary,
@@ -228,6 +236,13 @@ fn run(shared: &Shared, mut target: Target) {
                 );
                 failing = Some((e, 0));
             }
+        }
+        if text.is_empty() {
+            // An open asked for by a batch being formatted: the batch itself follows.
+            let mut state = shared.state.lock();
+            state.writing = false;
+            shared.progressed.notify_all();
+            continue;
         }
         let result = write_with_header(&mut target, shared, &mut header, &text, whole);
         let mut state = shared.state.lock();

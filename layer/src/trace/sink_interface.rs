@@ -55,6 +55,63 @@ impl<'a> Event<'a> {
     }
 }
 
+/// Events of one batch in a piece, at most: what a sink is handed at a time. A batch of any
+/// size is never listed whole (56 bytes an event: 112 MB for a million draws, whose first
+/// touch cost traceq more than formatting them); a piece's list stays in the caches.
+pub const PIECE_EVENTS: usize = 1024;
+
+/// A batch's events, handed to a sink in pieces of at most [`PIECE_EVENTS`], in submission
+/// order. Each call of [`Self::each_piece`] goes through all of them again (every sink of a
+/// device reads the same events); what a sink needs before the first (the count, the first
+/// and last times) is known beforehand.
+pub trait EventPieces<'a> {
+    /// How many events the batch has (more than 0).
+    fn count(&self) -> u64;
+    /// The times of the first and the last event.
+    fn first_last_ns(&self) -> (u64, u64);
+    /// Calls `f` with each piece of the events, in order.
+    fn each_piece(&mut self, f: &mut dyn FnMut(&[Event<'a>]));
+}
+
+/// Events already listed, handed out in pieces of `piece` (a sink's tests; `piece` shows
+/// that pieces of any size make the same output as one).
+#[cfg(test)]
+pub struct ListedEvents<'l, 'a> {
+    pub events: &'l [Event<'a>],
+    pub piece: usize,
+}
+
+#[cfg(test)]
+impl<'l, 'a> ListedEvents<'l, 'a> {
+    /// `events` as one piece.
+    pub fn whole(events: &'l [Event<'a>]) -> ListedEvents<'l, 'a> {
+        ListedEvents {
+            events,
+            piece: events.len().max(1),
+        }
+    }
+}
+
+#[cfg(test)]
+impl<'a> EventPieces<'a> for ListedEvents<'_, 'a> {
+    fn count(&self) -> u64 {
+        self.events.len() as u64
+    }
+
+    fn first_last_ns(&self) -> (u64, u64) {
+        match (self.events.first(), self.events.last()) {
+            (Some(first), Some(last)) => (first.ns, last.ns),
+            _ => (0, 0),
+        }
+    }
+
+    fn each_piece(&mut self, f: &mut dyn FnMut(&[Event<'a>])) {
+        for piece in self.events.chunks(self.piece.max(1)) {
+            f(piece);
+        }
+    }
+}
+
 /// A payload's words, owned: for events made by hand (the formats' tests).
 #[cfg(test)]
 pub struct Words {
@@ -123,8 +180,8 @@ pub struct TraceSummary {
 }
 
 pub trait Sink: Send {
-    /// A completed batch, its events in submission order.
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]);
+    /// A completed batch of at least one event, its events in submission order, in pieces.
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>);
     /// `vkQueuePresentKHR` ended `frame`.
     fn end_of_frame(&mut self, device: u32, frame: u32);
     /// The device is going (or the process is exiting).

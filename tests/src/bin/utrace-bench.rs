@@ -32,7 +32,7 @@ fn child(args: &[String]) -> Result<(), String> {
         let batches = arg(args, "--batches")
             .and_then(|b| b.parse().ok())
             .unwrap_or(1);
-        return throughput::run(draws, batches);
+        return throughput::run(draws, batches, args.iter().any(|a| a == "--hand-timed"));
     }
     let rounds = arg(args, "--rounds")
         .and_then(|r| r.parse().ok())
@@ -201,33 +201,46 @@ fn measure_throughput(
     dir: &std::path::Path,
     layers: &std::path::Path,
 ) -> serde_json::Map<String, Value> {
-    println!("\ntraceq throughput, M events/s (time the thread spends writing, from the layer's UTRACE_LOG=info line)");
+    println!("\ntraceq throughput, M events/s of its working time / of its CPU time (the layer's UTRACE_LOG=info line)");
     print!("{:<10}", "format");
     for (draws, batches) in throughput::SIZES {
         print!(" {:>20}", format!("{draws} draws x{batches}"));
     }
     println!();
+    let run = |vars: &[(&str, &str)], draws: u32, batches: u32, extra: &[&str]| {
+        let out = command(dir, layers, vars)
+            .args([
+                "--child-throughput",
+                &draws.to_string(),
+                "--batches",
+                &batches.to_string(),
+            ])
+            .args(extra)
+            .output()
+            .expect("the benchmark child runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
     let mut all = serde_json::Map::new();
+    // Peak resident size of each format's child at the memory comparison's size.
+    let mut peaks = Vec::new();
     for (format, vars) in FORMATS {
         print!("{format:<10}");
         let mut per_size = serde_json::Map::new();
         for (draws, batches) in throughput::SIZES {
             let mut vars = vars.to_vec();
             vars.push(("UTRACE_LOG", "info"));
-            let out = command(dir, layers, &vars)
-                .args([
-                    "--child-throughput",
-                    &draws.to_string(),
-                    "--batches",
-                    &batches.to_string(),
-                ])
-                .output()
-                .expect("the benchmark child runs");
-            let stderr = String::from_utf8_lossy(&out.stderr);
+            let (ok, stderr) = run(&vars, draws, batches, &[]);
             match throughput::parse(&stderr) {
-                Some((_, rate)) if out.status.success() => {
-                    print!(" {rate:>20.2}");
-                    per_size.insert(draws.to_string(), json!(rate));
+                Some(r) if ok => {
+                    print!(" {:>20}", format!("{:.2} / {:.2}", r.wall, r.cpu));
+                    per_size.insert(draws.to_string(), json!({"wall": r.wall, "cpu": r.cpu}));
+                    let peak = throughput::parse_peak_rss(&stderr);
+                    if let Some(kb) = peak.filter(|_| draws == throughput::MEMORY_DRAWS) {
+                        peaks.push((format, kb));
+                    }
                 }
                 _ => {
                     print!(" {:>20}", "failed");
@@ -237,6 +250,23 @@ fn measure_throughput(
         }
         println!();
         all.insert(format.to_string(), Value::Object(per_size));
+    }
+    let draws = throughput::MEMORY_DRAWS;
+    let (ok, stderr) = run(&[], draws, 1, &["--hand-timed"]);
+    match throughput::parse_peak_rss(&stderr).filter(|_| ok) {
+        Some(own) => {
+            let mb = |kb: u64| kb as f64 / 1024.0;
+            print!("\npeak memory at {draws} draws: {:.0} MB timed by the program itself; the layer adds", mb(own));
+            let mut extra = serde_json::Map::new();
+            for (format, kb) in peaks {
+                let more = mb(kb) - mb(own);
+                print!(" {more:.0} MB ({format})");
+                extra.insert(format.to_string(), json!(more));
+            }
+            println!();
+            all.insert("memory_extra_mb".into(), Value::Object(extra));
+        }
+        None => eprintln!("the hand-timed child failed: {stderr}"),
     }
     all
 }

@@ -40,8 +40,8 @@ use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 use super::sequence::SequenceState;
 use super::sequence_start::{DeviceHeader, BOOTTIME_CLOCK_ID, CONTEXT_IID, GPU_CLOCK_ID};
 use super::stage_event::{Stage, StageEncoder};
-use super::stage_pairs::StagePairs;
-use crate::sink::{BatchInfo, DeviceContext, Event, Sink, TraceSummary};
+use super::stage_pairs::{each_slice, Range};
+use crate::sink::{BatchInfo, DeviceContext, EventPieces, Sink, TraceSummary};
 use crate::trace::tracepoints::Category;
 
 /// Stages written between two fresh starts of a sequence's state within one batch (a
@@ -71,7 +71,6 @@ struct NewSpec<'a> {
 pub struct RenderStageSink {
     header: DeviceHeader,
     // Scratch, reused from batch to batch.
-    pairs: StagePairs,
     stage_iids: Vec<u64>,
     encoder: StageEncoder,
     /// The batch's frame in decimal, written on each of its stages.
@@ -82,53 +81,57 @@ impl RenderStageSink {
     pub fn new(device: DeviceContext) -> RenderStageSink {
         RenderStageSink {
             header: DeviceHeader::new(device),
-            pairs: StagePairs::default(),
             stage_iids: Vec::new(),
             encoder: StageEncoder::default(),
             frame_text: String::new(),
         }
     }
 
+    /// The batch's stages, paired as its pieces come (the ranges still open carried from
+    /// one to the next) and written [`STAGES_PER_STATE`] at a time.
     fn write_batch(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         state: &mut SequenceState,
         info: &BatchInfo,
-        events: &[Event<'_>],
+        events: &mut dyn EventPieces<'_>,
     ) {
-        let total = self.pairs.ranges.len();
-        let mut start = 0;
-        loop {
-            let slice = start..total.min(start + STAGES_PER_STATE);
-            if start > 0 {
-                // A long batch starts the sequence's state afresh now and then: a ring
-                // buffer that wraps inside it keeps stages that can be placed.
-                perfetto_sdk::data_source::Clear::clear(state);
-            }
-            self.header.start(ctx, state);
-            let queue_iid = self.intern(ctx, state, info, events, slice.clone());
-            self.write_stages(ctx, info, events, queue_iid, slice.clone());
-            if slice.end >= total {
-                break;
-            }
-            start = slice.end;
-        }
+        each_slice(events, STAGES_PER_STATE, &mut |slice, restart| {
+            self.write_slice(ctx, state, info, slice, restart)
+        });
         self.write_submit(ctx, info);
         self.header.send_names(ctx, state);
     }
 
-    /// Interns the queue and every stage of `self.pairs.ranges[slice]` (their iids into
-    /// `self.stage_iids`), sending the new ones before the events that use them. Returns
-    /// the queue's iid.
-    fn intern(
+    /// One slice of a batch's stages; `restart` after the first: a long batch starts the
+    /// sequence's state afresh now and then, so that a ring buffer that wraps inside it
+    /// keeps stages that can be placed.
+    fn write_slice(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         state: &mut SequenceState,
         info: &BatchInfo,
-        events: &[Event<'_>],
-        slice: std::ops::Range<usize>,
+        slice: &[Range<'_>],
+        restart: bool,
+    ) {
+        if restart {
+            perfetto_sdk::data_source::Clear::clear(state);
+        }
+        self.header.start(ctx, state);
+        let queue_iid = self.intern(ctx, state, info, slice);
+        self.write_stages(ctx, info, queue_iid, slice);
+    }
+
+    /// Interns the queue and every stage of `slice` (their iids into `self.stage_iids`),
+    /// sending the new ones before the events that use them. Returns the queue's iid.
+    fn intern<'s>(
+        &mut self,
+        ctx: &mut TraceContext<'_, SequenceState>,
+        state: &mut SequenceState,
+        info: &BatchInfo,
+        slice: &'s [Range<'_>],
     ) -> u64 {
-        let mut new_specs: Vec<NewSpec<'_>> = Vec::new();
+        let mut new_specs: Vec<NewSpec<'s>> = Vec::new();
         let queue_iid = match state.queues.get(&info.queue) {
             Some(iid) => *iid,
             None => {
@@ -139,8 +142,8 @@ impl RenderStageSink {
             }
         };
         self.stage_iids.clear();
-        for range in &self.pairs.ranges[slice] {
-            let e = &events[range.begin];
+        for range in slice {
+            let e = &range.begin;
             let tp = e.info();
             // A label's stage is named by the label; other stages by the spec.
             let key = match e.payload().label() {
@@ -229,20 +232,19 @@ impl RenderStageSink {
         }
     }
 
-    /// One `GpuRenderStageEvent` per range of `self.pairs.ranges[slice]` (interned by `intern`).
+    /// One `GpuRenderStageEvent` per range of `slice` (interned by `intern`).
     fn write_stages(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         info: &BatchInfo,
-        events: &[Event<'_>],
         queue_iid: u64,
-        slice: std::ops::Range<usize>,
+        slice: &[Range<'_>],
     ) {
         let submission = info.submission as u32;
         self.frame_text.clear();
         let _ = write!(self.frame_text, "{}", info.frame);
-        for (range, stage_iid) in self.pairs.ranges[slice].iter().zip(&self.stage_iids) {
-            let e = &events[range.begin];
+        for (range, stage_iid) in slice.iter().zip(&self.stage_iids) {
+            let e = &range.begin;
             let stage = Stage {
                 event_id: NEXT_EVENT_ID.fetch_add(1, Ordering::Relaxed),
                 duration: range.end_ns.saturating_sub(e.ns),
@@ -301,11 +303,10 @@ fn stage_category(category: Option<Category>) -> StageCategory {
 }
 
 impl Sink for RenderStageSink {
-    fn batch(&mut self, info: &BatchInfo, events: &[Event<'_>]) {
+    fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         let Some(ds) = super::data_source() else {
             return;
         };
-        self.pairs.pair(events);
         ds.trace(|ctx| {
             ctx.with_incremental_state(|ctx, state| self.write_batch(ctx, state, info, events));
         });

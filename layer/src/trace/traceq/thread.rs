@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
 
-use super::events::{batch_events, read_queries};
+use super::events::{read_queries, BatchEvents};
 use super::mailbox::Inbox;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, Backend, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
-use crate::trace::sink_interface::{BatchInfo, Event, ObjectNames, Sink, TraceSummary};
+use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
 
 pub(super) struct Traceq {
@@ -243,7 +243,6 @@ impl Traceq {
         }
         let time = self.backend.time().family(batch.queue.family);
         let to_ns = |raw: u64| time.to_ns(raw);
-        let mut events: Vec<Event<'_>> = Vec::with_capacity(batch.event_count() as usize);
         let values = match &results {
             Results::Copied(resources) => resources
                 .readback
@@ -262,21 +261,22 @@ impl Traceq {
                 }
             }
         };
-        match values {
-            Some(values) => {
-                let dropped = batch_events(&batch.traces, values, &to_ns, &mut events);
-                self.stats.dropped.fetch_add(dropped, Ordering::Relaxed);
-            }
-            // An untimed batch (no readback could be had, the queries could not be read):
-            // its events are given up.
-            None => {
-                self.stats
-                    .dropped
-                    .fetch_add(batch.event_count(), Ordering::Relaxed);
-            }
-        }
-        if events.is_empty() {
-            // Nothing could be read (an untimed batch, incomplete traces): no empty block.
+        // An untimed batch (no readback could be had, the queries could not be read): its
+        // events are given up.
+        let Some(values) = values else {
+            self.stats
+                .dropped
+                .fetch_add(batch.event_count(), Ordering::Relaxed);
+            self.recycle(batch, results);
+            return;
+        };
+        let mut events = BatchEvents::new(&batch.traces, values, to_ns);
+        self.stats
+            .dropped
+            .fetch_add(events.dropped, Ordering::Relaxed);
+        let count = events.count();
+        if count == 0 {
+            // Nothing could be read (incomplete traces): no empty block.
             drop(events);
             self.recycle(batch, results);
             return;
@@ -299,11 +299,9 @@ impl Traceq {
             submitted_ns: None,
             pipeline_names: Some(&self.pipeline_names),
         };
-        self.sink.batch(&info, &events);
+        self.sink.batch(&info, &mut events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
-        self.stats
-            .events
-            .fetch_add(events.len() as u64, Ordering::Relaxed);
+        self.stats.events.fetch_add(count, Ordering::Relaxed);
         drop(events);
         self.recycle(batch, results);
     }
