@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use utrace_tests::checks::{assert_clean, assert_trace_matches};
+use utrace_tests::checks::{
+    assert_batches_match_within, assert_clean, assert_trace_matches, device_batches, parse,
+    SUBMIT_SLACK_NS,
+};
 use utrace_tests::harness::{Run, TempDir, XServer};
 use utrace_tests::perfetto_trace::{self, Resolved, Stage};
 use utrace_tests::report::Submission;
@@ -352,7 +355,7 @@ fn without_calibrated_timestamps_the_clock_is_measured() {
         &file,
         &[("UTRACE_FORCE_MEASURED_CLOCK", "1"), ("UTRACE_LOG", "info")],
     );
-    let txt: Trace = assert_trace_matches(&run.stdout, &run);
+    let txt: Trace = parse(&run.stdout);
     let trace = perfetto_trace::read(&file);
     let line = run
         .stderr
@@ -368,6 +371,12 @@ fn without_calibrated_timestamps_the_clock_is_measured() {
         .unwrap_or_else(|| panic!("{line}"));
     assert!(line.ends_with("(gated rounds)"), "{line}");
     assert!(uncertainty < 5_000_000, "{line}");
+    // The text trace's submit times are placed by the same pairing.
+    assert_batches_match_within(
+        &device_batches(&txt, 0),
+        &run.report().devices[0].submissions,
+        uncertainty + SUBMIT_SLACK_NS,
+    );
     assert_snapshots_true(&trace, uncertainty + 1_000);
     assert_inside_submissions(
         &trace,
