@@ -24,7 +24,7 @@ use utrace_format::escape::push_csv_field;
 use utrace_format::CSV_HEADER;
 
 use super::output::Output;
-use super::ranges::Ranges;
+use super::ranges::each_placed;
 use super::text_args;
 use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
@@ -63,43 +63,36 @@ pub fn format_batch(
     events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
-    let mut ranges = Ranges::default();
-    let mut prev = events.first_last_ns().0;
-    events.each_piece(&mut |piece| {
-        for e in piece {
-            let tp = e.info();
-            let depth = ranges.depth(tp);
-            let delta = e.ns.wrapping_sub(prev) as i64;
-            prev = e.ns;
-            args.clear();
-            text_args::write(args, info, e);
-            for column in [
-                u64::from(info.device),
-                info.number,
-                u64::from(info.frame),
-                info.submission,
-                u64::from(info.submit.tid),
-            ] {
-                digits::push_u64(buf, column);
-                buf.push(',');
-            }
-            if let Some(ns) = info.submitted_ns {
-                digits::push_u64(buf, ns);
-            }
+    each_placed(events, |e, depth, delta| {
+        let tp = e.info();
+        args.clear();
+        text_args::write(args, info, e);
+        for column in [
+            u64::from(info.device),
+            info.number,
+            u64::from(info.frame),
+            info.submission,
+            u64::from(info.submit.tid),
+        ] {
+            digits::push_u64(buf, column);
             buf.push(',');
-            digits::push_u64(buf, e.ns);
-            buf.push(',');
-            digits::push_i64(buf, delta);
-            buf.push(',');
-            digits::push_u64(buf, depth as u64);
-            buf.push(',');
-            buf.push_str(tp.name);
-            buf.push(',');
-            // A quote inside the field is doubled (RFC 4180).
-            push_csv_field(buf, args);
-            buf.push('\n');
-            spill(buf);
         }
+        if let Some(ns) = info.submitted_ns {
+            digits::push_u64(buf, ns);
+        }
+        buf.push(',');
+        digits::push_u64(buf, e.ns);
+        buf.push(',');
+        digits::push_i64(buf, delta);
+        buf.push(',');
+        digits::push_u64(buf, depth as u64);
+        buf.push(',');
+        buf.push_str(tp.name);
+        buf.push(',');
+        // A quote inside the field is doubled (RFC 4180).
+        push_csv_field(buf, args);
+        buf.push('\n');
+        spill(buf);
     });
 }
 

@@ -20,7 +20,7 @@ use std::fmt::Write;
 use utrace_format::escape::push_json_string;
 
 use super::output::Output;
-use super::ranges::Ranges;
+use super::ranges::each_placed;
 use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
 use crate::trace::tracepoints::ValueKind;
@@ -71,56 +71,47 @@ pub fn format_batch(
         buf.push(',');
     }
     buf.push_str("\"events\":[");
-    let mut ranges = Ranges::default();
-    let mut prev = first;
     let mut written = 0u64;
-    events.each_piece(&mut |piece| {
-        for e in piece {
-            let tp = e.info();
-            let payload = e.payload();
-            let depth = ranges.depth(tp);
-            let delta = e.ns.wrapping_sub(prev) as i64;
-            prev = e.ns;
-            if written > 0 {
+    each_placed(events, |e, depth, delta| {
+        let tp = e.info();
+        let payload = e.payload();
+        if written > 0 {
+            buf.push(',');
+        }
+        written += 1;
+        buf.push_str("{\"ns\":");
+        digits::push_u64(buf, e.ns);
+        buf.push_str(",\"delta\":");
+        digits::push_i64(buf, delta);
+        buf.push_str(",\"depth\":");
+        digits::push_u64(buf, depth as u64);
+        buf.push_str(",\"name\":\"");
+        buf.push_str(tp.name);
+        buf.push_str("\",\"args\":{");
+        for (k, field) in tp.fields.iter().enumerate() {
+            if k > 0 {
                 buf.push(',');
             }
-            written += 1;
-            buf.push_str("{\"ns\":");
-            digits::push_u64(buf, e.ns);
-            buf.push_str(",\"delta\":");
-            digits::push_i64(buf, delta);
-            buf.push_str(",\"depth\":");
-            digits::push_u64(buf, depth as u64);
-            buf.push_str(",\"name\":\"");
-            buf.push_str(tp.name);
-            buf.push_str("\",\"args\":{");
-            for (k, field) in tp.fields.iter().enumerate() {
-                if k > 0 {
-                    buf.push(',');
+            buf.push('"');
+            buf.push_str(field.name);
+            buf.push_str("\":");
+            arg.clear();
+            payload.write_arg(k, arg, e.strings);
+            match field.kind {
+                // A count the device reads at execution prints as a word (`indirect`).
+                ValueKind::Number if !arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                    push_json_string(buf, arg)
                 }
-                buf.push('"');
-                buf.push_str(field.name);
-                buf.push_str("\":");
-                arg.clear();
-                payload.write_arg(k, arg, e.strings);
-                match field.kind {
-                    // A count the device reads at execution prints as a word (`indirect`).
-                    ValueKind::Number
-                        if !arg.starts_with(|c: char| c.is_ascii_digit() || c == '-') =>
-                    {
-                        push_json_string(buf, arg)
-                    }
-                    ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
-                    ValueKind::Text => push_json_string(buf, arg),
-                }
+                ValueKind::Number | ValueKind::Bool | ValueKind::Quoted => buf.push_str(arg),
+                ValueKind::Text => push_json_string(buf, arg),
             }
-            if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
-                buf.push_str(",\"pipeline_name\":");
-                push_json_string(buf, name);
-            }
-            buf.push_str("}}");
-            spill(buf);
         }
+        if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
+            buf.push_str(",\"pipeline_name\":");
+            push_json_string(buf, name);
+        }
+        buf.push_str("}}");
+        spill(buf);
     });
     buf.push_str("]}\n");
 }

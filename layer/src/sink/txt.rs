@@ -21,7 +21,7 @@
 use std::fmt::Write;
 
 use super::output::Output;
-use super::ranges::Ranges;
+use super::ranges::each_placed;
 use super::text_args;
 use super::{BatchInfo, EventPieces, Sink, TraceSummary};
 use crate::digits;
@@ -71,31 +71,24 @@ pub fn format_batch(
     }
     buf.push('\n');
     buf.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
-    let mut ranges = Ranges::default();
     let (first, last) = events.first_last_ns();
-    let mut prev = first;
-    events.each_piece(&mut |piece| {
-        for e in piece {
-            let tp = e.info();
-            let depth = ranges.depth(tp);
-            let delta = e.ns.wrapping_sub(prev) as i64;
-            prev = e.ns;
-            digits::push_u64_zero_padded(buf, e.ns, 16);
-            buf.push(' ');
-            digits::push_signed_right_aligned(buf, delta, 9);
-            buf.push_str(": ");
-            digits::push_repeated(buf, b' ', 3 * depth);
-            buf.push_str(tp.name);
-            let before = buf.len();
-            buf.push_str(": ");
-            let args_start = buf.len();
-            text_args::write(buf, info, e);
-            if buf.len() == args_start {
-                buf.truncate(before);
-            }
-            buf.push('\n');
-            spill(buf);
+    each_placed(events, |e, depth, delta| {
+        let tp = e.info();
+        digits::push_u64_zero_padded(buf, e.ns, 16);
+        buf.push(' ');
+        digits::push_signed_right_aligned(buf, delta, 9);
+        buf.push_str(": ");
+        digits::push_repeated(buf, b' ', 3 * depth);
+        buf.push_str(tp.name);
+        let before = buf.len();
+        buf.push_str(": ");
+        let args_start = buf.len();
+        text_args::write(buf, info, e);
+        if buf.len() == args_start {
+            buf.truncate(before);
         }
+        buf.push('\n');
+        spill(buf);
     });
     let elapsed = last.saturating_sub(first);
     let _ = writeln!(buf, "ELAPSED: {elapsed} ns");
