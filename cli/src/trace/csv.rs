@@ -1,7 +1,7 @@
 //! The csv format (the layer's `sink/csv.rs`): a header, one row per event, and one
 //! `end_of_trace` row per device with its batch columns empty.
 
-use super::{number, Batch, Event, Trace};
+use super::{number, submit_times, Batch, Event, Trace};
 
 /// How every header of the layer's csv begins; which columns follow is read from it (a
 /// `thread` column came with the submitting thread, `submitted` with its submit time; older
@@ -77,7 +77,8 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 frame: number(&f[c.frame])?,
                 submission: number(&f[c.submission])?,
                 thread: c.thread.and_then(|t| number(&f[t])),
-                submit_ns: c.submitted.and_then(|s| number(&f[s])),
+                // Read below, where what is wrong with it can be said.
+                submit_ns: None,
                 events: Vec::new(),
             };
             let event = Event {
@@ -93,12 +94,24 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 .push(format!("line {at}: a malformed row; skipped"));
             continue;
         };
+        // Every row repeats its batch's submit time; the first row's is the batch's.
+        let raw = c.submitted.map(|s| f[s].as_str()).filter(|s| !s.is_empty());
         match trace.batches.last_mut() {
             Some(b) if b.device == batch.device && b.number == batch.number => b.events.push(event),
-            _ => trace.batches.push(Batch {
-                events: vec![event],
-                ..batch
-            }),
+            _ => {
+                let submit_ns = match submit_times::parse(raw) {
+                    Ok(submitted) => submitted,
+                    Err(e) => {
+                        trace.notes.push(format!("line {at}: {e}"));
+                        None
+                    }
+                };
+                trace.batches.push(Batch {
+                    events: vec![event],
+                    submit_ns,
+                    ..batch
+                })
+            }
         }
     }
     Ok(trace)

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{number, Batch, Event, Trace};
+use super::{number, submit_times, Batch, Event, Trace};
 
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
@@ -22,7 +22,17 @@ pub fn parse(text: &str) -> Result<Trace, String> {
             continue;
         }
         match batch(&v) {
-            Some(b) => trace.batches.push(b),
+            Some(mut b) => {
+                let raw = v.get("submitted_ns").map(|s| match s {
+                    Value::Number(n) => n.to_string(),
+                    other => other.to_string(),
+                });
+                match submit_times::parse(raw.as_deref()) {
+                    Ok(submitted) => b.submit_ns = submitted,
+                    Err(e) => trace.notes.push(format!("line {at}: {e}")),
+                }
+                trace.batches.push(b)
+            }
             None => trace
                 .notes
                 .push(format!("line {at}: a malformed batch; skipped")),
@@ -50,7 +60,8 @@ fn batch(v: &Value) -> Option<Batch> {
         frame: v["frame"].as_u64()?,
         submission: v["submission"].as_u64()?,
         thread: v["thread"].as_u64(),
-        submit_ns: v["submitted_ns"].as_u64(),
+        // Read by the caller, which can say what is wrong with it.
+        submit_ns: None,
         events,
     })
 }

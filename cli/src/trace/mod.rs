@@ -7,6 +7,7 @@ mod json;
 mod perfetto;
 mod perfetto_batches;
 pub mod perfetto_write;
+mod submit_times;
 mod txt;
 
 use std::path::Path;
@@ -70,13 +71,15 @@ pub fn read(path: &Path) -> Result<Trace, String> {
         format!("{name}: not a trace of utrace's (txt, json, csv or Perfetto) by its start")
     })?;
     let text = || String::from_utf8_lossy(&bytes);
-    match format {
+    let mut trace = match format {
         Format::Txt => txt::parse(&text()),
         Format::Json => json::parse(&text()),
         Format::Csv => csv::parse(&text()),
         Format::Perfetto => perfetto::parse(&bytes),
     }
-    .map_err(|e| format!("{name}: {e}"))
+    .map_err(|e| format!("{name}: {e}"))?;
+    submit_times::check(&mut trace);
+    Ok(trace)
 }
 
 /// Reads a trace for a command: what the reader noticed goes to stderr, a trace without a

@@ -1,7 +1,7 @@
 //! The txt format (the layer's `sink/txt.rs`): `BATCH` blocks of event lines, each block
 //! closed by `ELAPSED`; `END OF FRAME` and `END OF TRACE` lines between them.
 
-use super::{header_field, number, Batch, Event, Trace};
+use super::{header_field, number, submit_times, Batch, Event, Trace};
 
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
@@ -16,10 +16,13 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 ));
                 trace.batches.push(batch);
             }
-            open = Some(
-                batch_header(rest, line)
-                    .ok_or_else(|| format!("line {at}: a malformed BATCH line"))?,
-            );
+            let mut batch = batch_header(rest, line)
+                .ok_or_else(|| format!("line {at}: a malformed BATCH line"))?;
+            match submit_times::parse(header_field(line, "submitted")) {
+                Ok(submitted) => batch.submit_ns = submitted,
+                Err(e) => trace.notes.push(format!("line {at}: {e}")),
+            }
+            open = Some(batch);
         } else if line.starts_with("ELAPSED: ") {
             match open.take() {
                 Some(batch) => trace.batches.push(batch),
@@ -62,7 +65,8 @@ fn batch_header(rest: &str, line: &str) -> Option<Batch> {
         frame: header_field(line, "frame").and_then(number)?,
         submission: header_field(line, "submission").and_then(number)?,
         thread: header_field(line, "thread").and_then(number),
-        submit_ns: header_field(line, "submitted").and_then(number),
+        // Read by the caller, which can say what is wrong with it.
+        submit_ns: None,
         events: Vec::new(),
     })
 }
@@ -129,6 +133,24 @@ END OF TRACE: device=0 batches=1 events=4 dropped=0
         );
         assert_eq!(b.events[1].args, "label=\"a: b\"");
         assert_eq!(b.events[3].ns, 1_003_344);
+    }
+
+    /// A submit time is read where it is one, and said where it is not.
+    #[test]
+    fn submit_times_are_read_or_said() {
+        let with =
+            |v: &str| TRACE.replacen("queries=2\n", &format!("queries=2 submitted={v}\n"), 1);
+        let t = parse(&with("990000")).unwrap();
+        assert_eq!(t.batches[0].submit_ns, Some(990_000));
+        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        assert_eq!(parse(TRACE).unwrap().batches[0].submit_ns, None);
+        let t = parse(&with("-5")).unwrap();
+        assert_eq!(t.batches[0].submit_ns, None);
+        assert!(
+            t.notes[0].starts_with("line 1: submitted=\"-5\" is not a time"),
+            "{:?}",
+            t.notes
+        );
     }
 
     #[test]

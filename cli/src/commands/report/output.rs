@@ -85,8 +85,9 @@ pub fn text(report: &Report<'_>, top: Option<usize>) -> String {
     if l.count > 0 {
         let _ = writeln!(
             out,
-            "\nsubmit to GPU start µs ({} batches): min {} p50 {} p90 {} p99 {} max {}",
+            "\nsubmit to GPU start µs ({} batch{}): min {} p50 {} p90 {} p99 {} max {}",
             l.count,
+            if l.count == 1 { "" } else { "es" },
             us(l.min),
             us(l.p50),
             us(l.p90),
