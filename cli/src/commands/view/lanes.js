@@ -3,7 +3,8 @@
 // row per nesting level; rows grow to use the height there is. And what is under a point.
 "use strict";
 
-const LABEL_W = 200, AXIS_H = 22, SUBMIT_H = 26, LANE_GAP = 8;
+// A lane's gap holds its frames' names (11 px text) above the rule to the next lane.
+const LABEL_W = 200, AXIS_H = 22, SUBMIT_H = 26, LANE_GAP = 16;
 const timelineCanvas = document.getElementById("timeline");
 const timelineBox = document.getElementById("timeline-box");
 const laneLevels = LANES.map(() => 1);

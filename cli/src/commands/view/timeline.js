@@ -52,7 +52,8 @@ function drawFrameBands(ctx, w) {
     const {top, bottom} = band;
     ctx.fillStyle = FRAMES.frame[f] % 2 ? "rgba(70,110,200,0.05)" : "rgba(70,110,200,0.12)";
     ctx.fillRect(a, top, Math.max(1, b - a), bottom - top);
-    if (b - a > 70) { ctx.fillStyle = "#345"; ctx.fillText("frame " + FRAMES.frame[f], a + 3, bottom + 6); }
+    // The frame's name in the gap under its band, above the rule between lanes.
+    if (b - a > 70) { ctx.fillStyle = "#345"; ctx.fillText("frame " + FRAMES.frame[f], a + 3, bottom + 11); }
   }
 }
 
@@ -124,7 +125,9 @@ function drawSubmits(ctx, w) {
     const colour = state.selected && state.selected.batch === b ? "#000" : threadColour.get(BATCHES.thread[b]);
     if (!markers.has(colour)) markers.set(colour, new Path2D());
     const m = markers.get(colour);
-    m.moveTo(xs, y + 4); m.lineTo(xs - 4, y - 6); m.lineTo(xs + 4, y - 6); m.closePath();
+    // A marker at the window's left edge is drawn whole, just right of it.
+    const xm = Math.max(LABEL_W + 4, xs);
+    m.moveTo(xm, y + 4); m.lineTo(xm - 4, y - 6); m.lineTo(xm + 4, y - 6); m.closePath();
   }
   ctx.strokeStyle = "rgba(60,60,60,0.45)"; ctx.stroke(lines);
   for (const [colour, m] of markers) { ctx.fillStyle = colour; ctx.fill(m); }
@@ -148,7 +151,7 @@ function drawTimeline() {
   if (HAS_SUBMITS) ctx.fillText("CPU submits → GPU start", 6, submitTop + 14);
   LANES.forEach((l, i) => {
     ctx.fillStyle = "#222"; ctx.fillText(l.name, 6, layout.laneTop[i] + 13);
-    const below = Math.round(layout.laneTop[i] + laneLevels[i] * layout.rowH + LANE_GAP / 2);
+    const below = Math.round(layout.laneTop[i] + laneLevels[i] * layout.rowH + LANE_GAP - 2);
     ctx.fillStyle = "#ccc"; ctx.fillRect(0, below, w, 1);
   });
   drawnTotal = drawnByKind.reduce((a, b) => a + b, 0);
