@@ -11,7 +11,8 @@
 use ash::vk;
 
 use super::check;
-use super::queue_context::{loader_object, SetLoaderData};
+use super::layer_commands::loader_object;
+use super::queue_context::SetLoaderData;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest wait for a submission before its objects are given up.

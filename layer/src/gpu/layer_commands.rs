@@ -1,9 +1,15 @@
-//! What the layer records into its own command buffers around a traced submission (see
-//! [`super::queue_context`]): the re-arm before a segment, the copy after it.
+//! The layer's own command buffers around a traced submission (see
+//! [`super::queue_context`]): allocating a segment's pair, and recording into it the re-arm
+//! before the segment and the copy after it (with the readback buffer they copy into).
+
+use std::ffi::c_void;
 
 use ash::vk;
 
+use super::batch_resources::BatchResources;
 use super::check;
+use super::queue_context::SetLoaderData;
+use super::readback::Readback;
 use super::segments::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use crate::loader::dispatch::DeviceDispatch;
 
@@ -125,4 +131,75 @@ fn record_copy(
         }
         check((fp.end_command_buffer)(cb))
     }
+}
+
+/// The two command buffers (re-arm, copy) of one segment, from `pool`, each given the
+/// loader's dispatch pointer.
+pub(super) fn allocate_pair(
+    d: &DeviceDispatch,
+    set_loader_data: Option<SetLoaderData>,
+    pool: vk::CommandPool,
+) -> Result<SegmentCommands, vk::Result> {
+    let fp = &d.fp_v1_0;
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(2);
+    let mut cbs = [vk::CommandBuffer::null(); 2];
+    // SAFETY: the pool belongs to this queue's family and is locked by the caller.
+    check(unsafe { (fp.allocate_command_buffers)(d.handle, &info, cbs.as_mut_ptr()) })?;
+    for cb in cbs {
+        // A command buffer the layer makes is a dispatchable object the loader has not
+        // seen: it must get the loader's dispatch pointer before any use.
+        if let Some(set) = set_loader_data {
+            // SAFETY: the loader's callback for a dispatchable object of this device.
+            check(unsafe { set(d.handle, loader_object(cb)) })?;
+        }
+    }
+    Ok(SegmentCommands {
+        rearm: cbs[0],
+        copy: cbs[1],
+    })
+}
+
+/// Records `res`'s command buffers for `segments` (`total` timestamps), growing its readback
+/// buffer when it is too small.
+pub(super) fn record_resources(
+    d: &DeviceDispatch,
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    res: &mut BatchResources,
+    segments: &[Segment<'_>],
+    total: u32,
+    arming: Arming,
+) -> Result<(), vk::Result> {
+    if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
+        if let Some(old) = res.readback.take() {
+            old.destroy(d);
+        }
+        match Readback::create(d, memory, total.next_power_of_two().max(64)) {
+            Ok(readback) => res.readback = Some(readback),
+            Err(e) => {
+                // Without a readback the batch cannot be timed, but the queries its
+                // command buffers write must still be re-armed to stay valid: record
+                // the re-arms, copies that copy nothing, and report the failure.
+                for (segment, cbs) in segments.iter().zip(&res.segments) {
+                    record_segment(d, cbs, segment, &[], vk::Buffer::null(), arming)?;
+                }
+                return Err(e);
+            }
+        }
+    }
+    let Some(readback) = res.readback.as_ref() else {
+        return Err(vk::Result::ERROR_UNKNOWN);
+    };
+    for (segment, cbs) in segments.iter().zip(&res.segments) {
+        record_segment(d, cbs, segment, segment.copies, readback.buffer, arming)?;
+    }
+    Ok(())
+}
+
+/// A dispatchable handle as the pointer the loader's `vkSetDeviceLoaderData` takes.
+pub(super) fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
+    use ash::vk::Handle;
+    cb.as_raw() as usize as *mut c_void
 }

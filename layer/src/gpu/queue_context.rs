@@ -16,21 +16,18 @@
 //! Queries are never reset inside a render pass this way, and a batch owns its results as
 //! soon as its copy has run.
 
-use std::ffi::c_void;
-
 use ash::vk;
 use parking_lot::Mutex;
 
 use super::batch_resources::{BatchResources, RecordedWrap};
 use super::check;
 use super::completion::{Completion, CompletionMode};
-use super::layer_commands::record_segment;
-use super::readback::Readback;
+use super::layer_commands::{allocate_pair, record_resources};
 #[cfg(doc)]
 use super::recipe::fingerprint;
 use super::recipe::Recipe;
 use super::recorded_wraps::RecordedWraps;
-use super::segments::{Arming, Segment, SegmentCommands};
+use super::segments::{Arming, Segment};
 use super::timeline_signals::TimelineSignals;
 use crate::loader::dispatch::DeviceDispatch;
 
@@ -178,7 +175,7 @@ impl QueueContext {
             },
         };
         while res.segments.len() < segments.len() {
-            match self.allocate(d, set_loader_data, inner.pool) {
+            match allocate_pair(d, set_loader_data, inner.pool) {
                 Ok(pair) => res.push(pair),
                 Err(e) => {
                     inner.free.push(res);
@@ -189,7 +186,7 @@ impl QueueContext {
         res.used = segments.len();
         res.recipe = None;
         inner.counts.recorded += 1;
-        let outcome = self.record(d, memory, &mut res, segments, total, arming);
+        let outcome = record_resources(d, memory, &mut res, segments, total, arming);
         let untimed = match outcome {
             Ok(()) => {
                 let mut recipe = Recipe::of(segments, total, arming);
@@ -295,69 +292,6 @@ impl QueueContext {
         Ok(fence)
     }
 
-    fn allocate(
-        &self,
-        d: &DeviceDispatch,
-        set_loader_data: Option<SetLoaderData>,
-        pool: vk::CommandPool,
-    ) -> Result<SegmentCommands, vk::Result> {
-        let fp = &d.fp_v1_0;
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(2);
-        let mut cbs = [vk::CommandBuffer::null(); 2];
-        // SAFETY: the pool belongs to this queue's family and is locked by the caller.
-        check(unsafe { (fp.allocate_command_buffers)(d.handle, &info, cbs.as_mut_ptr()) })?;
-        for cb in cbs {
-            // A command buffer the layer makes is a dispatchable object the loader has not
-            // seen: it must get the loader's dispatch pointer before any use.
-            if let Some(set) = set_loader_data {
-                // SAFETY: the loader's callback for a dispatchable object of this device.
-                check(unsafe { set(d.handle, loader_object(cb)) })?;
-            }
-        }
-        Ok(SegmentCommands {
-            rearm: cbs[0],
-            copy: cbs[1],
-        })
-    }
-
-    fn record(
-        &self,
-        d: &DeviceDispatch,
-        memory: &vk::PhysicalDeviceMemoryProperties,
-        res: &mut BatchResources,
-        segments: &[Segment<'_>],
-        total: u32,
-        arming: Arming,
-    ) -> Result<(), vk::Result> {
-        if res.readback.as_ref().is_none_or(|r| r.capacity < total) {
-            if let Some(old) = res.readback.take() {
-                old.destroy(d);
-            }
-            match Readback::create(d, memory, total.next_power_of_two().max(64)) {
-                Ok(readback) => res.readback = Some(readback),
-                Err(e) => {
-                    // Without a readback the batch cannot be timed, but the queries its
-                    // command buffers write must still be re-armed to stay valid: record
-                    // the re-arms, copies that copy nothing, and report the failure.
-                    for (segment, cbs) in segments.iter().zip(&res.segments) {
-                        record_segment(d, cbs, segment, &[], vk::Buffer::null(), arming)?;
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        let Some(readback) = res.readback.as_ref() else {
-            return Err(vk::Result::ERROR_UNKNOWN);
-        };
-        for (segment, cbs) in segments.iter().zip(&res.segments) {
-            record_segment(d, cbs, segment, segment.copies, readback.buffer, arming)?;
-        }
-        Ok(())
-    }
-
     /// Returns the resources of a completed batch for reuse.
     pub fn recycle(&self, d: &DeviceDispatch, res: BatchResources) {
         if res.fence != vk::Fence::null() {
@@ -417,10 +351,4 @@ impl QueueContext {
         }
         *pool = vk::CommandPool::null();
     }
-}
-
-/// A dispatchable handle as the pointer the loader's `vkSetDeviceLoaderData` takes.
-pub(super) fn loader_object(cb: vk::CommandBuffer) -> *mut c_void {
-    use ash::vk::Handle;
-    cb.as_raw() as usize as *mut c_void
 }
