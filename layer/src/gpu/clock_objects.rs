@@ -11,8 +11,7 @@
 use ash::vk;
 
 use super::check;
-use super::layer_commands::loader_object;
-use super::queue_context::SetLoaderData;
+use super::layer_commands::{loader_object, SetLoaderData};
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Longest wait for a submission before its objects are given up.

@@ -8,10 +8,13 @@ use ash::vk;
 
 use super::batch_resources::BatchResources;
 use super::check;
-use super::queue_context::SetLoaderData;
 use super::readback::Readback;
 use super::segments::{Arming, CopyRange, QueryRange, Segment, SegmentCommands};
 use crate::loader::dispatch::DeviceDispatch;
+
+/// The loader's `vkSetDeviceLoaderData`: every dispatchable object the layer makes gets the
+/// loader's dispatch pointer through it.
+pub type SetLoaderData = ash_layer::PFN_vkSetDeviceLoaderData;
 
 /// The layer's command buffers may run again as recorded (see `recorded_wraps`).
 fn reusable() -> vk::CommandBufferBeginInfo<'static> {

@@ -24,7 +24,7 @@ use super::clock_objects::ClockObjects;
 use super::clock_window::Window;
 use super::cpu_clock;
 use super::gated_round;
-use super::queue_context::SetLoaderData;
+use super::layer_commands::SetLoaderData;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// How long the gated rounds may go on (a CPU driver on a busy machine gives narrow

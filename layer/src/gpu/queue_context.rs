@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 use super::batch_resources::{BatchResources, RecordedWrap};
 use super::check;
 use super::completion::{Completion, CompletionMode};
-use super::layer_commands::{allocate_pair, record_resources};
+use super::layer_commands::{allocate_pair, record_resources, SetLoaderData};
 #[cfg(doc)]
 use super::recipe::fingerprint;
 use super::recipe::Recipe;
@@ -65,8 +65,6 @@ struct WrapCounts {
     /// Kept from an earlier submission of the same recording alone (not compared).
     by_recording: u64,
 }
-
-pub type SetLoaderData = ash_layer::PFN_vkSetDeviceLoaderData;
 
 impl QueueContext {
     pub fn new(
