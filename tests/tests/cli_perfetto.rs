@@ -18,6 +18,16 @@ fn utrace() -> Command {
     Command::new(utrace_exe())
 }
 
+/// Runs `utrace args...` and asserts it succeeded.
+fn utrace_ok(args: &[&std::ffi::OsStr]) {
+    let out = utrace().args(args).output().expect("utrace runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn report(trace: &Path) -> Output {
     utrace()
         .args(["report", "--json"])
@@ -86,18 +96,14 @@ fn a_txt_trace_converted_to_perfetto_reads_back_the_same() {
     let dir = TempDir::new("cli-perfetto-convert");
     let txt = trace(&dir, "trace.txt");
     let converted = dir.path().join("converted.pftrace");
-    let out = utrace()
-        .arg("convert")
-        .arg(&txt)
-        .args(["--to", "perfetto", "-o"])
-        .arg(&converted)
-        .output()
-        .expect("utrace runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    utrace_ok(&[
+        "convert".as_ref(),
+        txt.as_os_str(),
+        "--to".as_ref(),
+        "perfetto".as_ref(),
+        "-o".as_ref(),
+        converted.as_os_str(),
+    ]);
     // Sound as a trace processor resolves it (the tests' own decoder): every stage's queue,
     // stage and context interned on its sequence, one stage per range.
     let resolved = utrace_tests::perfetto_trace::read(&converted);
@@ -174,17 +180,12 @@ fn a_presented_runs_perfetto_trace_has_the_frames_of_its_txt_trace() {
     assert_eq!(per_frame(&pftrace), want, "Perfetto = txt, frame for frame");
 
     let page = dir.path().join("frames.html");
-    let out = utrace()
-        .args(["view", "-o"])
-        .arg(&page)
-        .arg(&pftrace)
-        .output()
-        .expect("utrace runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    utrace_ok(&[
+        "view".as_ref(),
+        "-o".as_ref(),
+        page.as_os_str(),
+        pftrace.as_os_str(),
+    ]);
     let dom = load(&dir, &page, "");
     assert_eq!(
         body_attribute(&dom, "data-frame-bars"),
