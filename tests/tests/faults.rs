@@ -12,6 +12,11 @@ use utrace_tests::workload;
 /// `basic` with `faults` injected beneath utrace, traced to a file; the run, its trace and
 /// how long it took.
 fn with_faults(faults: &str) -> (Run, Trace, Duration) {
+    scenario_with_faults("basic", faults)
+}
+
+/// [`with_faults`] for another of the workload's scenarios.
+fn scenario_with_faults(scenario: &str, faults: &str) -> (Run, Trace, Duration) {
     assert!(
         utrace_tests::harness::fault_layer_library().is_some(),
         "the fault-injection layer is not built: cargo build -p utrace-fault-layer (or run bash scripts/test.sh)"
@@ -19,7 +24,7 @@ fn with_faults(faults: &str) -> (Run, Trace, Duration) {
     let dir = TempDir::new("faults");
     let file = dir.path().join("trace.txt");
     let started = Instant::now();
-    let run = workload!("basic")
+    let run = workload!(scenario)
         .layers(&[
             "VK_LAYER_utrace",
             "VK_LAYER_UTRACE_fault",
@@ -123,14 +128,14 @@ fn out_of_memory_for_query_pools_leaves_the_application_alone() {
 
 #[test]
 fn out_of_memory_for_the_layers_buffers_leaves_the_application_alone() {
-    // basic's own allocations come first (two buffers, two memories); the third of each is
-    // the layer's readback buffer at the second submission (the first submits a one-time
-    // command buffer, whose timestamps are read from its queries: no buffer).
+    // simultaneous's own allocation comes first (a buffer, its memory); the second of each
+    // is the layer's readback buffer at the first submission: a command buffer that may be
+    // pending twice has its timestamps copied by the layer.
     for faults in [
-        "vkAllocateMemory=out_of_device_memory@3",
-        "vkCreateBuffer=out_of_device_memory@3",
+        "vkAllocateMemory=out_of_device_memory@2",
+        "vkCreateBuffer=out_of_device_memory@2",
     ] {
-        let (run, trace, _) = with_faults(faults);
+        let (run, trace, _) = scenario_with_faults("simultaneous", faults);
         assert!(run.success, "{faults}: {}", run.stderr);
         assert!(run.report().devices[0].results_ok, "{faults}");
         let said = utrace_lines(&run);
@@ -140,18 +145,43 @@ fn out_of_memory_for_the_layers_buffers_leaves_the_application_alone() {
             "{}",
             said[0]
         );
-        assert_eq!(trace.batches.len(), 1, "{faults}");
-        // The reusable command buffer was instrumented before the fault: its three batches
-        // go untimed (their queries still re-armed), and each lost event is counted.
-        assert_eq!(trace.ends[0].dropped, 3 * 6, "{faults}");
+        assert!(trace.batches.is_empty(), "{faults}");
+        // Both runs were instrumented before the fault: they go untimed (their queries
+        // still re-armed), and each lost event is counted.
+        assert_eq!(trace.ends[0].dropped, 2 * 6, "{faults}");
+    }
+}
+
+#[test]
+fn reading_timestamps_from_their_queries_needs_no_buffer_of_the_layers() {
+    // basic submits a one-time command buffer, then a reusable one three times: with host
+    // query reset every run is read from its queries (by traceq, or by the resubmission),
+    // so allocations failing after the application's own (two buffers, two memories)
+    // touch nothing of the layer's.
+    for faults in [
+        "vkAllocateMemory=out_of_device_memory@3",
+        "vkCreateBuffer=out_of_device_memory@3",
+    ] {
+        let (run, trace, _) = with_faults(faults);
+        assert!(run.success, "{faults}: {}", run.stderr);
+        assert!(utrace_lines(&run).is_empty(), "{faults}: {}", run.stderr);
+        assert_eq!(trace.batches.len(), 4, "{faults}");
+        assert_eq!(trace.ends[0].dropped, 0, "{faults}");
     }
 }
 
 #[test]
 fn a_failing_get_query_pool_results_loses_only_the_batches_read_with_it() {
-    // A one-time command buffer's timestamps are read with vkGetQueryPoolResults; reusable
-    // ones' through the layer's copies on the GPU. basic submits one of the first kind, then
-    // three of the second.
+    // A command buffer's timestamps are read with vkGetQueryPoolResults when they stay in
+    // its queries; a command buffer that may be pending twice has them copied by the
+    // layer's command buffers on the GPU. simultaneous submits one such twice; basic a
+    // one-time command buffer, then a reusable one three times, all read from the queries
+    // (by traceq, or at the reusable one's resubmission): each failed read says why once.
+    let (run, trace, _) = scenario_with_faults("simultaneous", "vkGetQueryPoolResults=device_lost");
+    assert!(run.success, "{}", run.stderr);
+    assert!(utrace_lines(&run).is_empty(), "{}", run.stderr);
+    assert_eq!(trace.batches.len(), 2);
+    assert_eq!(trace.ends[0].dropped, 0);
     let (run, trace, _) = with_faults("vkGetQueryPoolResults=device_lost");
     assert!(run.success, "{}", run.stderr);
     let said = utrace_lines(&run);
@@ -161,8 +191,8 @@ fn a_failing_get_query_pool_results_loses_only_the_batches_read_with_it() {
         "{}",
         said[0]
     );
-    assert_eq!(trace.batches.len(), 3);
-    assert_eq!(trace.ends[0].dropped, 6);
+    assert!(trace.batches.is_empty());
+    assert_eq!(trace.ends[0].dropped, 4 * 6);
 }
 
 /// `basic` traced with the layer's own part named `what` made to panic (debug builds of the

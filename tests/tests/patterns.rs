@@ -82,9 +82,9 @@ fn submits_seen(run: &Run) -> Vec<(u32, u32, u32)> {
 }
 
 #[test]
-fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
+fn a_resubmitted_command_buffer_gains_only_a_signal() {
     let dir = TempDir::new("resubmit-cost");
-    // Frames 5 ms apart: time for the traceq thread to give each batch's resources back.
+    // Frames 5 ms apart: time for the traceq thread to read each run and reset its queries.
     let run = submits_shown(
         workload!("resubmit")
             .arg("--frames", "20")
@@ -94,23 +94,23 @@ fn a_resubmitted_command_buffer_costs_one_command_buffer_of_the_layers() {
     let trace = assert_trace_matches(&run.stdout, &run);
     assert_eq!(trace.batches.len(), 20);
     assert_transfer_batches(&trace);
-    // With host query reset (Lavapipe has it) the queries are handed out reset and each
-    // copy resets what it read: every run, the first included, is the application's batch
-    // and the layer's copy, signalling the queue's timeline; no re-arm before it.
+    // With host query reset (Lavapipe has it) the queries are handed out reset, and traceq
+    // resets them on the host once it read a run: every run, the first included, is the
+    // application's batch and an empty one signalling the queue's timeline (the
+    // application's fence: it synchronises). No copy, no re-arm: one-time command
+    // buffers' cost (a_one_time_command_buffers_submission_gains_only_a_signal).
     let seen = submits_seen(&run);
     assert_eq!(seen.len(), 20, "{}", run.stderr);
-    assert!(seen.iter().all(|&s| s == (2, 2, 1)), "{seen:?}");
-    // The layer's copy command buffer is recorded once and runs again as recorded; it is
-    // recorded anew only when the one before is still held (its batch not yet written by
-    // the traceq thread): the application's one recording and one or a few of the layer's,
-    // not one per frame (21 before the layer kept them).
+    assert!(seen.iter().all(|&s| s == (2, 1, 1)), "{seen:?}");
+    // Nothing of the layer's is recorded: the application's one recording (21 before the
+    // layer kept its copy command buffers, 2 to 10 since, 1 now).
     let begun = run
         .stderr
         .lines()
         .filter(|l| *l == "utrace-fault: vkBeginCommandBuffer")
         .count();
-    assert!((2..=10).contains(&begun), "{begun} recordings in 20 frames");
-    // Fresh timestamps every run: the reset after each copy re-armed the queries.
+    assert_eq!(begun, 1, "recordings in 20 frames");
+    // Fresh timestamps every run: the host reset after each read re-armed the queries.
     for w in trace.batches.windows(2) {
         assert!(w[1].events[0].ns > w[0].events[5].ns);
     }
@@ -124,14 +124,10 @@ fn a_one_time_command_buffers_submission_gains_only_a_signal() {
     assert!(!trace.batches.is_empty());
     // The one-time command buffer's queries were reset on the host and are read from them:
     // no command buffer of the layer's, only an empty batch that signals the timeline. The
-    // reusable one's runs each take the layer's copy, in a batch that signals.
+    // reusable one's runs go the same way: its queries are read and reset on the host
+    // between runs (by traceq, or by the resubmission when traceq has not yet).
     let seen = submits_seen(&run);
-    assert_eq!(
-        seen,
-        [(2, 1, 1), (2, 2, 1), (2, 2, 1), (2, 2, 1)],
-        "{}",
-        run.stderr
-    );
+    assert_eq!(seen, [(2, 1, 1); 4], "{}", run.stderr);
 }
 
 #[test]
@@ -363,14 +359,16 @@ fn work_queued_behind_a_host_signal_never_blocks_a_submission() {
 #[test]
 fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // The debug layer counts its allocations per thread; the scenario records a one-time
-    // command buffer of 1,000 traced fills, submits it, waits, waits again until the traceq
-    // thread wrote the batch and a frame's time more, 67 times, and reports what the layer
-    // allocated on its thread during the last 62.
+    // command buffer of 1,000 traced fills, submits it, waits, submits a reusable one twice
+    // (waiting for each), waits again until the traceq thread wrote the batches and a
+    // frame's time more, 67 times, and reports what the layer allocated on its thread
+    // during the last 62.
     let dir = TempDir::new("allocations");
     let file = dir.path().join("trace.txt");
     let run = workload!("allocations")
         .layers(&["VK_LAYER_utrace"])
         .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("UTRACE_LOG", "debug")
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
     let line = run
@@ -390,18 +388,44 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // A reusable command buffer submitted again: nothing either (its copy runs again as
     // recorded; the lists its segments are built into are kept).
     assert_eq!(counts["resubmits"], 0, "62 resubmissions: {line}");
+    // Submitted again as soon as its last run completed, before traceq read it: the
+    // resubmission reads that run itself into lists it keeps (the queue's count says how
+    // many of its runs went that way).
+    assert_eq!(counts["back_to_back"], 0, "62 resubmissions: {line}");
+    let read_now: u64 = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("needed no command buffer of the layer's"))
+        .map(|l| {
+            let digits: String = l
+                .rsplit('(')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<u64>().expect("a count")
+        })
+        .sum();
+    assert!(
+        read_now > 0,
+        "no run was read at its resubmission: {}",
+        run.stderr
+    );
     // Begin and end: nothing (a re-recorded command buffer's frozen trace reuses the last
     // one's allocation once no batch holds it).
     assert_eq!(counts["begin_end"], 0, "{line}");
     // And everything was traced.
     let trace = utrace_tests::checks::parse(&std::fs::read_to_string(&file).unwrap());
-    assert_eq!(trace.batches.len(), 2 * 67);
-    for pair in trace.batches.chunks(2) {
+    assert_eq!(trace.batches.len(), 3 * 67);
+    for round in trace.batches.chunks(3) {
         assert_eq!(
-            pair[0].events.len(),
+            round[0].events.len(),
             2 * 1000 + 2,
             "the one-time command buffer"
         );
-        assert_eq!(pair[1].events.len(), 2 + 2, "the reusable one, one fill");
+        for again in &round[1..] {
+            assert_eq!(again.events.len(), 2 + 2, "the reusable one, one fill");
+        }
     }
 }

@@ -1,8 +1,10 @@
-//! Resubmissions with the layer's copy command buffers kept per recording: a resubmission
-//! records nothing of the layer's (the queue's count at `UTRACE_LOG=debug` says how each
-//! wrapped submission got its command buffers), and the times stay right when the
-//! recording changes between submissions, its pool is reset, the command buffer is freed
-//! and replaced, and a simultaneous-use one is pending twice.
+//! Resubmissions: a reusable command buffer submitted again goes without any command
+//! buffer of the layer's when its last run was read (by traceq, or by the resubmission
+//! itself when traceq is behind), and where the layer's copy is needed (fence mode) it
+//! runs the copy command buffers kept for the recording instead of recording new ones.
+//! The queues' counts at `UTRACE_LOG=debug` say how each submission went; the times stay
+//! right when the recording changes between submissions, its pool is reset, the command
+//! buffer is freed and replaced, and a simultaneous-use one is pending twice.
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches};
 use utrace_tests::harness::{Run, TempDir, SYNC_VALIDATION};
@@ -10,82 +12,88 @@ use utrace_tests::patterns::rerecord::rerecord_events;
 use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
 
-/// How a queue's wrapped submissions got the layer's command buffers.
+/// How a device's traced submissions went, summed over its queues.
 #[derive(Debug, Default)]
-struct WrapCounts {
+struct Counts {
+    /// Wrapped, with the layer's command buffers recorded for the submission.
     recorded: u64,
+    /// Wrapped, with command buffers kept from a submission of an equal recipe.
     by_recipe: u64,
+    /// Wrapped, with command buffers kept for the same recording.
     by_recording: u64,
+    /// Without any command buffer of the layer's.
+    unwrapped: u64,
+    /// Reusable runs read by their command buffer's next submission.
+    read_at_resubmission: u64,
+}
+
+impl Counts {
+    fn submissions(&self) -> u64 {
+        self.recorded + self.by_recipe + self.by_recording + self.unwrapped
+    }
+}
+
+/// The last `N` numbers of a line (the queue's handle comes before them).
+fn last_numbers<const N: usize>(line: &str) -> [u64; N] {
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().expect("a count"))
+        .collect();
+    numbers[numbers.len() - N..]
+        .try_into()
+        .unwrap_or_else(|_| panic!("{N} counts in {line:?}"))
 }
 
 /// The sum of every queue's counts in the layer's debug log.
-fn wrap_counts(stderr: &str) -> WrapCounts {
-    let mut counts = WrapCounts::default();
-    let mut lines = 0;
-    for line in stderr
-        .lines()
-        .filter(|l| l.contains("the layer's command buffers were recorded for"))
-    {
-        let numbers: Vec<u64> = line
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .map(|w| w.parse().expect("a count"))
-            .collect();
-        let [.., recorded, by_recipe, by_recording] = numbers[..] else {
-            panic!("three counts in {line:?}");
-        };
-        counts.recorded += recorded;
-        counts.by_recipe += by_recipe;
-        counts.by_recording += by_recording;
-        lines += 1;
+fn counts(stderr: &str) -> Counts {
+    let mut counts = Counts::default();
+    let (mut wrapped, mut unwrapped) = (0, 0);
+    for line in stderr.lines() {
+        if line.contains("the layer's command buffers were recorded for") {
+            let [recorded, by_recipe, by_recording] = last_numbers(line);
+            counts.recorded += recorded;
+            counts.by_recipe += by_recipe;
+            counts.by_recording += by_recording;
+            wrapped += 1;
+        } else if line.contains("needed no command buffer of the layer's") {
+            let [none, read] = last_numbers(line);
+            counts.unwrapped += none;
+            counts.read_at_resubmission += read;
+            unwrapped += 1;
+        }
     }
     assert!(
-        lines > 0,
+        wrapped > 0 && unwrapped > 0,
         "no count of the layer's command buffers:\n{stderr}"
     );
     counts
 }
 
 /// Runs `scenario` for `frames`, traced to stdout at `UTRACE_LOG=debug` with
-/// synchronization validation beneath; asserts it ran clean and that the trace matches.
-fn traced(scenario: &str, frames: u32) -> (Run, Trace, WrapCounts) {
+/// synchronization validation beneath (and `vars`); asserts it ran clean, that the trace
+/// matches and that nothing was dropped.
+fn traced(scenario: &str, frames: u32, vars: &[(&str, &str)]) -> (Run, Trace, Counts) {
     let dir = TempDir::new(scenario);
-    let run = workload!(scenario)
+    let mut workload = workload!(scenario)
         .arg("--frames", &frames.to_string())
         .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
         .env("GPU_TRACE", "1")
         .env("UTRACE_LOG", "debug")
-        .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
-        .run(&dir);
+        .env("VK_LAYER_ENABLES", SYNC_VALIDATION);
+    for (k, v) in vars {
+        workload = workload.env(k, v);
+    }
+    let run = workload.run(&dir);
     assert_clean(&run);
     let trace = assert_trace_matches(&run.stdout, &run);
-    let counts = wrap_counts(&run.stderr);
+    assert_eq!(trace.ends[0].dropped, 0, "nothing lost");
+    let counts = counts(&run.stderr);
     (run, trace, counts)
 }
 
-#[test]
-fn a_resubmitted_command_buffer_runs_the_layers_commands_kept_for_its_recording() {
-    let frames = 1000;
-    let (_, trace, counts) = traced("resubmit", frames);
-    assert_eq!(trace.batches.len(), frames as usize);
-    assert_eq!(
-        counts.recorded + counts.by_recipe + counts.by_recording,
-        u64::from(frames),
-        "every submission is wrapped once: {counts:?}"
-    );
-    // A set is recorded only when every set kept for the recording is still with the
-    // batches traceq has not handed back yet (it lags the workload, which resubmits as soon
-    // as its fence signals); from then on the sets run again as they are.
-    assert!(
-        counts.by_recording >= u64::from(frames) / 2,
-        "resubmissions find the command buffers by their recording: {counts:?}"
-    );
-    // A miss by recording falls back to comparing recipes, which finds a set when traceq
-    // handed one back in between (CI once saw 1 of 1000): a miss either way, and rare.
-    assert!(
-        counts.by_recipe + counts.recorded < u64::from(frames) / 2,
-        "misses are rare: {counts:?}"
-    );
+/// Each run of the resubmitted command buffer (six events) after the one before.
+fn later_runs_later_times(trace: &Trace) {
     for w in trace.batches.windows(2) {
         assert!(
             w[1].events[0].ns > w[0].events[5].ns,
@@ -95,9 +103,49 @@ fn a_resubmitted_command_buffer_runs_the_layers_commands_kept_for_its_recording(
 }
 
 #[test]
+fn a_resubmitted_command_buffer_needs_no_command_buffer_of_the_layers() {
+    let frames = 1000;
+    let (_, trace, counts) = traced("resubmit", frames, &[]);
+    assert_eq!(trace.batches.len(), frames as usize);
+    assert_eq!(counts.submissions(), u64::from(frames), "{counts:?}");
+    // The workload submits again as soon as its fence signals: traceq, which lets
+    // submissions gather for a millisecond before it wakes, is often behind, and the
+    // resubmission reads the last run itself. Either way no copy is recorded or run.
+    // The first resubmission comes well within traceq's first millisecond asleep. The
+    // trace matching the workload's times shows each run's values went to its own batch.
+    assert_eq!(counts.unwrapped, u64::from(frames), "{counts:?}");
+    assert!(
+        counts.read_at_resubmission > 0 && counts.read_at_resubmission < u64::from(frames),
+        "{counts:?}"
+    );
+    later_runs_later_times(&trace);
+}
+
+#[test]
+fn with_fences_a_resubmission_runs_the_layers_commands_kept_for_its_recording() {
+    let frames = 1000;
+    let (_, trace, counts) = traced("resubmit", frames, &[("UTRACE_FORCE_FENCE", "1")]);
+    assert_eq!(trace.batches.len(), frames as usize);
+    assert_eq!(
+        counts.unwrapped, 0,
+        "fence mode copies every run: {counts:?}"
+    );
+    assert_eq!(counts.submissions(), u64::from(frames), "{counts:?}");
+    // A set is recorded only when every set kept for the recording is still with the
+    // batches traceq has not handed back yet (it lags the workload); from then on the sets
+    // run again as they are. A miss by recording falls back to comparing recipes, which
+    // finds a set when traceq handed one back in between: a miss either way, and rare.
+    assert!(
+        counts.by_recording >= u64::from(frames) / 2,
+        "resubmissions find the command buffers by their recording: {counts:?}"
+    );
+    later_runs_later_times(&trace);
+}
+
+#[test]
 fn re_recording_resetting_and_replacing_a_resubmitted_command_buffer_keeps_its_times_right() {
     let frames = 300;
-    let (run, trace, counts) = traced("rerecord", frames);
+    let (run, trace, counts) = traced("rerecord", frames, &[]);
     let submissions = &run.report().devices[0].submissions;
     // 300 frames of the reusable command buffer, and twelve pairs of pending runs.
     assert_eq!(submissions.len(), 300 + 2 * 12);
@@ -115,12 +163,8 @@ fn re_recording_resetting_and_replacing_a_resubmitted_command_buffer_keeps_its_t
         let names: Vec<&str> = batch.events.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names[1], "start_fill_buffer", "{}", sub.label);
     }
-    // Every submission is wrapped once. (How many find their recording's sets depends on
-    // how far traceq lags: a set kept for a recording replaced since is recorded anew.)
-    assert_eq!(
-        counts.recorded + counts.by_recipe + counts.by_recording,
-        submissions.len() as u64,
-        "{counts:?}"
-    );
-    assert_eq!(trace.ends[0].dropped, 0);
+    // Every submission counted once; the reusable command buffer's runs go without the
+    // layer's command buffers (the simultaneous-use pairs are copied).
+    assert_eq!(counts.submissions(), submissions.len() as u64, "{counts:?}");
+    assert!(counts.unwrapped >= 300, "{counts:?}");
 }

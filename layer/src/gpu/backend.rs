@@ -145,6 +145,15 @@ impl Backend {
         unsafe { query_pool::reset_on_host(&self.dispatch, pool) };
     }
 
+    /// Resets the first `count` queries of a chunk on the host.
+    ///
+    /// # Safety
+    /// As [`Self::reset_query_chunk`].
+    pub unsafe fn reset_queries(&self, pool: vk::QueryPool, count: u32) {
+        // SAFETY: the caller's promise.
+        unsafe { query_pool::reset_range_on_host(&self.dispatch, pool, count) };
+    }
+
     /// Destroys a query chunk no pending work uses (device teardown).
     pub fn destroy_query_chunk(&self, pool: vk::QueryPool) {
         query_pool::destroy(&self.dispatch, pool);

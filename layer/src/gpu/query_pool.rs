@@ -29,9 +29,18 @@ pub fn destroy(d: &DeviceDispatch, pool: vk::QueryPool) {
 /// # Safety
 /// `hostQueryReset` is enabled, and no pending work uses the pool.
 pub unsafe fn reset_on_host(d: &DeviceDispatch, pool: vk::QueryPool) {
+    // SAFETY: the caller's promise.
+    unsafe { reset_range_on_host(d, pool, CHUNK_QUERIES) };
+}
+
+/// Resets the first `count` queries of `pool` from the host, as [`reset_on_host`].
+///
+/// # Safety
+/// As [`reset_on_host`].
+pub unsafe fn reset_range_on_host(d: &DeviceDispatch, pool: vk::QueryPool, count: u32) {
     if let Some(reset) = d.reset_query_pool {
-        // SAFETY: the caller's promise.
-        unsafe { reset(d.handle, pool, 0, CHUNK_QUERIES) };
+        // SAFETY: the caller's promise; `count` is at most the pool's size.
+        unsafe { reset(d.handle, pool, 0, count.min(CHUNK_QUERIES)) };
     }
 }
 

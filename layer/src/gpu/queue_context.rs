@@ -16,6 +16,8 @@
 //! Queries are never reset inside a render pass this way, and a batch owns its results as
 //! soon as its copy has run.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ash::vk;
 use parking_lot::Mutex;
 
@@ -40,6 +42,11 @@ pub struct QueueContext {
     timeline: vk::Semaphore,
     signals: TimelineSignals,
     inner: Mutex<Inner>,
+    /// Traced submissions that needed no command buffer of the layer's, and the runs of
+    /// reusable command buffers read at their resubmission among them (said at `debug`
+    /// when the queue goes). Written only in the queue's submit calls.
+    unwrapped: AtomicU64,
+    read_at_resubmission: AtomicU64,
 }
 
 struct Inner {
@@ -114,6 +121,8 @@ impl QueueContext {
                 abandoned: Vec::new(),
                 counts: WrapCounts::default(),
             }),
+            unwrapped: AtomicU64::new(0),
+            read_at_resubmission: AtomicU64::new(0),
         })
     }
 
@@ -303,6 +312,18 @@ impl QueueContext {
         }
     }
 
+    /// A traced submission went with the layer's command buffers or without (`unwrapped`);
+    /// `read_now` of its reusable command buffers' last runs were read at this submission.
+    pub fn count_submission(&self, unwrapped: bool, read_now: u64) {
+        if unwrapped {
+            self.unwrapped.fetch_add(1, Ordering::Relaxed);
+        }
+        if read_now > 0 {
+            self.read_at_resubmission
+                .fetch_add(read_now, Ordering::Relaxed);
+        }
+    }
+
     /// Keeps the resources of a batch that may still be pending until the device goes.
     pub fn abandon(&self, res: BatchResources) {
         self.inner.lock().abandoned.push(res);
@@ -325,6 +346,12 @@ impl QueueContext {
             counts.recorded,
             counts.by_recipe,
             counts.by_recording
+        );
+        log::debug!(
+            "queue {:?}: {} traced submissions needed no command buffer of the layer's ({} reusable runs read at their resubmission)",
+            self.queue,
+            self.unwrapped.load(Ordering::Relaxed),
+            self.read_at_resubmission.load(Ordering::Relaxed)
         );
         let fp = &d.fp_v1_0;
         for res in free

@@ -1,8 +1,9 @@
 //! The layer's own allocations on the application's thread, counted by a debug build of the
 //! layer (`layer/src/alloc_count.rs`): a one-time command buffer of many traced commands,
 //! recorded, submitted and waited for, round after round, and a reusable one recorded once
-//! and submitted again each round, each round waiting until the traceq thread wrote its
-//! batches (the trace is txt at `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the
+//! and submitted again twice each round (the second time as soon as the first completed,
+//! before traceq read it: the resubmission reads it), each round waiting until the traceq
+//! thread wrote its batches (the trace is txt at `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the
 //! submissions must allocate nothing; the line this prints says how many allocations each
 //! part made.
 
@@ -81,7 +82,8 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
             .cmd_fill_buffer(reusable, target.buffer, 0, 4, 0x0505_0505)
     };
     dev.end(reusable)?;
-    let (mut recording, mut tracepoints, mut submits, mut resubmits) = (0u64, 0u64, 0u64, 0u64);
+    let (mut recording, mut tracepoints, mut submits) = (0u64, 0u64, 0u64);
+    let (mut resubmits, mut back_to_back) = (0u64, 0u64);
     for round in 0..WARM_UP + ROUNDS {
         let before_begin = now();
         dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
@@ -109,20 +111,27 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         let after_again = now();
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
+        let before_third = now();
+        // SAFETY: as above.
+        let result = unsafe { dev.device.queue_submit(dev.queue, &[again], fence) };
+        let after_third = now();
+        check(result, "vkQueueSubmit")?;
+        dev.wait_and_reset(fence)?;
         // The steady state, where the traceq thread keeps up with the application: wait
-        // until it wrote this round's two batches (on a loaded machine it may lag by
+        // until it wrote this round's three batches (on a loaded machine it may lag by
         // several), then a frame's worth of time while it gives their lists back.
-        written_batches(2 * (round as usize + 1))?;
+        written_batches(3 * (round as usize + 1))?;
         std::thread::sleep(std::time::Duration::from_millis(20));
         if round >= WARM_UP {
             tracepoints += after_commands - before_commands;
             recording += (before_commands - before_begin) + (after_end - after_commands);
             submits += after_submit - after_end;
             resubmits += after_again - before_again;
+            back_to_back += after_third - before_third;
         }
     }
     eprintln!(
-        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits} resubmits={resubmits}"
+        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits} resubmits={resubmits} back_to_back={back_to_back}"
     );
     // SAFETY: the work completed.
     unsafe {

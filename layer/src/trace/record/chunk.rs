@@ -128,6 +128,23 @@ impl ChunkPool {
         }
     }
 
+    /// The timestamps of `copy`'s queries, written by completed work, into `out`.
+    pub fn read_queries(&self, copy: &CopyRange, out: &mut [u64]) -> Result<(), vk::Result> {
+        self.backend.read_queries(copy.pool, copy.first, out)
+    }
+
+    /// Resets the queries a trace took of `chunk` on the host (a reusable trace between
+    /// runs, see `super::reruns`).
+    ///
+    /// # Safety
+    /// No pending work uses them.
+    pub unsafe fn reset_queries(&self, chunk: &QueryRange) {
+        if self.host_reset {
+            // SAFETY: `hostQueryReset` is enabled; the caller's promise.
+            unsafe { self.backend.reset_queries(chunk.pool, chunk.count) };
+        }
+    }
+
     pub fn trace_recorded(&self) {
         self.recorded_traces.fetch_add(1, Ordering::Relaxed);
     }

@@ -81,6 +81,8 @@ pub struct CommandTrace<const MAX_WORDS: usize> {
     fast_left: u32,
     /// Begun with `ONE_TIME_SUBMIT`: the recording runs at most once.
     one_time: bool,
+    /// Begun with `SIMULTANEOUS_USE`: a run may start while another is pending.
+    simultaneous: bool,
     /// An instrumented recording is in progress (begun, not yet ended or reset): counted in
     /// the device's [`super::cmdbufs::CommandBuffers::any_recording`].
     recording: bool,
@@ -128,6 +130,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             instrumented: false,
             fast_left: 0,
             one_time: false,
+            simultaneous: false,
             recording: false,
             defer_next: false,
             pending_start: None,
@@ -152,9 +155,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
 
     /// Starts an instrumented recording; its first event (`start_cmd_buffer`) is held back
     /// until the first command that does work, or the end.
-    pub fn begin_recording(&mut self, views: u32, one_time: bool) {
+    pub fn begin_recording(&mut self, views: u32, usage: vk::CommandBufferUsageFlags) {
         self.instrumented = true;
-        self.one_time = one_time;
+        self.one_time = usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        self.simultaneous = usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE);
         self.recording = true;
         self.defer_next = true;
         self.views = views.max(1);
@@ -314,6 +318,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         self.complete = true;
         self.instrumented = false;
         self.one_time = false;
+        self.simultaneous = false;
         self.defer_next = false;
         self.pending_start = None;
         self.write_state = WriteState::Free;
@@ -375,6 +380,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             slots,
             complete: self.complete,
             one_time: self.one_time,
+            simultaneous: self.simultaneous,
         };
         // The last recording's trace, if nothing else holds it, takes this one.
         let trace = match self.spare.take() {

@@ -12,3 +12,4 @@ mod query_slots;
 pub mod recorded_trace;
 pub mod recorder;
 mod recording;
+mod reruns;

@@ -10,6 +10,8 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
+pub use super::reruns::Taken;
+use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use crate::gpu::interface::{Arming, CopyRange, QueryRange};
 
 /// Ids of recordings: 0 is never one.
@@ -40,8 +42,14 @@ pub struct RecordedTrace {
     pub complete: bool,
     /// Recorded with `ONE_TIME_SUBMIT`: it runs at most once.
     pub one_time: bool,
-    /// Its queries are reset (on the host) and no submission has run it yet.
+    /// Recorded with `SIMULTANEOUS_USE`: a run may start before the last one completed.
+    pub simultaneous: bool,
+    /// One-time: its queries are reset (on the host) and no submission has run it yet.
     armed: AtomicBool,
+    /// Reusable: where its queries stand between runs, when it is tracked
+    /// ([`Self::tracked`]).
+    reruns: Reruns,
+    tracked: bool,
     /// A run left its queries written (it was read from them, not copied and reset): they
     /// are reset on the host when the trace goes.
     written: AtomicBool,
@@ -75,6 +83,7 @@ pub struct TraceParts {
     pub slots: u32,
     pub complete: bool,
     pub one_time: bool,
+    pub simultaneous: bool,
 }
 
 impl RecordedTrace {
@@ -91,7 +100,10 @@ impl RecordedTrace {
             slots: 0,
             complete: true,
             one_time: false,
+            simultaneous: false,
             armed: AtomicBool::new(false),
+            reruns: Reruns::default(),
+            tracked: false,
             written: AtomicBool::new(false),
             last_run: Mutex::new(None),
             wrap_memo: WrapMemo::default(),
@@ -119,7 +131,16 @@ impl RecordedTrace {
         self.slots = parts.slots;
         self.complete = parts.complete;
         self.one_time = parts.one_time;
+        self.simultaneous = parts.simultaneous;
         *self.armed.get_mut() = self.pool.resets_on_host();
+        // A reusable run reads its queries on the host between runs (see `reruns`): only
+        // where no other run can be in flight at a resubmission, and the queries are few.
+        self.tracked = self.pool.resets_on_host()
+            && !self.one_time
+            && !self.simultaneous
+            && self.children.is_empty()
+            && self.slots <= TRACKED_SLOTS;
+        self.reruns.restart(self.tracked);
         *self.written.get_mut() = false;
         *self.last_run.get_mut() = None;
         self.live = true;
@@ -158,15 +179,67 @@ impl RecordedTrace {
         }
     }
 
-    /// Whether this is the trace's first run with its queries reset on the host, and alone
-    /// (no secondary's trace inside): then its submission needs neither a re-arm nor a copy.
-    /// A run counts once taken, whatever path its submission then goes.
-    pub fn take_armed_run(&self) -> bool {
+    /// Whether this run of the trace (in `submission`) finds its queries reset on the host,
+    /// with no secondary's trace inside: then it needs neither a re-arm nor a copy. A
+    /// one-time trace's first run; a tracked reusable trace's run when its last run was
+    /// read or copied, or could be read now (see [`Reruns::take`]). A run counts once
+    /// taken, whatever path its submission then goes ([`Self::went`]).
+    pub fn take_armed_run(&self, submission: u64) -> Taken {
+        if self.tracked {
+            return self.reruns.take(submission, self.slots as usize, self);
+        }
         // Loaded first: a reusable trace's runs then leave the line unwritten.
-        self.armed.load(Ordering::Relaxed)
+        let armed = self.armed.load(Ordering::Relaxed)
             && self.armed.swap(false, Ordering::Relaxed)
             && self.one_time
-            && self.children.is_empty()
+            && self.children.is_empty();
+        if armed {
+            Taken::Armed
+        } else {
+            Taken::No
+        }
+    }
+
+    /// The run of `submission` goes with its timestamps left in the queries
+    /// (`in_queries`) or copied by the layer's command buffers.
+    pub fn went(&self, submission: u64, in_queries: bool) {
+        if in_queries {
+            // Its chunks are reset on the host when the trace goes.
+            self.written.store(true, Ordering::Relaxed);
+        } else if self.tracked {
+            self.reruns.wrapped(submission);
+        }
+    }
+
+    /// The submission that took a run was not made.
+    pub fn not_submitted(&self, submission: u64) {
+        if self.tracked {
+            self.reruns.not_submitted(submission);
+        }
+    }
+
+    /// Whether the trace's runs are tracked between submissions (see [`Reruns`]).
+    pub fn tracked(&self) -> bool {
+        self.tracked
+    }
+
+    /// A tracked trace's completed run of `submission`, left in the queries: its values,
+    /// wherever they are now (see [`Reruns::read`]).
+    pub fn read_run(&self, submission: u64, out: &mut [u64]) -> Result<(), vk::Result> {
+        self.reruns.read(submission, out, self)
+    }
+
+    /// A tracked trace's completed run of `submission` is done with: not written, or
+    /// copied by the layer (its copy reset the queries).
+    pub fn run_done(&self, submission: u64, copied: bool) {
+        if !self.tracked {
+            return;
+        }
+        if copied {
+            self.reruns.copied(submission);
+        } else {
+            self.reruns.discard(submission, self);
+        }
     }
 
     /// The fingerprint of the layer's commands around a submission of this trace alone
@@ -185,11 +258,6 @@ impl RecordedTrace {
         self.wrap_memo
             .arming
             .store(WrapMemo::code(arming), Ordering::Release);
-    }
-
-    /// A run that is read from the queries themselves was submitted.
-    pub fn ran_without_reset(&self) {
-        self.written.store(true, Ordering::Relaxed);
     }
 
     /// Events of this trace and its children.
@@ -212,6 +280,26 @@ struct WrapMemo {
 impl WrapMemo {
     fn code(arming: Arming) -> u8 {
         1 | u8::from(arming.rearm) << 1 | u8::from(arming.reset_after_copy) << 2
+    }
+}
+
+impl RunQueries for RecordedTrace {
+    fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
+        for c in &self.copies {
+            let at = c.slot as usize;
+            let region = out
+                .get_mut(at..at + c.count as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            self.pool.read_queries(c, region)?;
+        }
+        Ok(())
+    }
+
+    unsafe fn reset(&self) {
+        for chunk in &self.chunks {
+            // SAFETY: the caller's promise.
+            unsafe { self.pool.reset_queries(chunk) };
+        }
     }
 }
 

@@ -146,10 +146,7 @@ impl DeviceTracer {
                 } else {
                     1
                 };
-            t.begin_recording(
-                views,
-                usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            );
+            t.begin_recording(views, usage);
             self.cmdbufs.recording_started();
             // The recording thread: which thread fed the GPU, next to the submitting one.
             let thread = crate::gpu::interface::cpu_clock::tid();

@@ -68,8 +68,12 @@ impl Drop for Batch {
     }
 }
 
-/// Lists kept for reuse beyond this many are freed.
-const SPARE: usize = 64;
+/// Lists kept for reuse beyond this many are freed. As many as batches are in flight in
+/// the steady state: traceq lets a burst of submissions gather for a millisecond before it
+/// wakes (`traceq::COALESCE`), and a list given back only then must not have been
+/// allocated afresh for each submission of the burst (64 made every submission past the
+/// 64th of a 100-submission burst allocate two lists). A spare pair holds a few words.
+const SPARE: usize = 4096;
 
 /// A batch's traces and command buffers.
 type Lists = (Vec<Arc<RecordedTrace>>, Vec<u64>);

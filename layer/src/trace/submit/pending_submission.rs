@@ -13,7 +13,7 @@ use super::segment_lists::SegmentLists;
 use crate::gpu::interface::{
     wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, Wrapping,
 };
-use crate::trace::record::recorded_trace::{LastRun, RecordedTrace};
+use crate::trace::record::recorded_trace::{LastRun, RecordedTrace, Taken};
 use crate::trace::traceq::Message;
 use crate::trace::DeviceTracer;
 
@@ -40,6 +40,8 @@ pub struct PendingSubmission {
     /// may leave it to a later one).
     signal: bool,
     frame: u32,
+    /// The device's number of this submit call.
+    submission: u64,
 }
 
 impl PendingSubmission {
@@ -62,15 +64,18 @@ impl DeviceTracer {
     /// application's (see [`crate::gpu::interface::Submission::splittable`]); without it a
     /// command buffer that runs twice in the call cannot be timed the second time.
     ///
-    /// A submission whose traces all run for the first time with queries reset on the host
-    /// (one-time command buffers, see [`RecordedTrace::take_armed_run`]) is only signalled:
-    /// no command buffer of the layer's is recorded, nothing is allocated. Any other is
+    /// A submission whose traces all find their queries reset on the host (one-time command
+    /// buffers run for the first time, reusable ones whose last run was read: see
+    /// [`RecordedTrace::take_armed_run`]) is only signalled: no command buffer of the
+    /// layer's is recorded, nothing is allocated. Any other is
     /// wrapped: a copy after each segment, and a re-arm before it where the queries are not
     /// known to be reset (with host reset, each copy resets what it read). `app_syncs`: the
     /// application's submission has a fence or signals a semaphore (a signalled-only batch
     /// then signals at once; otherwise it may leave its signal to a later submission).
+    /// `submission`: the device's number of this call.
     pub fn prepare(
         &self,
+        submission: u64,
         queue: vk::Queue,
         cmdbufs: impl Iterator<Item = vk::CommandBuffer>,
         can_split: bool,
@@ -81,6 +86,8 @@ impl DeviceTracer {
         let mut segment_starts: Vec<usize> = Vec::new();
         let mut splits = Vec::new();
         let mut armed = true;
+        // Reusable traces whose last run was read here (traceq had not yet).
+        let mut read_now = 0;
         for (position, cb) in cmdbufs.enumerate() {
             submitted.push(cb.as_raw());
             // SAFETY: a command buffer of the application's submission, executable (not
@@ -103,10 +110,17 @@ impl DeviceTracer {
                 splits.push(position);
                 segment_starts.push(traces.len());
             }
-            armed &= recorded.take_armed_run();
+            match recorded.take_armed_run(submission) {
+                Taken::No => armed = false,
+                Taken::Armed => {}
+                Taken::ReadNow => read_now += 1,
+            }
             traces.push(recorded);
         }
-        let give_back = |traces, submitted| {
+        let give_back = |traces: Vec<Arc<RecordedTrace>>, submitted| {
+            for trace in &traces {
+                trace.not_submitted(submission);
+            }
             self.spare.give(traces, submitted);
             None
         };
@@ -131,7 +145,10 @@ impl DeviceTracer {
         };
         if let Some((completion, signal)) = signal_only {
             for trace in &traces {
-                trace.ran_without_reset();
+                trace.went(submission, true);
+            }
+            if !traces.is_empty() {
+                queue_ctx.count_submission(true, read_now);
             }
             return Some(PendingSubmission {
                 queue: queue_ctx,
@@ -144,6 +161,7 @@ impl DeviceTracer {
                 completion,
                 signal,
                 frame: self.frame.load(Ordering::Relaxed),
+                submission,
             });
         }
         let waits = cross_queue_waits(queue, &traces);
@@ -190,6 +208,10 @@ impl DeviceTracer {
                 if let Some(e) = recorded.untimed {
                     self.fault("creating a readback buffer", e);
                 }
+                for trace in &traces {
+                    trace.went(submission, false);
+                }
+                queue_ctx.count_submission(false, read_now);
                 Some(PendingSubmission {
                     queue: queue_ctx,
                     traces,
@@ -201,6 +223,7 @@ impl DeviceTracer {
                     completion: recorded.completion,
                     signal: true,
                     frame: self.frame.load(Ordering::Relaxed),
+                    submission,
                 })
             }
             Err(e) => {
@@ -212,13 +235,7 @@ impl DeviceTracer {
 
     /// After the submit call: a submitted batch goes to the traceq thread; a failed one gives
     /// its resources back (nothing of it was queued).
-    pub fn commit(
-        &self,
-        pending: PendingSubmission,
-        result: vk::Result,
-        submission: u64,
-        submit: SubmitTiming,
-    ) {
+    pub fn commit(&self, pending: PendingSubmission, result: vk::Result, submit: SubmitTiming) {
         let PendingSubmission {
             queue,
             traces,
@@ -227,11 +244,15 @@ impl DeviceTracer {
             completion,
             signal,
             frame,
+            submission,
             ..
         } = pending;
         if result != vk::Result::SUCCESS {
             if let Some(resources) = resources {
                 self.backend.recycle(&queue, resources);
+            }
+            for trace in &traces {
+                trace.not_submitted(submission);
             }
             self.spare.give(traces, command_buffers);
             if result == vk::Result::ERROR_DEVICE_LOST {

@@ -60,7 +60,9 @@ impl DeviceTracer {
         let start_ns = cpu_clock::boottime_ns();
         let submission = self.next_submission();
         let Some(pending) = self
-            .guarded(what, || self.prepare(queue, cmdbufs, can_split, syncs))
+            .guarded(what, || {
+                self.prepare(submission, queue, cmdbufs, can_split, syncs)
+            })
             .flatten()
         else {
             return plain();
@@ -75,7 +77,7 @@ impl DeviceTracer {
             },
             tid: cpu_clock::tid(),
         };
-        self.guarded(what, || self.commit(pending, result, submission, timing));
+        self.guarded(what, || self.commit(pending, result, timing));
         result
     }
 

@@ -98,11 +98,13 @@ fn visit<'a>(
     dropped
 }
 
-/// The timestamps of a completed batch whose queries hold them, in readback order (each
-/// trace's region after the previous one's, depth first), into `values`.
+/// The timestamps of a completed batch (the device's `submission`) whose queries hold
+/// them, in readback order (each trace's region after the previous one's, depth first),
+/// into `values`. A reusable trace's run may have been read already by its resubmission
+/// (see [`RecordedTrace::read_run`]).
 pub fn read_queries<'v>(
     backend: &Backend,
-    traces: &[Arc<RecordedTrace>],
+    (traces, submission): (&[Arc<RecordedTrace>], u64),
     total: u32,
     values: &'v mut Vec<u64>,
 ) -> Result<&'v [u64], vk::Result> {
@@ -111,6 +113,12 @@ pub fn read_queries<'v>(
     let mut base = 0u32;
     let mut outcome = Ok(());
     for trace in traces {
+        if trace.tracked() {
+            let region = &mut values[base as usize..(base + trace.slots) as usize];
+            outcome = outcome.and(trace.read_run(submission, region));
+            base += trace.slots;
+            continue;
+        }
         trace.visit(&mut |t| {
             for c in &t.copies {
                 let at = (base + c.slot) as usize;

@@ -249,7 +249,8 @@ impl Traceq {
                 .as_ref()
                 .map(|readback| self.backend.read_copied(readback, total)),
             Results::InQueries => {
-                match read_queries(&self.backend, &batch.traces, total, &mut self.host_values) {
+                let traces = (&batch.traces[..], batch.submission);
+                match read_queries(&self.backend, traces, total, &mut self.host_values) {
                     Ok(values) => Some(values),
                     Err(e) => {
                         if !self.read_failed {
@@ -306,8 +307,17 @@ impl Traceq {
         self.recycle(batch, results);
     }
 
-    /// Gives a completed batch's layer resources back to its queue.
+    /// Gives a completed batch's layer resources back to its queue, and arms its reusable
+    /// traces for their next run (see `trace::record::reruns`): a copy reset their queries,
+    /// or the queries of a run left there are reset now if they were not read.
     fn recycle(&self, batch: &Batch, results: Results) {
+        let copied = match &results {
+            Results::Copied(resources) => resources.readback.is_some(),
+            Results::InQueries => false,
+        };
+        for trace in &batch.traces {
+            trace.run_done(batch.submission, copied);
+        }
         if let Results::Copied(resources) = results {
             self.backend.recycle(&batch.queue, resources);
         }
