@@ -94,7 +94,7 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         queries,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 8] = [
+    let table: [(&str, Work); 9] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
         // B as in `draws`; A and A' time each draw themselves (the driver's floor).
         ("timed_draws", |s, i| match i {
@@ -113,6 +113,9 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         }),
         ("recorded_submits", |s, i| {
             rows::recorded_submits(&s.all[i], &s.reusable[i])
+        }),
+        ("paced_resubmits", |s, i| {
+            rows::paced_resubmits(&s.all[i], &s.reusable[i])
         }),
         ("threads_1", |s, i| {
             rows::threaded_dispatches(&s.all[i], &s.threads[i][..1])

@@ -107,13 +107,14 @@ pub fn overlay_manifest() -> String {
 }
 
 /// The rows, in table order: (key, label, unit).
-pub const ROWS: [(&str, &str); 8] = [
+pub const ROWS: [(&str, &str); 9] = [
     ("draws", "vkCmdDraw"),
     ("timed_draws", "vkCmdDraw / hand-timed"),
     ("dispatches", "vkCmdDispatch"),
     ("small_submits", "small vkQueueSubmit"),
     ("timed_submits", "small submit / hand-timed"),
     ("recorded_submits", "resubmit recorded cb"),
+    ("paced_resubmits", "resubmit, 3 ms apart"),
     ("threads_1", "1 thread, CPU/dispatch"),
     ("threads_8", "8 threads, CPU/dispatch"),
 ];

@@ -139,6 +139,16 @@ pub fn recorded_submits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
     s.submit_each(cbs)
 }
 
+/// As [`recorded_submits`], each side's round 3 ms after the last (untimed): the
+/// application whose frames are milliseconds apart, where the layer's traceq thread (which
+/// lets submissions gather for 1 ms once woken) has read the last run of each command
+/// buffer before it is submitted again. In [`recorded_submits`] the rounds follow each
+/// other within that millisecond, so each resubmission reads its last run itself.
+pub fn paced_resubmits(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<f64> {
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    s.submit_each(cbs)
+}
+
 pub fn record_reusable(s: &Side, cbs: &[vk::CommandBuffer]) -> Result<()> {
     for &cb in cbs {
         s.dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;

@@ -204,8 +204,11 @@ impl RecordedTrace {
     /// (`in_queries`) or copied by the layer's command buffers.
     pub fn went(&self, submission: u64, in_queries: bool) {
         if in_queries {
-            // Its chunks are reset on the host when the trace goes.
-            self.written.store(true, Ordering::Relaxed);
+            // Its chunks are reset on the host when the trace goes. Loaded first: a
+            // resubmission then leaves the line as it is.
+            if !self.written.load(Ordering::Relaxed) {
+                self.written.store(true, Ordering::Relaxed);
+            }
         } else if self.tracked {
             self.reruns.wrapped(submission);
         }

@@ -88,6 +88,19 @@ pub struct Reruns {
     state: Mutex<State>,
 }
 
+/// The lock as traceq takes it: spinning and yielding, never parked, so that a submitting
+/// thread that held it never has to wake traceq on its way out (a futex call on the
+/// application's time). The submitting side takes it plainly: it waits only while traceq
+/// reads this trace's few queries.
+fn lock_for_traceq(state: &Mutex<State>) -> parking_lot::MutexGuard<'_, State> {
+    loop {
+        if let Some(guard) = state.try_lock() {
+            return guard;
+        }
+        std::thread::yield_now();
+    }
+}
+
 /// An early run was dropped for room (said once per process).
 static SAID_BEHIND: AtomicBool = AtomicBool::new(false);
 /// A run was not complete when its command buffer was submitted again (said once).
@@ -187,7 +200,7 @@ impl Reruns {
         out: &mut [u64],
         queries: &impl RunQueries,
     ) -> Result<(), vk::Result> {
-        let mut state = self.state.lock();
+        let mut state = lock_for_traceq(&self.state);
         if state.phase == Phase::InQueries(submission) {
             let read = queries.read(out);
             // SAFETY: the run completed (traceq waited for it) and no later run was
@@ -211,7 +224,7 @@ impl Reruns {
     /// The completed run of `submission` is not written (outside a capture, or its batch
     /// could not be read): as [`Self::read`], without the values.
     pub fn discard(&self, submission: u64, queries: &impl RunQueries) {
-        let mut state = self.state.lock();
+        let mut state = lock_for_traceq(&self.state);
         if state.phase == Phase::InQueries(submission) {
             // SAFETY: as in `read`.
             unsafe { queries.reset() };
@@ -225,7 +238,7 @@ impl Reruns {
 
     /// The wrapped run of `submission` completed: its copy reset the queries.
     pub fn copied(&self, submission: u64) {
-        let mut state = self.state.lock();
+        let mut state = lock_for_traceq(&self.state);
         if state.phase == Phase::Copying(submission) {
             state.phase = Phase::Armed;
         }

@@ -234,7 +234,7 @@ impl Traceq {
         };
         if !batch.captured {
             // Outside a capture: the batch only kept its queries valid.
-            self.recycle(batch, results);
+            self.recycle(batch, results, false);
             return;
         }
         let mut total = 0u32;
@@ -268,7 +268,7 @@ impl Traceq {
             self.stats
                 .dropped
                 .fetch_add(batch.event_count(), Ordering::Relaxed);
-            self.recycle(batch, results);
+            self.recycle(batch, results, true);
             return;
         };
         let mut events = BatchEvents::new(&batch.traces, values, to_ns);
@@ -279,7 +279,7 @@ impl Traceq {
         if count == 0 {
             // Nothing could be read (incomplete traces): no empty block.
             drop(events);
-            self.recycle(batch, results);
+            self.recycle(batch, results, true);
             return;
         }
         self.batches_written += 1;
@@ -304,19 +304,22 @@ impl Traceq {
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
         self.stats.events.fetch_add(count, Ordering::Relaxed);
         drop(events);
-        self.recycle(batch, results);
+        self.recycle(batch, results, true);
     }
 
     /// Gives a completed batch's layer resources back to its queue, and arms its reusable
     /// traces for their next run (see `trace::record::reruns`): a copy reset their queries,
-    /// or the queries of a run left there are reset now if they were not read.
-    fn recycle(&self, batch: &Batch, results: Results) {
+    /// or the queries of a run left there are reset now if they were not `read` (reading
+    /// them reset them).
+    fn recycle(&self, batch: &Batch, results: Results, read: bool) {
         let copied = match &results {
             Results::Copied(resources) => resources.readback.is_some(),
             Results::InQueries => false,
         };
-        for trace in &batch.traces {
-            trace.run_done(batch.submission, copied);
+        if copied || !read {
+            for trace in &batch.traces {
+                trace.run_done(batch.submission, copied);
+            }
         }
         if let Results::Copied(resources) = results {
             self.backend.recycle(&batch.queue, resources);
