@@ -1,0 +1,192 @@
+//! The states of a reusable trace's queries between its runs, with fake queries.
+
+use super::*;
+use std::cell::{Cell, RefCell};
+
+/// Queries that hold `value` in every slot once written, and count resets.
+#[derive(Default)]
+struct Fake {
+    value: Cell<Option<u64>>,
+    resets: Cell<u32>,
+    reads: RefCell<Vec<u64>>,
+}
+
+impl Fake {
+    fn run(&self, value: u64) {
+        assert_eq!(self.value.get(), None, "written only when reset");
+        self.value.set(Some(value));
+    }
+}
+
+impl RunQueries for Fake {
+    fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
+        let v = self.value.get().ok_or(vk::Result::NOT_READY)?;
+        out.fill(v);
+        self.reads.borrow_mut().push(v);
+        Ok(())
+    }
+    unsafe fn reset(&self) {
+        self.value.set(None);
+        self.resets.set(self.resets.get() + 1);
+    }
+}
+
+fn armed() -> Reruns {
+    let mut r = Reruns::default();
+    r.restart(true);
+    r
+}
+
+#[test]
+fn a_run_read_by_traceq_arms_the_next() {
+    let (r, q) = (armed(), Fake::default());
+    assert_ne!(r.take(1, 2, &q), Taken::No);
+    q.run(10);
+    let mut out = [0; 2];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10, 10]);
+    assert_eq!(q.resets.get(), 1, "traceq reset them");
+    assert_eq!(r.take(2, 2, &q), Taken::Armed, "armed again");
+    assert_eq!(
+        q.reads.borrow().len(),
+        1,
+        "nothing read at the resubmission"
+    );
+}
+
+#[test]
+fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
+    let (r, q) = (armed(), Fake::default());
+    for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
+        let expected = if submission == 1 {
+            Taken::Armed
+        } else {
+            Taken::ReadNow
+        };
+        assert_eq!(
+            r.take(submission, 2, &q),
+            expected,
+            "run {submission} needs no copy"
+        );
+        q.run(value);
+    }
+    // traceq comes now, in order: the first two were read early, the last is in place.
+    for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
+        let mut out = [0; 2];
+        r.read(submission, &mut out, &q).unwrap();
+        assert_eq!(out, [value; 2], "run {submission}");
+    }
+    assert_ne!(r.take(4, 2, &q), Taken::No);
+}
+
+#[test]
+fn traceq_finds_an_early_run_whatever_the_order() {
+    let (r, q) = (armed(), Fake::default());
+    for (submission, value) in [(1, 10), (2, 20)] {
+        assert_ne!(r.take(submission, 1, &q), Taken::No);
+        q.run(value);
+    }
+    assert_ne!(r.take(3, 1, &q), Taken::No);
+    q.run(30);
+    let mut out = [0; 1];
+    r.read(2, &mut out, &q).unwrap();
+    assert_eq!(out, [20]);
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10]);
+    assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY), "once");
+}
+
+#[test]
+fn a_wrapped_run_is_not_armed_until_its_copy_completed() {
+    let (r, q) = (armed(), Fake::default());
+    assert_ne!(r.take(1, 1, &q), Taken::No);
+    r.wrapped(1);
+    assert_eq!(r.take(2, 1, &q), Taken::No, "the copy may not have run yet");
+    r.wrapped(2);
+    r.copied(1);
+    assert_eq!(
+        r.take(3, 1, &q),
+        Taken::No,
+        "an older copy says nothing of the last"
+    );
+    r.wrapped(3);
+    r.copied(3);
+    assert_ne!(r.take(4, 1, &q), Taken::No);
+}
+
+#[test]
+fn a_failed_submission_leaves_the_queries_armed() {
+    let (r, q) = (armed(), Fake::default());
+    assert_ne!(r.take(1, 1, &q), Taken::No);
+    r.not_submitted(1);
+    assert_ne!(r.take(2, 1, &q), Taken::No);
+    r.not_submitted(2);
+    assert_ne!(r.take(3, 1, &q), Taken::No);
+    r.wrapped(3);
+    r.not_submitted(3);
+    assert_eq!(r.take(4, 1, &q), Taken::No, "a failed wrapped run: unknown");
+}
+
+#[test]
+fn an_unread_run_not_written_is_discarded_and_rearmed() {
+    let (r, q) = (armed(), Fake::default());
+    assert_ne!(r.take(1, 1, &q), Taken::No);
+    q.run(10);
+    r.discard(1, &q);
+    assert_ne!(r.take(2, 1, &q), Taken::No);
+    assert!(q.reads.borrow().is_empty());
+    q.run(20);
+    assert_eq!(r.take(3, 1, &q), Taken::ReadNow);
+    r.discard(2, &q);
+    let mut out = [0; 1];
+    assert_eq!(r.read(2, &mut out, &q), Err(vk::Result::NOT_READY));
+}
+
+#[test]
+fn a_run_not_complete_at_its_resubmission_is_lost_not_misread() {
+    let (r, q) = (armed(), Fake::default());
+    assert_ne!(r.take(1, 1, &q), Taken::No);
+    // The application broke the rule: its run has not written yet.
+    assert_ne!(r.take(2, 1, &q), Taken::No);
+    let mut out = [0; 1];
+    assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY));
+}
+
+#[test]
+fn a_failed_read_at_resubmission_reaches_traceq_with_its_error() {
+    struct Lost;
+    impl RunQueries for Lost {
+        fn read(&self, _: &mut [u64]) -> Result<(), vk::Result> {
+            Err(vk::Result::ERROR_DEVICE_LOST)
+        }
+        unsafe fn reset(&self) {}
+    }
+    let r = armed();
+    assert_eq!(r.take(1, 1, &Lost), Taken::Armed);
+    assert_eq!(r.take(2, 1, &Lost), Taken::ReadNow);
+    let mut out = [0; 1];
+    assert_eq!(
+        r.read(1, &mut out, &Lost),
+        Err(vk::Result::ERROR_DEVICE_LOST)
+    );
+}
+
+#[test]
+fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
+    let mut r = Reruns::default();
+    let q = Fake::default();
+    assert_eq!(r.take(1, 1, &q), Taken::No);
+    r.restart(true);
+    let slots = 1024;
+    let most = EARLY_VALUES / slots;
+    for s in 1..=(most as u64 + 2) {
+        assert_ne!(r.take(s, slots, &q), Taken::No);
+        q.run(s);
+    }
+    let early = r.state.lock().early.len();
+    assert_eq!(early, most);
+    let mut out = vec![0; slots];
+    assert!(r.read(1, &mut out, &q).is_err(), "the oldest was dropped");
+    r.read(2, &mut out, &q).unwrap();
+    assert_eq!(out, vec![2; slots]);
+}
