@@ -3,7 +3,9 @@
 //! window) and writes its trace into `GPU_TRACEFILE` as it goes: Perfetto's service flushes
 //! the data source and appends what it holds to the file every [`FILE_WRITE_PERIOD_MS`], so a
 //! process stopped any way (Ctrl-C, SIGTERM, `kill -9`) leaves a trace that decodes, missing
-//! at most the last period. The session ends when the window closes, the last device is
+//! at most the last period. The sink never runs more than half the ring ahead of
+//! the file ([`super::file_pace`]): a ring that came round before the service wrote it
+//! out would lose stages without a word. The session ends when the window closes, the last device is
 //! destroyed or the process exits with devices alive.
 //!
 //! The path is touched only once a batch is traced ([`super::trace_file`]): until then the
@@ -35,8 +37,10 @@ use crate::config::{expand_path, Destination, DEFAULT_PERFETTO_FILE};
 /// the specifications its remaining events refer to.
 const CLEAR_PERIOD_MS: u32 = 1000;
 /// How often the service writes what it holds into the file (after flushing the data
-/// source): what a killed process can lose.
-pub const FILE_WRITE_PERIOD_MS: u32 = 1000;
+/// source): what a killed process can lose, and, with the half of the ring the sink may
+/// run ahead of the file, how fast stages can be written (at most 32 MiB of the default
+/// 64 MiB ring per 100 ms; the service's own writing is slower). Perfetto's shortest.
+pub const FILE_WRITE_PERIOD_MS: u32 = 100;
 
 struct FileState {
     session: Option<TracingSession>,
@@ -157,6 +161,14 @@ impl FileState {
                 CLAIM_PENDING.store(self.held.is_none(), Ordering::Relaxed);
                 // Returns once the data source started: the devices capture from here on.
                 session.start_blocking();
+                // The service created the file: its size says what it wrote so far.
+                match std::fs::File::open(&file) {
+                    Ok(written) => super::file_pace::start(written, self.buffer_kb),
+                    Err(e) => log::warn!(
+                        "the Perfetto session's file {} cannot be watched ({e}); a trace written faster than the service moves it out may lose stages",
+                        file.display()
+                    ),
+                }
                 self.session = Some(session);
                 self.session_file = Some(file);
             }
@@ -182,6 +194,9 @@ impl FileState {
         let Some(mut session) = self.session.take() else {
             return;
         };
+        // The batches drained while the session stops are not held back: the service
+        // writes what it holds once they are in.
+        super::file_pace::stop();
         session.stop_blocking();
         drop(session);
         if BATCH_TRACED.load(Ordering::Relaxed) {
@@ -262,7 +277,7 @@ pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
             cfg.set_write_into_file(true);
             cfg.set_output_path(file.to_string_lossy().as_ref());
             cfg.set_file_write_period_ms(FILE_WRITE_PERIOD_MS);
-            cfg.set_write_flush_mode(TraceConfigWriteFlushMode::WriteFlushEnabled);
+            cfg.set_write_flush_mode(TraceConfigWriteFlushMode::WriteFlushDisabled);
         }
     }
     msg.finalize();

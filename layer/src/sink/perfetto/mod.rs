@@ -9,12 +9,14 @@
 //! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
 //!   `GPU_TRACEFILE` when the frame window closes, the last device goes or the process
 //!   exits; [`trace_file`]: where its trace goes, the path touched (and held against other
-//!   processes) only once a batch is traced;
+//!   processes) only once a batch is traced; [`file_pace`]: the sink never far ahead of
+//!   what the service wrote into that file;
 //! - this file: the producer and the data source, registered once per process (Perfetto's
 //!   global state cannot be torn down), whose start and stop open and close the capture
 //!   gate of every device (through the [`SessionHooks`] the core gave); and the
 //!   [`PerfettoLifecycle`] the core tells of its devices and frame window.
 
+mod file_pace;
 mod file_session;
 pub mod render_stages;
 mod sequence;

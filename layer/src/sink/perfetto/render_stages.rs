@@ -50,6 +50,15 @@ use crate::trace::tracepoints::Category;
 /// stages can be placed. The restart costs a few hundred bytes.
 const STAGES_PER_STATE: usize = 1000;
 
+/// What a stage adds in the file beyond its fields, counted generously (see
+/// `file_pace`): its packet's tag and length (3 bytes), the sequence id (3) and the uid
+/// and pid the service adds (up to 9). A million draws' stages made 9.5 bytes each.
+const PACKET_FRAMING: u64 = 16;
+/// What a slice of stages adds in the file beyond its stages, counted generously: the
+/// state started afresh (a clear, the context, a clock snapshot) and the stages and
+/// queue interned (a few hundred bytes).
+const SLICE_FRAMING: u64 = 2048;
+
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -119,7 +128,8 @@ impl RenderStageSink {
         }
         self.header.start(ctx, state);
         let queue_iid = self.intern(ctx, state, info, slice);
-        self.write_stages(ctx, info, queue_iid, slice);
+        let bytes = self.write_stages(ctx, info, queue_iid, slice);
+        super::file_pace::handed(bytes + SLICE_FRAMING);
     }
 
     /// Interns the queue and every stage of `slice` (their iids into `self.stage_iids`),
@@ -232,14 +242,16 @@ impl RenderStageSink {
         }
     }
 
-    /// One `GpuRenderStageEvent` per range of `slice` (interned by `intern`).
+    /// One `GpuRenderStageEvent` per range of `slice` (interned by `intern`); the bytes
+    /// written, with each packet's framing in the file.
     fn write_stages(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         info: &BatchInfo,
         queue_iid: u64,
         slice: &[Range<'_>],
-    ) {
+    ) -> u64 {
+        let mut bytes = 0;
         let submission = info.submission as u32;
         self.frame_text.clear();
         let _ = write!(self.frame_text, "{}", info.frame);
@@ -266,8 +278,10 @@ impl RenderStageSink {
                 &stage,
                 e,
             );
+            bytes += fields.len() as u64 + PACKET_FRAMING;
             ctx.add_packet(|packet: &mut TracePacket| packet.msg.append_bytes(fields));
         }
+        bytes
     }
 
     /// The CPU side of the submission: a `vkQueueSubmit` slice on its thread.
@@ -307,10 +321,12 @@ impl Sink for RenderStageSink {
         let Some(ds) = super::data_source() else {
             return;
         };
+        // Claimed first: a batch too long to finish before the process goes still leaves
+        // what it wrote at the path.
+        super::batch_traced();
         ds.trace(|ctx| {
             ctx.with_incremental_state(|ctx, state| self.write_batch(ctx, state, info, events));
         });
-        super::batch_traced();
     }
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
