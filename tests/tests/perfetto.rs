@@ -582,3 +582,30 @@ fn the_smallest_ring_loses_no_stage_of_a_batch_many_times_its_size() {
     assert_eq!(count("Fill Buffer"), commands, "every fill's stage");
     assert_eq!(trace.stages.len(), commands + 1);
 }
+
+#[test]
+fn the_smallest_ring_keeps_up_with_many_small_batches() {
+    // 10,000 resubmissions, a batch of two stages each, into the smallest ring. The pace
+    // counts each batch's bytes; counted far above what the file gets (2 KiB a batch
+    // once), it waited for nothing at every few batches and the trace thread did not
+    // finish before the device went, losing 4,232 of the 10,000.
+    let frames = 10_000;
+    let dir = TempDir::new("small-ring-small-batches");
+    let file = dir.path().join("gpu.pftrace");
+    let run = workload!("resubmit")
+        .arg("--frames", &frames.to_string())
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("UTRACE_PERFETTO_BUFFER_KB", "1024")
+        .run(&dir);
+    assert_clean(&run);
+    assert!(
+        !run.stderr.contains("did not finish"),
+        "the trace thread finished: {}",
+        run.stderr
+    );
+    let trace = perfetto_trace::read_wrapped(&file);
+    assert_eq!(trace.skipped, 0, "nothing unplaceable");
+    let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
+    assert_eq!(count("Command Buffer"), frames, "every run's stage");
+}

@@ -6,8 +6,7 @@
 //! batch left 366,000 in a 64 MiB ring written to the file every second). So the sink
 //! counts the bytes it hands to the session, the file's size says how many the service
 //! wrote, and a thread whose bytes not yet in the file exceed half the ring waits
-//! until the service's next write (every [`super::file_session::FILE_WRITE_PERIOD_MS`])
-//! takes them. The wait is the traceq thread's, never the application's; it is bounded
+//! until the service's next write (the session says how often it writes) takes them. The wait is the traceq thread's, never the application's; it is bounded
 //! ([`STALL`]), after which the thread goes on and says once that stages may be lost.
 //!
 //! The count is generous (each stage's bytes and more than the framing and the fields the
@@ -28,8 +27,6 @@ use parking_lot::Mutex;
 const STALL: Duration = Duration::from_secs(2);
 /// How often a waiting thread looks at the file's size.
 const POLL: Duration = Duration::from_millis(1);
-/// A file that has not grown for this long holds all the service had: two of its writes.
-const STILL: Duration = Duration::from_millis(2 * super::file_session::FILE_WRITE_PERIOD_MS as u64);
 /// Growth that is only the service's own packets (it writes a few dozen bytes at each
 /// write even when the sink wrote nothing).
 const IDLE_GROWTH: u64 = 16 * 1024;
@@ -45,6 +42,9 @@ struct Paced {
     synced: (u64, u64),
     /// What the file takes of a counted byte, in thousandths (at most 1000).
     scale: u64,
+    /// A file that has not grown for this long holds all the service had: two of its
+    /// writes.
+    still: Duration,
 }
 
 static PACED: Mutex<Option<Paced>> = Mutex::new(None);
@@ -55,9 +55,9 @@ static HANDED: AtomicU64 = AtomicU64::new(0);
 /// "Stages may be lost" was said.
 static SAID_STALL: AtomicBool = AtomicBool::new(false);
 
-/// A session started writing into `file` with a ring of `buffer_kb`: bytes are counted
-/// from here.
-pub fn start(file: File, buffer_kb: u32) {
+/// A session started writing into `file` with a ring of `buffer_kb`, which its service
+/// writes out every `write_period`: bytes are counted from here.
+pub fn start(file: File, buffer_kb: u32, write_period: Duration) {
     let ahead_limit = u64::from(buffer_kb) * 1024 / 2;
     HANDED.store(0, Ordering::Relaxed);
     *PACED.lock() = Some(Paced {
@@ -65,6 +65,7 @@ pub fn start(file: File, buffer_kb: u32) {
         ahead_limit,
         synced: (0, 0),
         scale: 1000,
+        still: 2 * write_period,
     });
     ACTIVE.store(true, Ordering::Release);
 }
@@ -108,11 +109,13 @@ pub fn handed(bytes: u64) {
             return;
         }
         match mark {
-            Some((size, at)) if at.elapsed() >= STILL => {
+            Some((size, at)) if at.elapsed() >= paced.still => {
                 if in_file.saturating_sub(size) <= IDLE_GROWTH {
                     // The service wrote all it had: what the count says beyond is excess.
                     if since >= SCALE_SAMPLE {
-                        paced.scale = (taken * 1030 / since).clamp(500, 1000);
+                        // Never below 0.6: were the count then exact, what waits would
+                        // still be under 0.5 / 0.6 of the ring.
+                        paced.scale = (taken * 1030 / since).clamp(600, 1000);
                     }
                     paced.synced = (handed, in_file);
                     return;
@@ -144,7 +147,9 @@ mod tests {
     fn a_writer_waits_until_the_file_holds_all_but_half_the_ring() {
         let path = std::env::temp_dir().join(format!("utrace-pace-{}", std::process::id()));
         let mut writer = File::create(&path).unwrap();
-        start(File::open(&path).unwrap(), 4);
+        let period = Duration::from_millis(100);
+        let still = 2 * period;
+        start(File::open(&path).unwrap(), 4, period);
         // Half of a 4 KiB ring may be ahead of the file: no wait.
         let t = Instant::now();
         handed(2048);
@@ -165,10 +170,10 @@ mod tests {
         let t = Instant::now();
         handed(8192);
         let waited = t.elapsed();
-        assert!(waited >= STILL && waited < STALL, "{waited:?}");
+        assert!(waited >= still && waited < STALL, "{waited:?}");
         let t = Instant::now();
         handed(512);
-        assert!(t.elapsed() < STILL, "synced: no wait");
+        assert!(t.elapsed() < still, "synced: no wait");
         stop();
         // Not paced once stopped.
         let t = Instant::now();

@@ -17,6 +17,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use perfetto_sdk::heap_buffer::HeapBuffer;
@@ -163,7 +164,11 @@ impl FileState {
                 session.start_blocking();
                 // The service created the file: its size says what it wrote so far.
                 match std::fs::File::open(&file) {
-                    Ok(written) => super::file_pace::start(written, self.buffer_kb),
+                    Ok(written) => super::file_pace::start(
+                        written,
+                        self.buffer_kb,
+                        Duration::from_millis(u64::from(FILE_WRITE_PERIOD_MS)),
+                    ),
                     Err(e) => log::warn!(
                         "the Perfetto session's file {} cannot be watched ({e}); a trace written faster than the service moves it out may lose stages",
                         file.display()

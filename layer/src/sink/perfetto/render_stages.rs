@@ -54,10 +54,16 @@ const STAGES_PER_STATE: usize = 1000;
 /// `file_pace`): its packet's tag and length (3 bytes), the sequence id (3) and the uid
 /// and pid the service adds (up to 9). A million draws' stages made 9.5 bytes each.
 const PACKET_FRAMING: u64 = 16;
-/// What a slice of stages adds in the file beyond its stages, counted generously: the
-/// state started afresh (a clear, the context, a clock snapshot) and the stages and
-/// queue interned (a few hundred bytes).
-const SLICE_FRAMING: u64 = 2048;
+/// What a slice of stages adds in the file beyond its stages and the specifications it
+/// interns, counted generously: the state started afresh (a clear, the context, a clock
+/// snapshot: about 100 bytes). Small: a batch of two stages is one slice, and a count
+/// far above the file's makes the pace wait for nothing (2 KiB made a 1 MiB ring write
+/// 0.27 MB/s of small batches).
+const SLICE_FRAMING: u64 = 256;
+/// A `vk_queue_submit` packet without its command buffers (10 bytes each), generously.
+const SUBMIT_BYTES: u64 = 96;
+/// What an interned specification adds beyond its name, counted generously.
+const SPEC_FRAMING: u64 = 24;
 
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
@@ -109,6 +115,7 @@ impl RenderStageSink {
             self.write_slice(ctx, state, info, slice, restart)
         });
         self.write_submit(ctx, info);
+        super::file_pace::handed(SUBMIT_BYTES + 10 * info.command_buffers.len() as u64);
         self.header.send_names(ctx, state);
     }
 
@@ -127,20 +134,21 @@ impl RenderStageSink {
             perfetto_sdk::data_source::Clear::clear(state);
         }
         self.header.start(ctx, state);
-        let queue_iid = self.intern(ctx, state, info, slice);
+        let (queue_iid, interned) = self.intern(ctx, state, info, slice);
         let bytes = self.write_stages(ctx, info, queue_iid, slice);
-        super::file_pace::handed(bytes + SLICE_FRAMING);
+        super::file_pace::handed(bytes + interned + SLICE_FRAMING);
     }
 
     /// Interns the queue and every stage of `slice` (their iids into `self.stage_iids`),
-    /// sending the new ones before the events that use them. Returns the queue's iid.
+    /// sending the new ones before the events that use them. Returns the queue's iid and
+    /// the bytes sent (counted generously, for the file's pace).
     fn intern<'s>(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
         state: &mut SequenceState,
         info: &BatchInfo,
         slice: &'s [Range<'_>],
-    ) -> u64 {
+    ) -> (u64, u64) {
         let mut new_specs: Vec<NewSpec<'s>> = Vec::new();
         let queue_iid = match state.queues.get(&info.queue) {
             Some(iid) => *iid,
@@ -189,6 +197,10 @@ impl RenderStageSink {
             };
             self.stage_iids.push(iid);
         }
+        let interned = new_specs
+            .iter()
+            .map(|s| (s.name.len() + s.description.len()) as u64 + SPEC_FRAMING)
+            .sum();
         if !new_specs.is_empty() {
             ctx.add_packet(|packet: &mut TracePacket| {
                 packet
@@ -209,7 +221,7 @@ impl RenderStageSink {
                 });
             });
         }
-        queue_iid
+        (queue_iid, interned)
     }
 
     /// A queue's track: named by the application (`vkSetDebugUtilsObjectNameEXT`) or by its
