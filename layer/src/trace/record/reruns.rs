@@ -148,7 +148,7 @@ impl Reruns {
                 // said by traceq when it finds it).
                 if read == Err(vk::Result::NOT_READY) && !SAID_PENDING.swap(true, Ordering::Relaxed)
                 {
-                    log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed; that run's timestamps are lost");
+                    log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed (invalid in Vulkan); that run's timestamps are lost, and the new run's may be overwritten by the last one's late writes");
                 }
                 if (state.early.len() + 1) * slots.max(1) > EARLY_VALUES {
                     if let Some(dropped) = state.early.pop_front() {
