@@ -46,11 +46,8 @@ unsafe fn wrapped<S: Batch>(
     submit: impl Fn(&[S]) -> vk::Result,
 ) -> vk::Result {
     if wrap.segments.is_empty() {
-        if !wrap.signal {
-            // A later submission signals this batch's value: the application's call as it is.
-            return submit(app);
-        }
-        // Signal only: the application's batches untouched, then the timeline's signal.
+        // Signal only (`passes_through` took the calls that signal nothing): the
+        // application's batches untouched, then the timeline's signal.
         let result = framed(None, app, layer.signal_only, &submit);
         // SAFETY: the application's queue, inside its submit call.
         return unsafe { completed_by_fence(d, queue, wrap, result) };
@@ -91,6 +88,10 @@ pub unsafe fn queue_submit(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
+    if passes_through(wrap) {
+        // SAFETY: the application's arguments, as they are.
+        return unsafe { next(queue, app_submits.len() as u32, app_submits.as_ptr(), fence) };
+    }
     let (signal, value) = match wrap.completion {
         Completion::Timeline { semaphore, value } => (semaphore, value),
         Completion::Fence(_) => (vk::Semaphore::null(), 0),
@@ -144,6 +145,10 @@ pub unsafe fn queue_submit2(
     fence: vk::Fence,
     wrap: &Wrapping<'_>,
 ) -> vk::Result {
+    if passes_through(wrap) {
+        // SAFETY: the application's arguments, as they are.
+        return unsafe { submit2(queue, app_submits.len() as u32, app_submits.as_ptr(), fence) };
+    }
     let signal = match wrap.completion {
         Completion::Timeline { semaphore, value } => Some(
             vk::SemaphoreSubmitInfo::default()
@@ -184,6 +189,12 @@ pub unsafe fn queue_submit2(
     };
     // SAFETY: as above.
     unsafe { wrapped(d, queue, app_submits, wrap, layer, submit) }
+}
+
+/// Whether the application's call goes down as it is: nothing of the layer's, and a later
+/// submission signals this batch's value (most small submissions: nothing to build).
+fn passes_through(wrap: &Wrapping<'_>) -> bool {
+    wrap.segments.is_empty() && !wrap.signal
 }
 
 /// The first segment's re-arm and the last segment's copy (null when the batch is only
