@@ -22,9 +22,11 @@ use ash::vk;
 use super::bound_pipelines::BoundPipelines;
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::query_slots::QuerySlots;
-use super::recorded_trace::{Child, RecordedTrace, TraceParts};
+use super::recorded_trace::{Child, RecordedTrace};
 use super::recorder::Recorder;
 use crate::trace::tracepoint::{LabelInput, LabelRef};
+
+mod freeze;
 
 /// An event held back (`start_cmd_buffer`, until the first command that does work).
 #[derive(Clone, Copy, Debug)]
@@ -357,48 +359,5 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         self.leave_render_pass();
         self.write_state = WriteState::Suspended;
         self.refresh_fast();
-    }
-
-    /// Freezes the recording at `vkEndCommandBuffer`. Returns whether an instrumented
-    /// recording was in progress.
-    #[must_use]
-    pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
-        let was_recording = std::mem::take(&mut self.recording);
-        self.fast_left = 0;
-        if !self.is_instrumented() {
-            return was_recording;
-        }
-        let (chunks, copies, slots) = self.queries.finish(pool);
-        let parts = TraceParts {
-            cmd,
-            chunks,
-            copies,
-            events: std::mem::take(&mut self.events),
-            args: std::mem::take(&mut self.args),
-            strings: std::mem::take(&mut self.strings),
-            children: std::mem::take(&mut self.children),
-            slots,
-            complete: self.complete,
-            one_time: self.one_time,
-            simultaneous: self.simultaneous,
-        };
-        // The last recording's trace, if nothing else holds it, takes this one.
-        let trace = match self.spare.take() {
-            Some(mut trace) => match Arc::get_mut(&mut trace) {
-                Some(t) => {
-                    t.refill(parts);
-                    trace
-                }
-                None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
-            },
-            None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
-        };
-        self.recorded = Some(trace);
-        was_recording
-    }
-
-    /// The frozen trace to hand to a batch at submit time.
-    pub fn recorded(&self) -> Option<&Arc<RecordedTrace>> {
-        self.recorded.as_ref()
     }
 }

@@ -263,6 +263,19 @@ impl RecordedTrace {
             .store(WrapMemo::code(arming), Ordering::Release);
     }
 
+    /// The timestamps this trace's own queries hold (not its children's), written by
+    /// completed work, into its readback region `out` (`slots` values).
+    pub fn read_own_queries(&self, out: &mut [u64]) -> Result<(), vk::Result> {
+        for c in &self.copies {
+            let at = c.slot as usize;
+            let region = out
+                .get_mut(at..at + c.count as usize)
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            self.pool.read_queries(c, region)?;
+        }
+        Ok(())
+    }
+
     /// Events of this trace and its children.
     pub fn event_count(&self) -> u64 {
         let mut n = 0;
@@ -288,14 +301,7 @@ impl WrapMemo {
 
 impl RunQueries for RecordedTrace {
     fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
-        for c in &self.copies {
-            let at = c.slot as usize;
-            let region = out
-                .get_mut(at..at + c.count as usize)
-                .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            self.pool.read_queries(c, region)?;
-        }
-        Ok(())
+        self.read_own_queries(out)
     }
 
     unsafe fn reset(&self) {

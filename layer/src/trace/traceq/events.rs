@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::gpu::interface::Backend;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{Event, EventPieces, PIECE_EVENTS};
 use crate::trace::tracepoints::Payload;
@@ -103,7 +102,6 @@ fn visit<'a>(
 /// into `values`. A reusable trace's run may have been read already by its resubmission
 /// (see [`RecordedTrace::read_run`]).
 pub fn read_queries<'v>(
-    backend: &Backend,
     (traces, submission): (&[Arc<RecordedTrace>], u64),
     total: u32,
     values: &'v mut Vec<u64>,
@@ -120,11 +118,8 @@ pub fn read_queries<'v>(
             continue;
         }
         trace.visit(&mut |t| {
-            for c in &t.copies {
-                let at = (base + c.slot) as usize;
-                let out = &mut values[at..at + c.count as usize];
-                outcome = outcome.and(backend.read_queries(c.pool, c.first, out));
-            }
+            let region = &mut values[base as usize..(base + t.slots) as usize];
+            outcome = outcome.and(t.read_own_queries(region));
             base += t.slots;
         });
     }

@@ -250,7 +250,7 @@ impl Traceq {
                 .map(|readback| self.backend.read_copied(readback, total)),
             Results::InQueries => {
                 let traces = (&batch.traces[..], batch.submission);
-                match read_queries(&self.backend, traces, total, &mut self.host_values) {
+                match read_queries(traces, total, &mut self.host_values) {
                     Ok(values) => Some(values),
                     Err(e) => {
                         if !self.read_failed {

@@ -1,0 +1,56 @@
+//! `vkEndCommandBuffer`: a recording frozen into the [`RecordedTrace`] every batch that
+//! submits the command buffer shares, reusing the last recording's trace when nothing else
+//! holds it.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::CommandTrace;
+use crate::trace::record::chunk::ChunkPool;
+use crate::trace::record::recorded_trace::{RecordedTrace, TraceParts};
+
+impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
+    /// Freezes the recording at `vkEndCommandBuffer`. Returns whether an instrumented
+    /// recording was in progress.
+    #[must_use]
+    pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
+        let was_recording = std::mem::take(&mut self.recording);
+        self.fast_left = 0;
+        if !self.is_instrumented() {
+            return was_recording;
+        }
+        let (chunks, copies, slots) = self.queries.finish(pool);
+        let parts = TraceParts {
+            cmd,
+            chunks,
+            copies,
+            events: std::mem::take(&mut self.events),
+            args: std::mem::take(&mut self.args),
+            strings: std::mem::take(&mut self.strings),
+            children: std::mem::take(&mut self.children),
+            slots,
+            complete: self.complete,
+            one_time: self.one_time,
+            simultaneous: self.simultaneous,
+        };
+        // The last recording's trace, if nothing else holds it, takes this one.
+        let trace = match self.spare.take() {
+            Some(mut trace) => match Arc::get_mut(&mut trace) {
+                Some(t) => {
+                    t.refill(parts);
+                    trace
+                }
+                None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
+            },
+            None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
+        };
+        self.recorded = Some(trace);
+        was_recording
+    }
+
+    /// The frozen trace to hand to a batch at submit time.
+    pub fn recorded(&self) -> Option<&Arc<RecordedTrace>> {
+        self.recorded.as_ref()
+    }
+}
