@@ -271,9 +271,15 @@ impl RecordedTrace {
             let region = out
                 .get_mut(at..at + c.count as usize)
                 .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            self.pool.read_queries(c, region)?;
+            self.read_copy(c, region)?;
         }
         Ok(())
+    }
+
+    /// The values of one of [`Self::copies`] (`copy.count` of them), written by completed
+    /// work.
+    pub fn read_copy(&self, copy: &CopyRange, out: &mut [u64]) -> Result<(), vk::Result> {
+        self.pool.read_queries(copy, out)
     }
 
     /// Events of this trace and its children.

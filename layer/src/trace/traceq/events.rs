@@ -1,22 +1,50 @@
-//! A completed batch's timestamps (read from its queries where they stayed there) turned
-//! into events, in execution order: each command buffer's events with the events of the
-//! secondaries it executed spliced in where it executed them.
+//! A completed batch's timestamps (from the layer's readback, or from the queries where
+//! they stayed: [`super::query_window`]) turned into events, in execution order: each
+//! command buffer's events with the events of the secondaries it executed spliced in where
+//! it executed them.
 
 use std::sync::Arc;
-
-use ash::vk;
 
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{Event, EventPieces, PIECE_EVENTS};
 use crate::trace::tracepoints::Payload;
 
+/// Where a batch's raw timestamps are found, by index of its readback (each trace's
+/// queries in depth-first order, as a copy writes them).
+pub trait Timestamps {
+    /// The value at `index`; `None` when it cannot be had (its event is left out).
+    fn at(&mut self, index: usize) -> Option<u64>;
+}
+
+/// A readback the layer's copy wrote.
+impl Timestamps for &[u64] {
+    fn at(&mut self, index: usize) -> Option<u64> {
+        self.get(index).copied()
+    }
+}
+
+impl<T: Timestamps> Timestamps for &mut T {
+    fn at(&mut self, index: usize) -> Option<u64> {
+        (**self).at(index)
+    }
+}
+
+/// No values: for going through the events without their times.
+struct Untimed;
+
+impl Timestamps for Untimed {
+    fn at(&mut self, _: usize) -> Option<u64> {
+        Some(0)
+    }
+}
+
 /// A completed batch's events, made afresh for each sink that reads them and handed over
 /// in pieces of at most [`PIECE_EVENTS`]: the thread's memory stays the same whatever the
-/// batch. `values` is the batch's readback (each trace's queries in depth-first order, as
-/// the copy wrote them) and `to_ns` turns a raw value into nanoseconds.
-pub struct BatchEvents<'a, 'v, F> {
+/// batch. `values` holds the batch's timestamps and `to_ns` turns a raw value into
+/// nanoseconds.
+pub struct BatchEvents<'a, V, F> {
     traces: &'a [Arc<RecordedTrace>],
-    values: &'v [u64],
+    values: V,
     to_ns: F,
     /// The piece being filled, kept from one reading to the next.
     piece: Vec<Event<'a>>,
@@ -24,22 +52,29 @@ pub struct BatchEvents<'a, 'v, F> {
     first_last_ns: (u64, u64),
     /// Events left out because their trace is incomplete.
     pub dropped: u64,
+    /// Events a reading left out because their value could not be had after all (the
+    /// most of any reading; never expected: see [`super::query_window`]).
+    pub unread: u64,
 }
 
-impl<'a, 'v, F: Fn(u64) -> u64> BatchEvents<'a, 'v, F> {
+impl<'a, V: Timestamps, F: Fn(u64) -> u64> BatchEvents<'a, V, F> {
     /// Goes through the events once for what the sinks need first (count, first and last
     /// times) and for the events left out.
-    pub fn new(traces: &'a [Arc<RecordedTrace>], values: &'v [u64], to_ns: F) -> Self {
-        // The raw values, only the first and the last converted (in that order, as the
-        // conversion unwraps a counter of fewer bits from the value before).
+    pub fn new(traces: &'a [Arc<RecordedTrace>], mut values: V, to_ns: F) -> Self {
+        // Where the first and the last event's values are; only those two are read and
+        // converted (in that order, as the conversion unwraps a counter of fewer bits from
+        // the value before).
         let (mut count, mut first, mut last) = (0u64, None, 0);
-        let dropped = visit(traces, values, &|raw| raw, &mut |e| {
+        let dropped = visit(traces, &mut Untimed, &|raw| raw, &mut |_, index| {
             count += 1;
-            first.get_or_insert(e.ns);
-            last = e.ns;
+            first.get_or_insert(index);
+            last = index;
         });
         let first_last_ns = match first {
-            Some(first) => (to_ns(first), to_ns(last)),
+            Some(first) => {
+                let first = to_ns(values.at(first).unwrap_or(0));
+                (first, to_ns(values.at(last).unwrap_or(0)))
+            }
             None => (0, 0),
         };
         BatchEvents {
@@ -50,11 +85,12 @@ impl<'a, 'v, F: Fn(u64) -> u64> BatchEvents<'a, 'v, F> {
             count,
             first_last_ns,
             dropped,
+            unread: 0,
         }
     }
 }
 
-impl<'a, F: Fn(u64) -> u64> EventPieces<'a> for BatchEvents<'a, '_, F> {
+impl<'a, V: Timestamps, F: Fn(u64) -> u64> EventPieces<'a> for BatchEvents<'a, V, F> {
     fn count(&self) -> u64 {
         self.count
     }
@@ -67,7 +103,7 @@ impl<'a, F: Fn(u64) -> u64> EventPieces<'a> for BatchEvents<'a, '_, F> {
         let piece = &mut self.piece;
         piece.clear();
         piece.reserve(PIECE_EVENTS.min(self.count as usize));
-        visit(self.traces, self.values, &self.to_ns, &mut |e| {
+        let left_out = visit(self.traces, &mut self.values, &self.to_ns, &mut |e, _| {
             piece.push(e);
             if piece.len() == PIECE_EVENTS {
                 f(piece);
@@ -78,16 +114,18 @@ impl<'a, F: Fn(u64) -> u64> EventPieces<'a> for BatchEvents<'a, '_, F> {
             f(piece);
             piece.clear();
         }
+        self.unread = self.unread.max(left_out.saturating_sub(self.dropped));
     }
 }
 
-/// Calls `f` with the events of `traces` in execution order; returns how many were left
-/// out because their trace is incomplete.
+/// Calls `f` with the events of `traces` in execution order and the readback index of
+/// each one's value; returns how many were left out (their trace is incomplete, or their
+/// value could not be had).
 fn visit<'a>(
     traces: &'a [Arc<RecordedTrace>],
-    values: &[u64],
+    values: &mut impl Timestamps,
     to_ns: &impl Fn(u64) -> u64,
-    f: &mut impl FnMut(Event<'a>),
+    f: &mut impl FnMut(Event<'a>, usize),
 ) -> u64 {
     let mut next_base = 0usize;
     let mut dropped = 0;
@@ -97,41 +135,12 @@ fn visit<'a>(
     dropped
 }
 
-/// The timestamps of a completed batch (the device's `submission`) whose queries hold
-/// them, in readback order (each trace's region after the previous one's, depth first),
-/// into `values`. A reusable trace's run may have been read already by its resubmission
-/// (see [`RecordedTrace::read_run`]).
-pub fn read_queries<'v>(
-    (traces, submission): (&[Arc<RecordedTrace>], u64),
-    total: u32,
-    values: &'v mut Vec<u64>,
-) -> Result<&'v [u64], vk::Result> {
-    values.clear();
-    values.resize(total as usize, 0);
-    let mut base = 0u32;
-    let mut outcome = Ok(());
-    for trace in traces {
-        if trace.tracked() {
-            let region = &mut values[base as usize..(base + trace.slots) as usize];
-            outcome = outcome.and(trace.read_run(submission, region));
-            base += trace.slots;
-            continue;
-        }
-        trace.visit(&mut |t| {
-            let region = &mut values[base as usize..(base + t.slots) as usize];
-            outcome = outcome.and(t.read_own_queries(region));
-            base += t.slots;
-        });
-    }
-    outcome.map(|()| &values[..])
-}
-
 fn trace_events<'a>(
     trace: &'a RecordedTrace,
-    values: &[u64],
+    values: &mut impl Timestamps,
     to_ns: &impl Fn(u64) -> u64,
     next_base: &mut usize,
-    f: &mut impl FnMut(Event<'a>),
+    f: &mut impl FnMut(Event<'a>, usize),
 ) -> u64 {
     // Readback regions are laid out depth first: this trace's, then each child's in turn.
     let base = *next_base;
@@ -147,12 +156,19 @@ fn trace_events<'a>(
         let n = Payload::WORDS.get(id).copied().unwrap_or(0);
         let (words, rest) = args.split_at(n.min(args.len()));
         args = rest;
-        let raw = values.get(base + e.slot as usize).copied().unwrap_or(0);
+        if !trace.complete {
+            dropped += 1;
+            continue;
+        }
+        let index = base + e.slot as usize;
         let cmd = ash::vk::Handle::as_raw(trace.cmd);
-        match Event::new(to_ns(raw), id, words, &trace.strings, cmd) {
-            Some(event) if trace.complete => f(event),
-            // Incomplete, or (never expected) words that do not decode.
-            _ => dropped += 1,
+        let event = values
+            .at(index)
+            .and_then(|raw| Event::new(to_ns(raw), id, words, &trace.strings, cmd));
+        match event {
+            Some(event) => f(event, index),
+            // Unread, or (never expected) words that do not decode.
+            None => dropped += 1,
         }
     }
     for child in children {
@@ -231,7 +247,7 @@ mod tests {
             Arc::new(RecordedTrace::new(incomplete, pool.clone())),
         ];
         let values = values(1204 + 1404 + 1);
-        let mut events = BatchEvents::new(&traces, &values, |raw| raw * 2);
+        let mut events = BatchEvents::new(&traces, &values[..], |raw| raw * 2);
         assert_eq!((events.count(), events.dropped), (1204 + 1404, 1));
         // Primary region first (its first event, then the child's region spliced in).
         let expected: Vec<u64> = std::iter::once(0)
@@ -262,7 +278,7 @@ mod tests {
         let traces = [trace(&pool, draws, Vec::new())];
         let values = values(2 * draws as usize + 4);
         let before = crate::alloc_count::reset_peak();
-        let mut events = BatchEvents::new(&traces, &values, |raw| raw);
+        let mut events = BatchEvents::new(&traces, &values[..], |raw| raw);
         let mut sum = 0u64;
         for _ in 0..2 {
             events.each_piece(&mut |piece| sum += piece.iter().map(|e| e.ns).sum::<u64>());

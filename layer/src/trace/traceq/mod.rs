@@ -17,6 +17,7 @@ use crate::trace::submit::batch::Batch;
 
 mod events;
 mod mailbox;
+mod query_window;
 mod thread;
 
 use mailbox::{mailbox, Outbox};

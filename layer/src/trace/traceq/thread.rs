@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
 
-use super::events::{read_queries, BatchEvents};
+use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
+use super::query_window::{read_copy, QueryScratch, QueryTimestamps};
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, Backend, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
@@ -36,8 +37,8 @@ pub(super) struct Traceq {
     /// The thread's CPU time within `busy` (less than `busy` when the application or the
     /// driver had its core).
     busy_cpu_ns: u64,
-    /// Timestamps read from the queries of a batch (kept for the next).
-    host_values: Vec<u64>,
+    /// Where the timestamps of a batch left in its queries are read (kept for the next).
+    query_scratch: QueryScratch,
     /// A read of queries failed (said once).
     read_failed: bool,
     /// Batches left waiting for a signal were given up at exit (said once).
@@ -67,7 +68,7 @@ impl Traceq {
             busy: Duration::ZERO,
             releasing: Duration::ZERO,
             busy_cpu_ns: 0,
-            host_values: Vec::new(),
+            query_scratch: QueryScratch::default(),
             read_failed: false,
             said_unsignalled: false,
             pipeline_names: PipelineNames::new(ObjectNames::default()),
@@ -241,36 +242,62 @@ impl Traceq {
         for trace in &batch.traces {
             trace.visit(&mut |t| total += t.slots);
         }
-        let time = self.backend.time().family(batch.queue.family);
-        let to_ns = |raw: u64| time.to_ns(raw);
-        let values = match &results {
-            Results::Copied(resources) => resources
-                .readback
-                .as_ref()
-                .map(|readback| self.backend.read_copied(readback, total)),
+        let unread = match &results {
+            Results::Copied(resources) => match &resources.readback {
+                Some(readback) => {
+                    let values = self.backend.read_copied(readback, total);
+                    self.write(batch, total, values)
+                }
+                None => None,
+            },
             Results::InQueries => {
                 let traces = (&batch.traces[..], batch.submission);
-                match read_queries(traces, total, &mut self.host_values) {
-                    Ok(values) => Some(values),
-                    Err(e) => {
-                        if !self.read_failed {
-                            self.read_failed = true;
-                            log::error!("device {}: reading a batch's timestamps failed ({e}); such batches are dropped and counted", self.device_index);
+                // Out of `self` while the batch is written.
+                let mut scratch = std::mem::take(&mut self.query_scratch);
+                let unread = match QueryTimestamps::new(traces, &mut scratch, read_copy) {
+                    Ok(mut values) => {
+                        let unread = self.write(batch, total, &mut values);
+                        if let Some(e) = values.failed {
+                            self.say_read_failed(e);
                         }
+                        unread
+                    }
+                    Err(e) => {
+                        self.say_read_failed(e);
                         None
                     }
-                }
+                };
+                self.query_scratch = scratch;
+                unread
             }
         };
-        // An untimed batch (no readback could be had, the queries could not be read): its
-        // events are given up.
-        let Some(values) = values else {
-            self.stats
-                .dropped
-                .fetch_add(batch.event_count(), Ordering::Relaxed);
-            self.recycle(batch, results, true);
-            return;
-        };
+        match unread {
+            // An untimed batch (no readback could be had, the queries could not be read):
+            // its events are given up.
+            None => {
+                self.stats
+                    .dropped
+                    .fetch_add(batch.event_count(), Ordering::Relaxed);
+            }
+            Some(unread) => {
+                self.stats.dropped.fetch_add(unread, Ordering::Relaxed);
+            }
+        }
+        self.recycle(batch, results, true);
+    }
+
+    fn say_read_failed(&mut self, e: ash::vk::Result) {
+        if !self.read_failed {
+            self.read_failed = true;
+            log::error!("device {}: reading a batch's timestamps failed ({e}); such batches are dropped and counted", self.device_index);
+        }
+    }
+
+    /// Hands a batch's events, timed by `values`, to the sink. Returns the events a reading
+    /// left out beyond those counted already.
+    fn write(&mut self, batch: &Batch, total: u32, values: impl Timestamps) -> Option<u64> {
+        let time = self.backend.time().family(batch.queue.family);
+        let to_ns = |raw: u64| time.to_ns(raw);
         let mut events = BatchEvents::new(&batch.traces, values, to_ns);
         self.stats
             .dropped
@@ -278,9 +305,7 @@ impl Traceq {
         let count = events.count();
         if count == 0 {
             // Nothing could be read (incomplete traces): no empty block.
-            drop(events);
-            self.recycle(batch, results, true);
-            return;
+            return Some(0);
         }
         self.batches_written += 1;
         self.pipeline_names.refresh();
@@ -302,9 +327,10 @@ impl Traceq {
         };
         self.sink.batch(&info, &mut events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);
-        self.stats.events.fetch_add(count, Ordering::Relaxed);
-        drop(events);
-        self.recycle(batch, results, true);
+        self.stats
+            .events
+            .fetch_add(count - events.unread.min(count), Ordering::Relaxed);
+        Some(events.unread)
     }
 
     /// Gives a completed batch's layer resources back to its queue, and arms its reusable
