@@ -209,3 +209,40 @@ fn a_disk_that_stays_full_still_gets_its_tally_said() {
     assert_eq!((end.batches, end.events), (0, 0), "{tally}");
     assert!(end.dropped > 0, "{tally}");
 }
+
+/// A Perfetto trace that fills the disk: the layer writes the session's ring into the file
+/// itself, so the file keeps whole packets only (it decodes, every stage in it resolving),
+/// and what could not be written is counted and said.
+#[test]
+fn a_perfetto_trace_that_fills_the_disk_stays_whole_and_says_what_it_lost() {
+    let dir = TempDir::new("full-disk-perfetto");
+    // `many-commands` writes about 10 MB of stages.
+    let fs = Tmpfs::mount(&dir.path().join("disk"), "2m");
+    let file = fs.0.join("trace.pftrace");
+    let run = workload!("many-commands")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_FORMAT", "perfetto")
+        .run(&dir);
+    assert_clean(&run);
+    let trace = utrace_tests::perfetto_trace::read(&file);
+    let commands = utrace_tests::patterns::many_commands::COMMANDS as usize;
+    assert!(
+        !trace.stages.is_empty() && trace.stages.len() < commands,
+        "{} stages in the file",
+        trace.stages.len()
+    );
+    let said = utrace_lines(&run);
+    assert!(
+        said.iter()
+            .any(|l| l.contains("No space left on device") && l.contains("trace.pftrace")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        said.iter()
+            .any(|l| l.contains("bytes of the Perfetto trace could not be written")),
+        "{}",
+        run.stderr
+    );
+}

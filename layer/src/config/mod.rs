@@ -97,11 +97,14 @@ impl Config {
     }
 }
 
-/// The in-process Perfetto session's buffer: large enough for about half a million render
-/// stages. The service empties it into the file every second; more than it holds within
-/// one second overwrites the oldest.
-pub const DEFAULT_PERFETTO_BUFFER_KB: u32 = 64 * 1024;
-/// Smaller rings wrap within a second under ordinary loads (64 KiB and 256 KiB did).
+/// The in-process Perfetto session's buffer. The layer reads it into the file whenever a
+/// quarter of it may have been written and every 100 ms (`sink::perfetto::file_drain`), so
+/// it only holds what is written in between; a larger ring only takes more memory (it is
+/// resident once it came round: 64 MiB, the default before, was half the layer's memory
+/// at a million draws in one batch).
+pub const DEFAULT_PERFETTO_BUFFER_KB: u32 = 2 * 1024;
+/// Smaller rings wrapped within a second under ordinary loads when the service wrote them
+/// out once a second (64 KiB and 256 KiB did).
 pub const MIN_PERFETTO_BUFFER_KB: u64 = 1024;
 /// Perfetto counts a buffer's bytes in 32 bits: 4 GiB became an empty trace. 1 GiB is as
 /// much as a layer should take from an application.

@@ -1,12 +1,12 @@
 //! `GPU_TRACE_FORMAT=perfetto`: an in-process tracing session that enables the data source
 //! from the first traced device on (or from the first frame of a `GPU_TRACE_FRAMES`
-//! window) and writes its trace into `GPU_TRACEFILE` as it goes: Perfetto's service flushes
-//! the data source and appends what it holds to the file every [`FILE_WRITE_PERIOD_MS`], so a
-//! process stopped any way (Ctrl-C, SIGTERM, `kill -9`) leaves a trace that decodes, missing
-//! at most the last period. The sink never runs more than half the ring ahead of
-//! the file ([`super::file_pace`]): a ring that came round before the service wrote it
-//! out would lose stages without a word. The session ends when the window closes, the last device is
-//! destroyed or the process exits with devices alive.
+//! window) and writes its trace into `GPU_TRACEFILE` as it goes: the layer reads the
+//! session's ring into the file every [`super::file_drain::DRAIN_PERIOD`], and whenever a
+//! traceq thread handed it a quarter of the ring ([`super::file_drain`]), so a process
+//! stopped any way (Ctrl-C, SIGTERM, `kill -9`) leaves a trace that decodes, missing at
+//! most the last period, and the ring never comes round over stages not yet in the file.
+//! The session ends when the window closes, the last device is destroyed or the process
+//! exits with devices alive.
 //!
 //! The path is touched only once a batch is traced ([`super::trace_file`]): until then the
 //! session writes into a staging file of its own, removed if nothing is traced. The path is
@@ -16,8 +16,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::fs::File;
+use std::path::PathBuf;
 
 use parking_lot::Mutex;
 use perfetto_sdk::heap_buffer::HeapBuffer;
@@ -25,26 +25,24 @@ use perfetto_sdk::pb_msg::{PbMsg, PbMsgWriter};
 use perfetto_sdk::protos::config::data_source_config::DataSourceConfig;
 use perfetto_sdk::protos::config::trace_config::{
     BufferConfigFillPolicy, TraceConfig, TraceConfigBufferConfig, TraceConfigDataSource,
-    TraceConfigIncrementalStateConfig, TraceConfigWriteFlushMode,
+    TraceConfigIncrementalStateConfig,
 };
 use perfetto_sdk::tracing_session::TracingSession;
 
 use super::super::held_file::HeldFile;
 use super::super::OutputChoice;
+use super::file_drain::Output;
 use super::trace_file::{self, append_and_remove, later_session_file};
+use super::SessionHooks;
 use crate::config::{expand_path, Destination, DEFAULT_PERFETTO_FILE};
 
 /// Interned data is re-sent this often, so that a ring buffer that wrapped still holds
 /// the specifications its remaining events refer to.
 const CLEAR_PERIOD_MS: u32 = 1000;
-/// How often the service writes what it holds into the file (after flushing the data
-/// source): what a killed process can lose, and, with the half of the ring the sink may
-/// run ahead of the file, how fast stages can be written (at most 32 MiB of the default
-/// 64 MiB ring per 100 ms; the service's own writing is slower). Perfetto's shortest.
-pub const FILE_WRITE_PERIOD_MS: u32 = 100;
 
 struct FileState {
-    session: Option<TracingSession>,
+    /// A session runs (it lives in [`super::file_drain`], which reads it).
+    running: bool,
     /// The configured path.
     path: PathBuf,
     /// The file holding the trace, once a batch was traced: at `path`, or a pid-named or
@@ -54,6 +52,8 @@ struct FileState {
     /// file then; for a later session, a file beside it appended to it when it ends.
     session_file: Option<PathBuf>,
     buffer_kb: u32,
+    /// What the session's stop does to the devices.
+    hooks: SessionHooks,
     /// Devices feeding the file.
     devices: u32,
     /// "Nothing was traced" was said.
@@ -65,19 +65,16 @@ static CLAIM_PENDING: AtomicBool = AtomicBool::new(false);
 /// A batch was traced since the running session started.
 static BATCH_TRACED: AtomicBool = AtomicBool::new(false);
 
-/// The state, sendable: it lives in a static mutex.
-struct SendSession(FileState);
-// SAFETY: a TracingSession is a handle to Perfetto's session object, which its C API allows
-// to use from any thread; it is only touched under the mutex.
-unsafe impl Send for SendSession {}
-
 static STATE: Mutex<Option<SendSession>> = Mutex::new(None);
 
+/// The state, as the static holds it.
+struct SendSession(FileState);
+
 /// A device writes to the file; the session starts now unless a frame window starts it.
-pub fn device_added(config: &OutputChoice, start_now: bool) {
+pub fn device_added(config: &OutputChoice, hooks: SessionHooks, start_now: bool) {
     let mut guard = STATE.lock();
     let state = &mut guard
-        .get_or_insert_with(|| SendSession(FileState::new(config)))
+        .get_or_insert_with(|| SendSession(FileState::new(config, hooks)))
         .0;
     state.devices += 1;
     if start_now {
@@ -126,9 +123,10 @@ pub fn batch_traced() {
 }
 
 impl FileState {
-    fn new(config: &OutputChoice) -> FileState {
+    fn new(config: &OutputChoice, hooks: SessionHooks) -> FileState {
         FileState {
-            session: None,
+            hooks,
+            running: false,
             path: trace_path(config),
             held: None,
             session_file: None,
@@ -139,7 +137,7 @@ impl FileState {
     }
 
     fn start(&mut self) {
-        if self.session.is_some() {
+        if self.running {
             return;
         }
         let file = match &self.held {
@@ -155,29 +153,33 @@ impl FileState {
             },
             None => trace_file::staging_file(&self.path),
         };
+        let opened = File::options().create(true).append(true).open(&file);
+        let out = match opened {
+            Ok(out) => Output::new(out, file.clone()),
+            Err(e) => {
+                log::error!(
+                    "the Perfetto session's file {} cannot be created ({e}); the session is not recorded",
+                    file.display()
+                );
+                return;
+            }
+        };
         match TracingSession::in_process() {
             Ok(mut session) => {
-                session.setup(&trace_config(self.buffer_kb, Some(&file)));
+                session.setup(&trace_config(self.buffer_kb));
                 BATCH_TRACED.store(false, Ordering::Relaxed);
                 CLAIM_PENDING.store(self.held.is_none(), Ordering::Relaxed);
                 // Returns once the data source started: the devices capture from here on.
                 session.start_blocking();
-                // The service created the file: its size says what it wrote so far.
-                match std::fs::File::open(&file) {
-                    Ok(written) => super::file_pace::start(
-                        written,
-                        self.buffer_kb,
-                        Duration::from_millis(u64::from(FILE_WRITE_PERIOD_MS)),
-                    ),
-                    Err(e) => log::warn!(
-                        "the Perfetto session's file {} cannot be watched ({e}); a trace written faster than the service moves it out may lose stages",
-                        file.display()
-                    ),
-                }
-                self.session = Some(session);
+                super::file_drain::start(session, out, self.buffer_kb);
+                self.running = true;
                 self.session_file = Some(file);
             }
-            Err(e) => log::error!("could not start the in-process Perfetto session ({e})"),
+            Err(e) => {
+                log::error!("could not start the in-process Perfetto session ({e})");
+                drop(out);
+                let _ = std::fs::remove_file(&file);
+            }
         }
     }
 
@@ -196,14 +198,14 @@ impl FileState {
     /// Stops the session: its on-stop lets every device write what it submitted first, then
     /// the service writes the rest of the trace into the file.
     fn finish(&mut self) {
-        let Some(mut session) = self.session.take() else {
+        if !std::mem::take(&mut self.running) {
             return;
-        };
-        // The batches drained while the session stops are not held back: the service
-        // writes what it holds once they are in.
-        super::file_pace::stop();
-        session.stop_blocking();
-        drop(session);
+        }
+        // What was submitted so far is written while the ring is still read: while the
+        // session stops it is not, and a batch larger than the ring would overwrite itself.
+        // (The stop itself waits for the same; it is only done first.)
+        (self.hooks.drain)(super::STOP_DRAIN);
+        super::file_drain::finish();
         if BATCH_TRACED.load(Ordering::Relaxed) {
             // Traced after the last chance to claim (or while the state was busy).
             self.claim();
@@ -256,9 +258,8 @@ fn trace_path(config: &OutputChoice) -> PathBuf {
 }
 
 /// A trace config with one ring buffer and utrace's data source, its incremental state
-/// cleared every second; with `file`, the service writes the trace into it as it goes
-/// (flushing the data source before each write).
-pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
+/// cleared every second.
+pub fn trace_config(buffer_kb: u32) -> Vec<u8> {
     let writer = PbMsgWriter::new();
     let heap = HeapBuffer::new(writer.stream_writer());
     let Ok(mut msg) = PbMsg::new(&writer) else {
@@ -278,12 +279,6 @@ pub fn trace_config(buffer_kb: u32, file: Option<&Path>) -> Vec<u8> {
         cfg.set_incremental_state_config(|i: &mut TraceConfigIncrementalStateConfig| {
             i.set_clear_period_ms(CLEAR_PERIOD_MS);
         });
-        if let Some(file) = file {
-            cfg.set_write_into_file(true);
-            cfg.set_output_path(file.to_string_lossy().as_ref());
-            cfg.set_file_write_period_ms(FILE_WRITE_PERIOD_MS);
-            cfg.set_write_flush_mode(TraceConfigWriteFlushMode::WriteFlushDisabled);
-        }
     }
     msg.finalize();
     let mut bytes = vec![0u8; writer.stream_writer().get_written_size()];

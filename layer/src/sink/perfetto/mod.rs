@@ -9,14 +9,14 @@
 //! - [`file_session`]: `GPU_TRACE_FORMAT=perfetto`: an in-process session written to
 //!   `GPU_TRACEFILE` when the frame window closes, the last device goes or the process
 //!   exits; [`trace_file`]: where its trace goes, the path touched (and held against other
-//!   processes) only once a batch is traced; [`file_pace`]: the sink never far ahead of
-//!   what the service wrote into that file;
+//!   processes) only once a batch is traced; [`file_drain`]: the session's ring read into
+//!   that file as it fills and every 100 ms;
 //! - this file: the producer and the data source, registered once per process (Perfetto's
 //!   global state cannot be torn down), whose start and stop open and close the capture
 //!   gate of every device (through the [`SessionHooks`] the core gave); and the
 //!   [`PerfettoLifecycle`] the core tells of its devices and frame window.
 
-mod file_pace;
+mod file_drain;
 mod file_session;
 pub mod render_stages;
 mod sequence;
@@ -146,7 +146,7 @@ fn register(config: &OutputChoice, hooks: SessionHooks) -> Option<&'static Rende
 /// The config of a session that records utrace's render stages into one ring buffer of
 /// `buffer_kb` (the in-process session's, and the tests' consumer's).
 pub fn session_config(buffer_kb: u32) -> Vec<u8> {
-    file_session::trace_config(buffer_kb, None)
+    file_session::trace_config(buffer_kb)
 }
 
 /// What the core tells Perfetto of one device: the file session starts with the first
@@ -169,7 +169,7 @@ impl Lifecycle for PerfettoLifecycle {
         let config = &self.config;
         if register(config, self.hooks).is_some() && !config.on_demand {
             let start_now = config.frames.is_none_or(|(first, _)| first == 0);
-            file_session::device_added(config, start_now);
+            file_session::device_added(config, self.hooks, start_now);
         }
     }
 

@@ -50,15 +50,14 @@ use crate::trace::tracepoints::Category;
 /// stages can be placed. The restart costs a few hundred bytes.
 const STAGES_PER_STATE: usize = 1000;
 
-/// What a stage adds in the file beyond its fields, counted generously (see
-/// `file_pace`): its packet's tag and length (3 bytes), the sequence id (3) and the uid
+/// What a stage adds in the file beyond its fields, counted generously (the count tells
+/// `file_drain` when a quarter of the ring may be waiting): its packet's tag and length (3 bytes), the sequence id (3) and the uid
 /// and pid the service adds (up to 9). A million draws' stages made 9.5 bytes each.
 const PACKET_FRAMING: u64 = 16;
 /// What a slice of stages adds in the file beyond its stages and the specifications it
 /// interns, counted generously: the state started afresh (a clear, the context, a clock
 /// snapshot: about 100 bytes). Small: a batch of two stages is one slice, and a count
-/// far above the file's makes the pace wait for nothing (2 KiB made a 1 MiB ring write
-/// 0.27 MB/s of small batches).
+/// far above the bytes written reads the session more often than it needs.
 const SLICE_FRAMING: u64 = 256;
 /// A `vk_queue_submit` packet without its command buffers (10 bytes each), generously.
 const SUBMIT_BYTES: u64 = 96;
@@ -115,7 +114,7 @@ impl RenderStageSink {
             self.write_slice(ctx, state, info, slice, restart)
         });
         self.write_submit(ctx, info);
-        super::file_pace::handed(SUBMIT_BYTES + 10 * info.command_buffers.len() as u64);
+        super::file_drain::handed(SUBMIT_BYTES + 10 * info.command_buffers.len() as u64);
         self.header.send_names(ctx, state);
     }
 
@@ -136,12 +135,12 @@ impl RenderStageSink {
         self.header.start(ctx, state);
         let (queue_iid, interned) = self.intern(ctx, state, info, slice);
         let bytes = self.write_stages(ctx, info, queue_iid, slice);
-        super::file_pace::handed(bytes + interned + SLICE_FRAMING);
+        super::file_drain::handed(bytes + interned + SLICE_FRAMING);
     }
 
     /// Interns the queue and every stage of `slice` (their iids into `self.stage_iids`),
     /// sending the new ones before the events that use them. Returns the queue's iid and
-    /// the bytes sent (counted generously, for the file's pace).
+    /// the bytes sent (counted generously, for `file_drain`).
     fn intern<'s>(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
