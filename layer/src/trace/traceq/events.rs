@@ -178,7 +178,7 @@ fn trace_events<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::gpu::interface::Backend;
     use crate::trace::health::Health;
@@ -195,6 +195,11 @@ mod tests {
     /// A command buffer of `draws` draws in a render pass, each event in a query of its
     /// own, with `children` executed after the pass.
     fn trace(pool: &Arc<ChunkPool>, draws: u32, children: Vec<Child>) -> Arc<RecordedTrace> {
+        Arc::new(RecordedTrace::new(parts(draws, children), Arc::clone(pool)))
+    }
+
+    /// The parts of [`trace`]'s command buffer (`2 draws + 4` events and queries).
+    pub fn parts(draws: u32, children: Vec<Child>) -> TraceParts {
         let mut parts = TraceParts {
             complete: true,
             children,
@@ -217,7 +222,7 @@ mod tests {
         }
         push(Payload::EndRenderPass(EndRenderPass::default()));
         push(Payload::EndCmdBuffer(EndCmdBuffer::default()));
-        Arc::new(RecordedTrace::new(parts, Arc::clone(pool)))
+        parts
     }
 
     /// The readback of `queries` timestamps: query `i` ran at `1000 + 10 i` ns.
