@@ -83,7 +83,8 @@ impl Config {
             enabled = false;
         }
 
-        let formats = match lookup(TRACE_FORMAT.alias) {
+        let format_set = lookup(TRACE_FORMAT.alias);
+        let formats = match format_set.clone() {
             // A file's name may say the format by itself (`.pftrace`, `.json`, `.csv`).
             None => match &destination {
                 Destination::File(p) => vec![format_of_name(p).unwrap_or(Format::Txt)],
@@ -95,7 +96,9 @@ impl Config {
             // A binary trace on stdout would be mixed with the application's output.
             if enabled {
                 problems.push(format!(
-                    "GPU_TRACE_FORMAT=perfetto writes a file and GPU_TRACEFILE is not set; writing {}",
+                    "{}={:?}: perfetto writes a file and GPU_TRACEFILE is not set; writing {}",
+                    TRACE_FORMAT.alias,
+                    format_set.as_deref().unwrap_or_default(),
                     expand_path(DEFAULT_PERFETTO_FILE, std::process::id(), 0).display()
                 ));
             }
@@ -106,6 +109,14 @@ impl Config {
             enabled = false;
         }
         let on_demand = !enabled && !disabled;
+        if on_demand && format_set.is_some() {
+            // Captures and system sessions name their own format: this one would write nothing.
+            problems.push(format!(
+                "{}={:?} is set but tracing is off; set GPU_TRACE=1 or GPU_TRACEFILE=PATH to trace",
+                TRACE_FORMAT.alias,
+                format_set.as_deref().unwrap_or_default()
+            ));
+        }
         let perfetto_buffer_kb = match lookup("UTRACE_PERFETTO_BUFFER_KB") {
             None => DEFAULT_PERFETTO_BUFFER_KB,
             Some(v) => match v.trim().parse::<u64>() {

@@ -86,9 +86,12 @@ fn perfetto_alone_or_with_one_text_format() {
     ]);
     assert_eq!(c.formats, vec![Format::Txt, Format::Perfetto]);
     assert!(c.problems.is_empty());
-    let c = parse(&[("GPU_TRACE_FORMAT", "json,csv,perfetto,xml")]);
+    let c = parse(&[
+        ("GPU_TRACE", "1"),
+        ("GPU_TRACE_FORMAT", "json,csv,perfetto,xml"),
+    ]);
     assert_eq!(c.formats, vec![Format::Json, Format::Perfetto]);
-    assert_eq!(c.problems.len(), 2, "{:?}", c.problems);
+    assert_eq!(c.problems.len(), 3, "{:?}", c.problems);
     // Formats are named as the user names them.
     assert!(
         c.problems[0].ends_with("; csv is left out"),
@@ -218,4 +221,23 @@ fn frames_and_instrument() {
         assert_eq!(c.frames, None, "{bad}");
         assert_eq!(c.problems.len(), 1, "{bad}");
     }
+}
+
+#[test]
+fn a_format_without_tracing_on_is_said_and_the_perfetto_stdout_warning_quotes_the_value() {
+    let c = parse(&[("GPU_TRACE_FORMAT", "json")]);
+    assert!(c.on_demand);
+    assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+    assert!(
+        c.problems[0].contains("GPU_TRACE_FORMAT=\"json\" is set but tracing is off"),
+        "{}",
+        c.problems[0]
+    );
+    let c = parse(&[("GPU_TRACE", "1"), ("GPU_TRACE_FORMAT", "txt,perfetto")]);
+    assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+    assert!(
+        c.problems[0].starts_with("GPU_TRACE_FORMAT=\"txt,perfetto\": perfetto writes a file"),
+        "{}",
+        c.problems[0]
+    );
 }
