@@ -246,3 +246,58 @@ fn a_perfetto_trace_that_fills_the_disk_stays_whole_and_says_what_it_lost() {
         run.stderr
     );
 }
+
+/// A Perfetto trace whose disk is full from the start for a while, then frees up: writing
+/// resumes, said once each way, and the stages written after the failure are placed: the
+/// devices intern their stages, queues and clock afresh (the lost packets held them).
+#[test]
+fn a_perfetto_trace_whose_disk_frees_up_places_its_later_stages_again() {
+    let dir = TempDir::new("full-disk-perfetto-frees");
+    let fs = Tmpfs::mount(&dir.path().join("small"), "1m");
+    let filler = fs.0.join("filler");
+    fill_leaving(&filler, 0);
+    let file = fs.0.join("trace.pftrace");
+    let run = std::thread::scope(|scope| {
+        let workload = scope.spawn(|| {
+            workload!("idle-waits")
+                .arg("--pace-ms", "3")
+                .layers(&["VK_LAYER_utrace"])
+                .env("GPU_TRACEFILE", file.to_str().unwrap())
+                .run(&dir)
+        });
+        // A few of the layer's reads fail, then the disk is freed.
+        std::thread::sleep(Duration::from_millis(400));
+        std::fs::remove_file(&filler).unwrap();
+        workload.join().expect("the workload's thread")
+    });
+    assert_clean(&run);
+    let said = utrace_lines(&run);
+    assert!(
+        said.iter().any(|l| l.contains("No space left on device")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        said.iter().any(|l| l.contains("works again")),
+        "{}",
+        run.stderr
+    );
+    // What follows the loss is placed once its sequence started afresh (at its next
+    // slice, not at the session's next periodic clear, up to a second later): all but
+    // the few submissions written while the failing read went on.
+    let trace = utrace_tests::perfetto_trace::read_wrapped(&file);
+    let placed: std::collections::BTreeSet<u32> =
+        trace.stages.iter().map(|s| s.submission).collect();
+    println!(
+        "{} submissions placed of {}, {} stages skipped",
+        placed.len(),
+        trace.submits.len(),
+        trace.skipped
+    );
+    assert!(
+        placed.len() + 20 >= trace.submits.len(),
+        "{} submissions placed ({} stages skipped)",
+        placed.len(),
+        trace.skipped
+    );
+}

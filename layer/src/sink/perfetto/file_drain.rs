@@ -12,8 +12,9 @@
 //! process stopped any way leaves a trace that decodes, missing at most that period.
 //!
 //! Each read is appended to the file as it comes (whole packets); a write that fails (full
-//! disk) is cut back to the last whole packet, so the file stays well-formed, and what
-//! could not be written is counted and said when the session ends.
+//! disk) is cut back to the last whole packet, so the file stays well-formed, what could
+//! not be written is counted and said when the session ends, and every sequence starts its
+//! state afresh (the lost packets may have interned what later ones name).
 
 use std::fs::File;
 use std::io::Write;
@@ -40,6 +41,8 @@ pub struct Output {
     /// Bytes that could not be written, and the first error.
     lost: u64,
     error: Option<std::io::Error>,
+    /// The last write failed (said once until one succeeds).
+    failing: bool,
 }
 
 impl Output {
@@ -51,23 +54,37 @@ impl Output {
             written: 0,
             lost: 0,
             error: None,
+            failing: false,
         }
     }
 
     fn append(&mut self, data: &[u8]) {
         match self.file.write_all(data) {
-            Ok(()) => self.written += data.len() as u64,
+            Ok(()) => {
+                self.written += data.len() as u64;
+                if std::mem::take(&mut self.failing) {
+                    log::warn!(
+                        "writing the Perfetto trace to {} works again ({} bytes lost so far; the devices send what their stages refer to again)",
+                        self.path.display(),
+                        self.lost
+                    );
+                }
+            }
             Err(e) => {
                 // Part of the packets may have gone in: cut back to the last whole one.
                 let _ = self.file.set_len(self.written);
                 self.lost += data.len() as u64;
-                if self.error.is_none() {
+                // What the lost packets interned (stage names, queues, the clock) is sent
+                // again: every sequence starts its state afresh at its next slice.
+                LOSSES.fetch_add(1, Ordering::Relaxed);
+                if !self.failing {
+                    self.failing = true;
                     log::error!(
                         "writing the Perfetto trace to {} failed ({e}); what cannot be written is counted",
                         self.path.display()
                     );
-                    self.error = Some(e);
                 }
+                self.error.get_or_insert(e);
             }
         }
     }
@@ -92,9 +109,29 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Bytes handed to the session since it was last read, and how many make a read.
 static HANDED: AtomicU64 = AtomicU64::new(0);
 static READ_EVERY: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Writes that failed, ever: a sink that sees it grow starts its sequence's state afresh.
+static LOSSES: AtomicU64 = AtomicU64::new(0);
+
+/// Whether packets were lost since `seen` was last updated (one load when none were):
+/// what they interned must be sent again.
+pub fn lost_since(seen: &mut u64) -> bool {
+    let now = LOSSES.load(Ordering::Relaxed);
+    now != std::mem::replace(seen, now)
+}
+
+/// The session's file is now at `path` (claimed: see `trace_file::claim`), for messages.
+pub fn moved_to(path: &std::path::Path) {
+    if let Some(SendDrain(drain)) = DRAIN.lock().as_ref() {
+        drain.out.lock().path = path.to_path_buf();
+    }
+}
 
 /// A session started with a ring of `buffer_kb`; its trace goes to `out`.
 pub fn start(session: TracingSession, out: Output, buffer_kb: u32) {
+    log::info!(
+        "Perfetto session: its {buffer_kb} KiB ring is read into {} every {DRAIN_PERIOD:?} and as it fills",
+        out.path.display()
+    );
     HANDED.store(0, Ordering::Relaxed);
     READ_EVERY.store(u64::from(buffer_kb) * 1024 / 4, Ordering::Relaxed);
     *DRAIN.lock() = Some(SendDrain(Drain {
@@ -188,11 +225,16 @@ mod tests {
         out.append(b"first");
         // The same file, read-only: every write fails.
         let writable = std::mem::replace(&mut out.file, File::open(&path).unwrap());
+        let mut seen = LOSSES.load(Ordering::Relaxed);
+        assert!(!lost_since(&mut seen));
         out.append(b"lost");
         assert_eq!((out.written, out.lost), (5, 4));
-        assert!(out.error.is_some());
+        assert!(out.error.is_some() && out.failing);
+        assert!(lost_since(&mut seen), "the sinks are told to intern again");
+        assert!(!lost_since(&mut seen), "once");
         out.file = writable;
         out.append(b"second");
+        assert!(!out.failing);
         assert_eq!(std::fs::read(&path).unwrap(), b"firstsecond");
         let _ = std::fs::remove_file(&path);
     }

@@ -192,7 +192,9 @@ impl FileState {
             return;
         };
         self.held = trace_file::claim(&self.path, &staging);
-        self.session_file = Some(self.held.as_ref().map_or(staging, |h| h.path.clone()));
+        let file = self.held.as_ref().map_or(staging, |h| h.path.clone());
+        super::file_drain::moved_to(&file);
+        self.session_file = Some(file);
     }
 
     /// Stops the session: its on-stop lets every device write what it submitted first, then

@@ -89,6 +89,8 @@ pub struct RenderStageSink {
     encoder: StageEncoder,
     /// The batch's frame in decimal, written on each of its stages.
     frame_text: String,
+    /// The file session's failed writes seen so far (`file_drain::lost_since`).
+    losses_seen: u64,
 }
 
 impl RenderStageSink {
@@ -98,6 +100,7 @@ impl RenderStageSink {
             stage_iids: Vec::new(),
             encoder: StageEncoder::default(),
             frame_text: String::new(),
+            losses_seen: 0,
         }
     }
 
@@ -129,7 +132,7 @@ impl RenderStageSink {
         slice: &[Range<'_>],
         restart: bool,
     ) {
-        if restart {
+        if super::file_drain::lost_since(&mut self.losses_seen) || restart {
             perfetto_sdk::data_source::Clear::clear(state);
         }
         self.header.start(ctx, state);
