@@ -128,3 +128,31 @@ fn with_instrument_the_window_also_sees_command_buffers_recorded_before_it() {
     }
     assert_eq!(trace.frames_ended(), vec![3, 4, 5]);
 }
+
+#[test]
+fn a_frame_window_the_application_never_reaches_is_said() {
+    // No DISPLAY: the demo presents nothing, so frame 0 never ends and frame 5 never begins.
+    let dir = TempDir::new("window-missed");
+    let run = workload!("demo")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_FRAMES", "5-10")
+        .run(&dir);
+    assert_clean(&run);
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("utrace: warning"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(
+        said[0].contains("GPU_TRACE_FRAMES=5-10 never began")
+            && said[0].contains("after 0 frame(s)"),
+        "{}",
+        said[0]
+    );
+    assert!(utrace_tests::checks::parse(&run.stdout).batches.is_empty());
+    // A window that began says nothing of the kind.
+    let (run, _) = captured_window(&[]);
+    assert!(!run.stderr.contains("never began"), "{}", run.stderr);
+}

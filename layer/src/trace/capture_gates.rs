@@ -87,6 +87,12 @@ impl Capture {
         self.active.store(false, Ordering::Relaxed);
     }
 
+    /// The frame window's first frame, when the device ended after `frames` frames without
+    /// reaching it (nothing of the window was captured).
+    pub fn window_missed(&self, frames: u32) -> Option<(u32, u32)> {
+        self.window.filter(|&(first, _)| frames < first)
+    }
+
     /// Frame `frame` ended (at `vkQueuePresentKHR`): the window's last frame stops the
     /// capture, the frame before its first starts it.
     pub fn end_frame(&self, frame: u32) -> FrameEnd {
@@ -129,6 +135,18 @@ mod tests {
             assert_eq!((end.opened, end.closed), (frame == 2, frame == 5));
         }
         assert_eq!(captured, vec![3, 4, 5]);
+    }
+
+    #[test]
+    fn a_window_the_application_never_reached_is_told() {
+        let c = Capture::new(Some((5, 10)), false, false);
+        assert_eq!(c.window_missed(3), Some((5, 10)));
+        assert_eq!(c.window_missed(5), None, "frame 5 began");
+        assert_eq!(Capture::new(None, false, false).window_missed(0), None);
+        assert_eq!(
+            Capture::new(Some((0, 2)), false, false).window_missed(0),
+            None
+        );
     }
 
     #[test]

@@ -222,6 +222,13 @@ impl DeviceTracer {
     /// Stops the traceq thread after it wrote every batch already submitted, then (unless
     /// the process is exiting) destroys the layer's objects. Call before the device goes.
     pub fn shutdown(&self, exiting: bool) {
+        let frames = self.frame.load(Ordering::Relaxed);
+        if let Some((first, last)) = self.capture.window_missed(frames) {
+            log::warn!(
+                "device {}: GPU_TRACE_FRAMES={first}-{last} never began: the device ended after {frames} frame(s) (a frame ends at vkQueuePresentKHR); nothing of the window was traced",
+                self.index
+            );
+        }
         let stopped = self.consumer.stop(exiting);
         self.life.gone();
         if exiting || !stopped {
