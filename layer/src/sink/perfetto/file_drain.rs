@@ -182,8 +182,8 @@ fn read(session: &mut TracingSession, out: &Arc<Mutex<Output>>) {
 }
 
 /// Ends the session: stops it (the devices write what they submitted), then writes the rest
-/// of its trace. Returns the file's bytes; says what could not be written.
-pub fn finish() -> Option<u64> {
+/// of its trace; says what could not be written.
+pub fn finish() {
     ACTIVE.store(false, Ordering::Release);
     if let Some((handle, stop)) = TICKER.lock().take() {
         let _ = stop.send(());
@@ -191,7 +191,9 @@ pub fn finish() -> Option<u64> {
     }
     // Out of the mutex: while the session stops, the traceq threads write their last
     // stages without reading it (the ring holds them; it is read whole below).
-    let SendDrain(mut drain) = DRAIN.lock().take()?;
+    let Some(SendDrain(mut drain)) = DRAIN.lock().take() else {
+        return;
+    };
     drain.session.stop_blocking();
     read(&mut drain.session, &drain.out);
     drop(drain.session);
@@ -203,7 +205,6 @@ pub fn finish() -> Option<u64> {
             out.path.display()
         );
     }
-    Some(out.written)
 }
 
 #[cfg(test)]

@@ -41,8 +41,6 @@ use crate::config::{expand_path, Destination, DEFAULT_PERFETTO_FILE};
 const CLEAR_PERIOD_MS: u32 = 1000;
 
 struct FileState {
-    /// A session runs (it lives in [`super::file_drain`], which reads it).
-    running: bool,
     /// The configured path.
     path: PathBuf,
     /// The file holding the trace, once a batch was traced: at `path`, or a pid-named or
@@ -65,17 +63,12 @@ static CLAIM_PENDING: AtomicBool = AtomicBool::new(false);
 /// A batch was traced since the running session started.
 static BATCH_TRACED: AtomicBool = AtomicBool::new(false);
 
-static STATE: Mutex<Option<SendSession>> = Mutex::new(None);
-
-/// The state, as the static holds it.
-struct SendSession(FileState);
+static STATE: Mutex<Option<FileState>> = Mutex::new(None);
 
 /// A device writes to the file; the session starts now unless a frame window starts it.
 pub fn device_added(config: &OutputChoice, hooks: SessionHooks, start_now: bool) {
     let mut guard = STATE.lock();
-    let state = &mut guard
-        .get_or_insert_with(|| SendSession(FileState::new(config, hooks)))
-        .0;
+    let state = &mut guard.get_or_insert_with(|| FileState::new(config, hooks));
     state.devices += 1;
     if start_now {
         state.start();
@@ -84,21 +77,21 @@ pub fn device_added(config: &OutputChoice, hooks: SessionHooks, start_now: bool)
 
 /// Starts the session if none runs (a frame window opened).
 pub fn start() {
-    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+    if let Some(state) = STATE.lock().as_mut() {
         state.start();
     }
 }
 
 /// Stops the session and writes its trace (a frame window closed).
 pub fn finish() {
-    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+    if let Some(state) = STATE.lock().as_mut() {
         state.finish();
     }
 }
 
 /// A device is gone; the last one ends the session.
 pub fn device_removed() {
-    if let Some(SendSession(state)) = STATE.lock().as_mut() {
+    if let Some(state) = STATE.lock().as_mut() {
         state.devices = state.devices.saturating_sub(1);
         if state.devices == 0 {
             state.finish();
@@ -116,7 +109,7 @@ pub fn batch_traced() {
     }
     BATCH_TRACED.store(true, Ordering::Relaxed);
     if let Some(mut guard) = STATE.try_lock() {
-        if let Some(SendSession(state)) = guard.as_mut() {
+        if let Some(state) = guard.as_mut() {
             state.claim();
         }
     }
@@ -126,7 +119,6 @@ impl FileState {
     fn new(config: &OutputChoice, hooks: SessionHooks) -> FileState {
         FileState {
             hooks,
-            running: false,
             path: trace_path(config),
             held: None,
             session_file: None,
@@ -137,7 +129,8 @@ impl FileState {
     }
 
     fn start(&mut self) {
-        if self.running {
+        if self.session_file.is_some() {
+            // A session runs (it lives in `file_drain`, which reads it).
             return;
         }
         let file = match &self.held {
@@ -172,7 +165,6 @@ impl FileState {
                 // Returns once the data source started: the devices capture from here on.
                 session.start_blocking();
                 super::file_drain::start(session, out, self.buffer_kb);
-                self.running = true;
                 self.session_file = Some(file);
             }
             Err(e) => {
@@ -200,7 +192,7 @@ impl FileState {
     /// Stops the session: its on-stop lets every device write what it submitted first, then
     /// the service writes the rest of the trace into the file.
     fn finish(&mut self) {
-        if !std::mem::take(&mut self.running) {
+        if self.session_file.is_none() {
             return;
         }
         // What was submitted so far is written while the ring is still read: while the

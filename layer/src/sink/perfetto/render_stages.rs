@@ -51,8 +51,9 @@ use crate::trace::tracepoints::Category;
 const STAGES_PER_STATE: usize = 1000;
 
 /// What a stage adds in the file beyond its fields, counted generously (the count tells
-/// `file_drain` when a quarter of the ring may be waiting): its packet's tag and length (3 bytes), the sequence id (3) and the uid
-/// and pid the service adds (up to 9). A million draws' stages made 9.5 bytes each.
+/// `file_drain` when a quarter of the ring may be waiting): its packet's tag and length
+/// (3 bytes), the sequence id (3) and the uid and pid the service adds (up to 9). A
+/// million draws' stages made 9.5 bytes each.
 const PACKET_FRAMING: u64 = 16;
 /// What a slice of stages adds in the file beyond its stages and the specifications it
 /// interns, counted generously: the state started afresh (a clear, the context, a clock

@@ -83,15 +83,6 @@ pub struct QueryTimestamps<'a, 's, R> {
     pub failed: Option<vk::Result>,
 }
 
-/// The device's own reads.
-pub fn read_copy(
-    trace: &RecordedTrace,
-    copy: &CopyRange,
-    out: &mut [u64],
-) -> Result<(), vk::Result> {
-    trace.read_copy(copy, out)
-}
-
 impl<'a, 's, R: ReadCopy> QueryTimestamps<'a, 's, R> {
     /// The timestamps of `traces`, run by the device's `submission`, laid out as the
     /// readback of a copy would be (each trace's region after the previous one's, depth

@@ -10,10 +10,11 @@ use ash::vk::Handle;
 
 use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
-use super::query_window::{read_copy, QueryScratch, QueryTimestamps};
+use super::query_window::{QueryScratch, QueryTimestamps};
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, Backend, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
+use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
 
@@ -254,35 +255,28 @@ impl Traceq {
                 let traces = (&batch.traces[..], batch.submission);
                 // Out of `self` while the batch is written.
                 let mut scratch = std::mem::take(&mut self.query_scratch);
-                let unread = match QueryTimestamps::new(traces, &mut scratch, read_copy) {
-                    Ok(mut values) => {
-                        let unread = self.write(batch, total, &mut values);
-                        if let Some(e) = values.failed {
-                            self.say_read_failed(e);
+                let unread =
+                    match QueryTimestamps::new(traces, &mut scratch, RecordedTrace::read_copy) {
+                        Ok(mut values) => {
+                            let unread = self.write(batch, total, &mut values);
+                            if let Some(e) = values.failed {
+                                self.say_read_failed(e);
+                            }
+                            unread
                         }
-                        unread
-                    }
-                    Err(e) => {
-                        self.say_read_failed(e);
-                        None
-                    }
-                };
+                        Err(e) => {
+                            self.say_read_failed(e);
+                            None
+                        }
+                    };
                 self.query_scratch = scratch;
                 unread
             }
         };
-        match unread {
-            // An untimed batch (no readback could be had, the queries could not be read):
-            // its events are given up.
-            None => {
-                self.stats
-                    .dropped
-                    .fetch_add(batch.event_count(), Ordering::Relaxed);
-            }
-            Some(unread) => {
-                self.stats.dropped.fetch_add(unread, Ordering::Relaxed);
-            }
-        }
+        // An untimed batch (no readback could be had, the queries could not be read): its
+        // events are given up.
+        let lost = unread.unwrap_or_else(|| batch.event_count());
+        self.stats.dropped.fetch_add(lost, Ordering::Relaxed);
         self.recycle(batch, results, true);
     }
 
