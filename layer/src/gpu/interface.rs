@@ -7,6 +7,7 @@ pub use super::calibration::{ClockPair, GpuClock, MeasuredPair};
 pub use super::caps::{ticks_to_ns, DeviceCaps};
 pub use super::completion::{Completion, CompletionMode, WaitOutcome};
 pub use super::cpu_clock;
+pub use super::cpu_ticks;
 pub use super::device_time::{DeviceTime, FamilyTime};
 pub use super::query_pool::CHUNK_QUERIES;
 pub use super::queue_context::QueueContext;

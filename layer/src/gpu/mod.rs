@@ -1,6 +1,7 @@
 //! The Vulkan resources the trace core needs, behind a short interface: [`interface`], the
 //! one module the core imports ([`backend`]: one device's Vulkan and its operations);
 //! - [`calibration`], [`cpu_clock`]: the GPU clock paired with the CPU's (for Perfetto);
+//!   [`cpu_ticks`]: submissions stamped in the CPU's counter, placed on its clock later;
 //! - [`measured_clock`]: the one-off pairing where the device cannot sample both clocks
 //!   (`gated_round`: its tight rounds; `clock_objects`: what it submits; `clock_window`:
 //!   what a round gives);
@@ -32,6 +33,7 @@ mod clock_objects;
 mod clock_window;
 pub mod completion;
 pub mod cpu_clock;
+pub mod cpu_ticks;
 pub mod device_time;
 mod feature_choice;
 pub mod features;

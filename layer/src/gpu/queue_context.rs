@@ -24,6 +24,7 @@ use parking_lot::Mutex;
 use super::batch_resources::{BatchResources, RecordedWrap};
 use super::check;
 use super::completion::{Completion, CompletionMode};
+use super::cpu_ticks::TickAnchor;
 use super::layer_commands::{allocate_pair, record_resources, SetLoaderData};
 #[cfg(doc)]
 use super::recipe::fingerprint;
@@ -41,6 +42,8 @@ pub struct QueueContext {
     /// Timeline semaphore signalled by each batch's copy; null in fence mode.
     timeline: vk::Semaphore,
     signals: TimelineSignals,
+    /// Where the queue's submission stamps are placed on the CPU clock from.
+    ticks: TickAnchor,
     inner: Mutex<Inner>,
     /// Traced submissions that needed no command buffer of the layer's, and the runs of
     /// reusable command buffers read at their resubmission among them (said at `debug`
@@ -114,6 +117,7 @@ impl QueueContext {
             index,
             timeline,
             signals: TimelineSignals::default(),
+            ticks: TickAnchor::default(),
             inner: Mutex::new(Inner {
                 pool,
                 free: Vec::new(),
@@ -234,6 +238,11 @@ impl QueueContext {
     /// queue's timeline; `None` in fence mode), and whether the batch signals it or leaves
     /// that to a later one ([`TimelineSignals`]). `app_syncs`: the application's submission
     /// has a fence or signals a semaphore.
+    /// The anchor of this queue's submission stamps (see `gpu::cpu_ticks`).
+    pub fn tick_anchor(&self) -> &TickAnchor {
+        &self.ticks
+    }
+
     pub fn signal_only(&self, app_syncs: bool) -> Option<(Completion, bool)> {
         (self.timeline != vk::Semaphore::null()).then(|| {
             let (value, signals) = self.signals.signal_or_defer(app_syncs);

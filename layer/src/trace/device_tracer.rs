@@ -104,6 +104,8 @@ impl DeviceTracer {
             }
         );
         let health = Arc::new(Health::new(index));
+        // Decides how submissions are stamped (a file read) before the first one.
+        crate::gpu::interface::cpu_ticks::ticks();
         Ok(DeviceTracer {
             index,
             chunks: Arc::new(ChunkPool::new(backend.clone(), Arc::clone(&health))),

@@ -14,11 +14,12 @@
 //! after reading them) is armed again when traceq has its batch. Anything else is not
 //! armed and goes wrapped, as every run of an untracked trace does.
 //!
-//! One small lock per trace, taken by the thread submitting its command buffer (which
-//! Vulkan already serialises) and by traceq: never shared between recording threads.
+//! The phase is one atomic word per trace; a small lock per trace orders the reads of its
+//! queries between the thread submitting its command buffer (which Vulkan already
+//! serialises) and traceq: never shared between recording threads.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ash::vk;
 use parking_lot::Mutex;
@@ -69,6 +70,27 @@ enum Phase {
     Unknown,
 }
 
+impl Phase {
+    /// One word: the state in the low two bits, the submission above them.
+    fn encode(self) -> u64 {
+        match self {
+            Phase::Armed => 0,
+            Phase::Unknown => 1,
+            Phase::InQueries(s) => s << 2 | 2,
+            Phase::Copying(s) => s << 2 | 3,
+        }
+    }
+
+    fn decode(word: u64) -> Phase {
+        match word & 3 {
+            0 => Phase::Armed,
+            1 => Phase::Unknown,
+            2 => Phase::InQueries(word >> 2),
+            _ => Phase::Copying(word >> 2),
+        }
+    }
+}
+
 /// A run read by a later submission: its values, or why they could not be read.
 struct Early {
     submission: u64,
@@ -76,25 +98,36 @@ struct Early {
     read: Result<(), vk::Result>,
 }
 
-struct State {
-    phase: Phase,
+/// What only a read of the queries touches, under the trace's lock.
+#[derive(Default)]
+struct Reads {
     /// Runs read by a later submission before traceq had them.
     early: VecDeque<Early>,
     /// Emptied value lists, kept so that reading early allocates nothing in the steady state.
     spare: Vec<Vec<u64>>,
 }
 
+/// The phase is one atomic word, so that the common resubmission (its last run read by
+/// traceq: `Armed`) takes it with a load and a store, no lock and no locked instruction.
+/// Only the submitting thread moves the phase away from `Armed` (and between its own
+/// states); traceq only moves its batch's own `InQueries`/`Copying` back to `Armed`, with a
+/// compare-exchange, so it never overwrites a later submission's state. Reading the queries
+/// (traceq's read, a resubmission's early read) happens under `reads`' lock, which orders
+/// the two: a submission that finds the last run still in the queries re-reads the phase
+/// under the lock.
+#[repr(C)]
 pub struct Reruns {
-    state: Mutex<State>,
+    phase: AtomicU64,
+    reads: Mutex<Reads>,
 }
 
 /// The lock as traceq takes it: spinning and yielding, never parked, so that a submitting
 /// thread that held it never has to wake traceq on its way out (a futex call on the
 /// application's time). The submitting side takes it plainly: it waits only while traceq
 /// reads this trace's few queries.
-fn lock_for_traceq(state: &Mutex<State>) -> parking_lot::MutexGuard<'_, State> {
+fn lock_for_traceq(reads: &Mutex<Reads>) -> parking_lot::MutexGuard<'_, Reads> {
     loop {
-        if let Some(guard) = state.try_lock() {
+        if let Some(guard) = reads.try_lock() {
             return guard;
         }
         std::thread::yield_now();
@@ -109,23 +142,43 @@ static SAID_PENDING: AtomicBool = AtomicBool::new(false);
 impl Default for Reruns {
     fn default() -> Self {
         Reruns {
-            state: Mutex::new(State {
-                phase: Phase::Unknown,
-                early: VecDeque::new(),
-                spare: Vec::new(),
-            }),
+            phase: AtomicU64::new(Phase::Unknown.encode()),
+            reads: Mutex::default(),
         }
     }
 }
 
 impl Reruns {
+    fn phase(&self) -> Phase {
+        // Acquire: traceq's reset of the queries happened before it armed them.
+        Phase::decode(self.phase.load(Ordering::Acquire))
+    }
+
+    /// Sets the phase from the submitting thread (the only one that leaves `Armed`).
+    fn set(&self, phase: Phase) {
+        self.phase.store(phase.encode(), Ordering::Release);
+    }
+
+    /// `from` becomes `to` unless the phase moved on meanwhile.
+    fn replace(&self, from: Phase, to: Phase) -> bool {
+        self.phase
+            .compare_exchange(
+                from.encode(),
+                to.encode(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
     /// A new recording: `armed` when the trace is tracked (its queries were handed out
     /// reset); runs read early for the last recording are forgotten.
     pub fn restart(&mut self, armed: bool) {
-        let state = self.state.get_mut();
-        state.phase = if armed { Phase::Armed } else { Phase::Unknown };
-        while let Some(early) = state.early.pop_front() {
-            state.spare.push(early.values);
+        let phase = if armed { Phase::Armed } else { Phase::Unknown };
+        *self.phase.get_mut() = phase.encode();
+        let reads = self.reads.get_mut();
+        while let Some(early) = reads.early.pop_front() {
+            reads.spare.push(early.values);
         }
     }
 
@@ -134,61 +187,71 @@ impl Reruns {
     /// the queries is read now (`slots` values) and the queries reset: the application
     /// waited for it to complete before submitting again.
     pub fn take(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
-        let mut state = self.state.lock();
-        let taken = match state.phase {
-            Phase::Armed => Taken::Armed,
-            // Its second run in one call: the first has the queries.
-            Phase::InQueries(s) if s == submission => return Taken::No,
-            Phase::InQueries(earlier) => {
-                let mut values = state.spare.pop().unwrap_or_default();
-                values.clear();
-                values.resize(slots, 0);
-                let read = queries.read(&mut values);
-                // Not ready: the application broke the rule (a failure of the driver's is
-                // said by traceq when it finds it).
-                if read == Err(vk::Result::NOT_READY) && !SAID_PENDING.swap(true, Ordering::Relaxed)
-                {
-                    log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed (invalid in Vulkan); that run's timestamps are lost, and the new run's may be overwritten by the last one's late writes");
-                }
-                if (state.early.len() + 1) * slots.max(1) > EARLY_VALUES {
-                    if let Some(dropped) = state.early.pop_front() {
-                        state.spare.push(dropped.values);
-                    }
-                    if !SAID_BEHIND.swap(true, Ordering::Relaxed) {
-                        log::warn!("traceq is {} runs behind a command buffer resubmitted in a loop; its oldest runs are dropped and counted", state.early.len());
-                    }
-                }
-                state.early.push_back(Early {
-                    submission: earlier,
-                    values,
-                    read,
-                });
-                // SAFETY: the run that wrote them completed (see above); no other run of
-                // this trace was submitted since (it would have read them itself).
-                unsafe { queries.reset() };
-                Taken::ReadNow
+        match self.phase() {
+            Phase::Armed => {
+                self.set(Phase::InQueries(submission));
+                Taken::Armed
             }
-            Phase::Copying(_) | Phase::Unknown => return Taken::No,
+            // Its second run in one call: the first has the queries.
+            Phase::InQueries(s) if s == submission => Taken::No,
+            Phase::InQueries(_) => self.take_read(submission, slots, queries),
+            Phase::Copying(_) | Phase::Unknown => Taken::No,
+        }
+    }
+
+    /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
+    /// where traceq may have read it meanwhile.
+    fn take_read(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+        let mut reads = self.reads.lock();
+        let earlier = match self.phase() {
+            Phase::Armed => {
+                self.set(Phase::InQueries(submission));
+                return Taken::Armed;
+            }
+            Phase::InQueries(earlier) if earlier != submission => earlier,
+            _ => return Taken::No,
         };
-        state.phase = Phase::InQueries(submission);
-        taken
+        let mut values = reads.spare.pop().unwrap_or_default();
+        values.clear();
+        values.resize(slots, 0);
+        let read = queries.read(&mut values);
+        // Not ready: the application broke the rule (a failure of the driver's is said by
+        // traceq when it finds it).
+        if read == Err(vk::Result::NOT_READY) && !SAID_PENDING.swap(true, Ordering::Relaxed) {
+            log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed (invalid in Vulkan); that run's timestamps are lost, and the new run's may be overwritten by the last one's late writes");
+        }
+        if (reads.early.len() + 1) * slots.max(1) > EARLY_VALUES {
+            if let Some(dropped) = reads.early.pop_front() {
+                reads.spare.push(dropped.values);
+            }
+            if !SAID_BEHIND.swap(true, Ordering::Relaxed) {
+                log::warn!("traceq is {} runs behind a command buffer resubmitted in a loop; its oldest runs are dropped and counted", reads.early.len());
+            }
+        }
+        reads.early.push_back(Early {
+            submission: earlier,
+            values,
+            read,
+        });
+        // SAFETY: the run that wrote them completed (see above); no other run of this
+        // trace was submitted since (it would have read them itself).
+        unsafe { queries.reset() };
+        self.set(Phase::InQueries(submission));
+        Taken::ReadNow
     }
 
     /// The run of `submission` goes wrapped after all: the layer's copy reads the queries
     /// and resets them.
     pub fn wrapped(&self, submission: u64) {
-        self.state.lock().phase = Phase::Copying(submission);
+        self.set(Phase::Copying(submission));
     }
 
     /// The submission was not made (the call failed, or the layer gave up preparing it):
     /// queries it took are as they were, reset.
     pub fn not_submitted(&self, submission: u64) {
-        let mut state = self.state.lock();
-        state.phase = match state.phase {
-            Phase::InQueries(s) if s == submission => Phase::Armed,
-            Phase::Copying(s) if s == submission => Phase::Unknown,
-            other => other,
-        };
+        if !self.replace(Phase::InQueries(submission), Phase::Armed) {
+            self.replace(Phase::Copying(submission), Phase::Unknown);
+        }
     }
 
     /// The completed run of `submission` that left its timestamps in the queries, into
@@ -200,48 +263,45 @@ impl Reruns {
         out: &mut [u64],
         queries: &impl RunQueries,
     ) -> Result<(), vk::Result> {
-        let mut state = lock_for_traceq(&self.state);
-        if state.phase == Phase::InQueries(submission) {
+        let mut reads = lock_for_traceq(&self.reads);
+        if self.phase() == Phase::InQueries(submission) {
             let read = queries.read(out);
             // SAFETY: the run completed (traceq waited for it) and no later run was
-            // submitted (it would have read the queries first).
+            // submitted (it would have read the queries first, under this lock).
             unsafe { queries.reset() };
-            state.phase = Phase::Armed;
+            self.replace(Phase::InQueries(submission), Phase::Armed);
             return read;
         }
-        let at = state.early.iter().position(|e| e.submission == submission);
-        let Some(early) = at.and_then(|at| state.early.remove(at)) else {
+        let at = reads.early.iter().position(|e| e.submission == submission);
+        let Some(early) = at.and_then(|at| reads.early.remove(at)) else {
             return Err(vk::Result::NOT_READY);
         };
         if early.read.is_ok() {
             let n = out.len().min(early.values.len());
             out[..n].copy_from_slice(&early.values[..n]);
         }
-        state.spare.push(early.values);
+        reads.spare.push(early.values);
         early.read
     }
 
     /// The completed run of `submission` is not written (outside a capture, or its batch
     /// could not be read): as [`Self::read`], without the values.
     pub fn discard(&self, submission: u64, queries: &impl RunQueries) {
-        let mut state = lock_for_traceq(&self.state);
-        if state.phase == Phase::InQueries(submission) {
+        let mut reads = lock_for_traceq(&self.reads);
+        if self.phase() == Phase::InQueries(submission) {
             // SAFETY: as in `read`.
             unsafe { queries.reset() };
-            state.phase = Phase::Armed;
-        } else if let Some(at) = state.early.iter().position(|e| e.submission == submission) {
-            if let Some(early) = state.early.remove(at) {
-                state.spare.push(early.values);
+            self.replace(Phase::InQueries(submission), Phase::Armed);
+        } else if let Some(at) = reads.early.iter().position(|e| e.submission == submission) {
+            if let Some(early) = reads.early.remove(at) {
+                reads.spare.push(early.values);
             }
         }
     }
 
     /// The wrapped run of `submission` completed: its copy reset the queries.
     pub fn copied(&self, submission: u64) {
-        let mut state = lock_for_traceq(&self.state);
-        if state.phase == Phase::Copying(submission) {
-            state.phase = Phase::Armed;
-        }
+        self.replace(Phase::Copying(submission), Phase::Armed);
     }
 }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::gpu::interface::cpu_ticks::{self, TickPair};
 use crate::gpu::interface::{BatchResources, Completion, QueueContext};
 use crate::trace::record::recorded_trace::RecordedTrace;
 
@@ -36,8 +37,8 @@ pub struct Batch {
     /// Submitted while a capture was active: written. Otherwise the batch only re-arms
     /// and completes (instrumented command buffers submitted outside a capture).
     pub captured: bool,
-    /// The submit call on the CPU (Perfetto's `vk_queue_submit`).
-    pub submit: SubmitTiming,
+    /// The submit call on the CPU (Perfetto's `vk_queue_submit`), in counter ticks.
+    pub submit: SubmitStamp,
 }
 
 /// When and where a `vkQueueSubmit*` call ran on the CPU.
@@ -47,6 +48,35 @@ pub struct SubmitTiming {
     pub start_ns: u64,
     pub duration_ns: u64,
     pub tid: u32,
+}
+
+/// When and where a `vkQueueSubmit*` call ran, as the submitting thread saw it: counter
+/// ticks (see `gpu::cpu_ticks`), placed on `CLOCK_BOOTTIME` by traceq.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SubmitStamp {
+    /// The counter at the call's start, and after it (0: not read, the duration is not shown).
+    pub start: u64,
+    pub end: u64,
+    /// The queue's anchor for `start`.
+    pub anchor: TickPair,
+    pub tid: u32,
+}
+
+impl SubmitStamp {
+    /// The call on `CLOCK_BOOTTIME`, `later` being a pair read after it.
+    pub fn placed(&self, later: TickPair) -> SubmitTiming {
+        let start_ns = cpu_ticks::place(self.start, self.anchor, later);
+        let duration_ns = if self.end == 0 {
+            0
+        } else {
+            cpu_ticks::place(self.end, self.anchor, later).saturating_sub(start_ns)
+        };
+        SubmitTiming {
+            start_ns,
+            duration_ns,
+            tid: self.tid,
+        }
+    }
 }
 
 impl Batch {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::batch::{Batch, Results, SubmitTiming};
+use super::batch::{Batch, Results, SubmitStamp};
 use super::segment_lists::SegmentLists;
 use crate::gpu::interface::{
     wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, Wrapping,
@@ -235,7 +235,8 @@ impl DeviceTracer {
 
     /// After the submit call: a submitted batch goes to the traceq thread; a failed one gives
     /// its resources back (nothing of it was queued).
-    pub fn commit(&self, pending: PendingSubmission, result: vk::Result, submit: SubmitTiming) {
+    /// `submit` is completed with the queue's anchor here (only a batch that goes needs one).
+    pub fn commit(&self, pending: PendingSubmission, result: vk::Result, mut submit: SubmitStamp) {
         let PendingSubmission {
             queue,
             traces,
@@ -284,6 +285,7 @@ impl DeviceTracer {
             // One-time traces: they run nowhere else.
             None => Results::InQueries,
         };
+        submit.anchor = queue.tick_anchor().for_stamp(submit.start);
         let captured = self.capture.active();
         let batch = Message::Batch(Batch {
             queue,

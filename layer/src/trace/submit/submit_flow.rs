@@ -5,8 +5,8 @@
 
 use ash::vk;
 
-use super::batch::SubmitTiming;
-use crate::gpu::interface::{cpu_clock, Submission, Wrapping};
+use super::batch::SubmitStamp;
+use crate::gpu::interface::{cpu_clock, cpu_ticks, Submission, Wrapping};
 use crate::trace::DeviceTracer;
 
 impl DeviceTracer {
@@ -56,8 +56,9 @@ impl DeviceTracer {
         }
         // The CPU side of the submission: when the application's call began (every output
         // shows it: a text trace on the GPU's clock, see `sink::submit_clock`), and for
-        // Perfetto's vk_queue_submit how long the call took. One vDSO clock read, or two.
-        let start_ns = cpu_clock::boottime_ns();
+        // Perfetto's vk_queue_submit how long the call took. One counter read, or two,
+        // placed on CLOCK_BOOTTIME by traceq (`gpu::cpu_ticks`).
+        let start = cpu_ticks::ticks();
         let submission = self.next_submission();
         let Some(pending) = self
             .guarded(what, || {
@@ -68,14 +69,15 @@ impl DeviceTracer {
             return plain();
         };
         let result = wrapped(&pending.wrapping());
-        let timing = SubmitTiming {
-            start_ns,
-            duration_ns: if self.submit_durations_timed {
-                cpu_clock::boottime_ns().saturating_sub(start_ns)
+        let timing = SubmitStamp {
+            start,
+            end: if self.submit_durations_timed {
+                cpu_ticks::ticks()
             } else {
                 0
             },
             tid: cpu_clock::tid(),
+            ..SubmitStamp::default()
         };
         self.guarded(what, || self.commit(pending, result, timing));
         result

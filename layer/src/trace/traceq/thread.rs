@@ -12,7 +12,7 @@ use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
 use super::query_window::{QueryScratch, QueryTimestamps};
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
-use crate::gpu::interface::{cpu_clock, Backend, WaitOutcome};
+use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
@@ -314,7 +314,7 @@ impl Traceq {
             cmdbufs: batch.traces.len() as u32,
             queries: total,
             command_buffers: &batch.command_buffers,
-            submit: batch.submit,
+            submit: batch.submit.placed(cpu_ticks::tick_pair()),
             // Set by the sinks that show it (`sink::submit_clock`).
             submitted_ns: None,
             pipeline_names: Some(&self.pipeline_names),

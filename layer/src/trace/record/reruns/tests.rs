@@ -2,6 +2,7 @@
 
 use super::*;
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::AtomicU64;
 
 /// Queries that hold `value` in every slot once written, and count resets.
 #[derive(Default)]
@@ -183,10 +184,69 @@ fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
         assert_ne!(r.take(s, slots, &q), Taken::No);
         q.run(s);
     }
-    let early = r.state.lock().early.len();
+    let early = r.reads.lock().early.len();
     assert_eq!(early, most);
     let mut out = vec![0; slots];
     assert!(r.read(1, &mut out, &q).is_err(), "the oldest was dropped");
     r.read(2, &mut out, &q).unwrap();
     assert_eq!(out, vec![2; slots]);
+}
+
+/// Queries shared by two threads: 0 when reset, else the run's value.
+#[derive(Default)]
+struct SharedFake {
+    value: AtomicU64,
+}
+
+impl RunQueries for SharedFake {
+    fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
+        match self.value.load(Ordering::Acquire) {
+            0 => Err(vk::Result::NOT_READY),
+            v => {
+                out.fill(v);
+                Ok(())
+            }
+        }
+    }
+    unsafe fn reset(&self) {
+        self.value.store(0, Ordering::Release);
+    }
+}
+
+#[test]
+fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
+    // The phase is taken without the lock when armed: a submitting thread and traceq
+    // working on the same trace at once must still read every run exactly once.
+    let (r, q) = (armed(), SharedFake::default());
+    let runs = 20_000u64;
+    let (submitted, read) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for s in 1..=runs {
+                assert_ne!(r.take(s, 1, &q), Taken::No, "run {s}");
+                // The run writes its queries (reset, as taking them promised).
+                let before = q.value.swap(s, Ordering::AcqRel);
+                assert_eq!(before, 0, "run {s} on written queries");
+                submitted.store(s, Ordering::Release);
+                // traceq falls behind by a few runs at most (their values wait in `early`).
+                while s > read.load(Ordering::Acquire) + 32 {
+                    std::thread::yield_now();
+                }
+            }
+        });
+        for s in 1..=runs {
+            while submitted.load(Ordering::Acquire) < s {
+                std::hint::spin_loop();
+            }
+            let mut out = [0; 1];
+            r.read(s, &mut out, &q).unwrap();
+            assert_eq!(out, [s], "run {s} read with its own values");
+            read.store(s, Ordering::Release);
+        }
+    });
+    assert_eq!(
+        r.take(runs + 1, 1, &q),
+        Taken::Armed,
+        "the last run was read by traceq"
+    );
 }
