@@ -234,15 +234,15 @@ impl QueueContext {
         }
     }
 
-    /// The completion of a batch that needs no command buffer of the layer's (a value of the
-    /// queue's timeline; `None` in fence mode), and whether the batch signals it or leaves
-    /// that to a later one ([`TimelineSignals`]). `app_syncs`: the application's submission
-    /// has a fence or signals a semaphore.
     /// The anchor of this queue's submission stamps (see `gpu::cpu_ticks`).
     pub fn tick_anchor(&self) -> &TickAnchor {
         &self.ticks
     }
 
+    /// The completion of a batch that needs no command buffer of the layer's (a value of the
+    /// queue's timeline; `None` in fence mode), and whether the batch signals it or leaves
+    /// that to a later one ([`TimelineSignals`]). `app_syncs`: the application's submission
+    /// has a fence or signals a semaphore.
     pub fn signal_only(&self, app_syncs: bool) -> Option<(Completion, bool)> {
         (self.timeline != vk::Semaphore::null()).then(|| {
             let (value, signals) = self.signals.signal_or_defer(app_syncs);
