@@ -17,8 +17,10 @@ use utrace_tests::trace_txt::Trace;
 use utrace_tests::vk::{boottime_ns, monotonic_ns};
 use utrace_tests::workload;
 
-/// One measuring run at a time: Lavapipe's device is a thread on the CPU, and a sibling
-/// test's workload on the other core would take the core it needs.
+/// One measuring test at a time, each with all its runs: Lavapipe's device is a thread on
+/// the CPU, and a sibling test's workload on the other core would take the core it needs
+/// (the gated rounds' windows, 3-3.6 µs alone, widened to 4-4.4 µs with the fenced test's
+/// runs interleaved between the attempts, failing 1 binary run in 4 and once in CI).
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The mapping error the measured clock must stay within, in ns.
@@ -94,7 +96,6 @@ fn written_bound(stages: &[Stage]) -> u64 {
 /// any): the largest mapping error over its ranges, the bound the layer wrote, in ns, and
 /// the rounds it says it kept.
 fn measured_run(faults: Option<&str>) -> (u64, u64, String) {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = TempDir::new("perfetto-clock");
     let file = dir.path().join("measured.pftrace");
     let mut w = workload!("demo")
@@ -151,12 +152,13 @@ fn measured_run(faults: Option<&str>) -> (u64, u64, String) {
 
 /// Lavapipe's device is a CPU thread: on a machine whose cores are all taken, it can share
 /// one with the measuring thread and no round is tight (the written bound then says so).
-/// Up to three runs; each must keep its bound, one must reach [`MAX_ERROR_NS`] (its error
+/// Up to five runs; each must keep its bound, one must reach [`MAX_ERROR_NS`] (its error
 /// and its bound).
 #[test]
 fn the_measured_clock_places_events_within_two_microseconds() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut errors = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..5 {
         let (max, bound, rounds) = measured_run(None);
         assert_eq!(rounds, "gated rounds");
         errors.push((max, bound));
@@ -172,6 +174,7 @@ fn the_measured_clock_places_events_within_two_microseconds() {
 /// and its wider bound is as true.
 #[test]
 fn without_gated_rounds_the_clock_is_measured_around_fences() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for faults in [
         "vkCreateEvent=out_of_host_memory",
         "vkGetEventStatus=device_lost",
