@@ -134,3 +134,38 @@ impl SpareLists {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_placed_with_its_duration_only_when_its_end_was_read() {
+        // 2 ticks a nanosecond from the anchor.
+        let anchor = TickPair {
+            ticks: 1_000,
+            boot_ns: 10_000,
+        };
+        let later = TickPair {
+            ticks: 21_000,
+            boot_ns: 20_000,
+        };
+        let mut stamp = SubmitStamp {
+            start: 3_000,
+            end: 3_600,
+            anchor,
+            tid: 7,
+        };
+        let placed = stamp.placed(later);
+        assert_eq!(
+            placed,
+            SubmitTiming {
+                start_ns: 11_000,
+                duration_ns: 300,
+                tid: 7
+            }
+        );
+        stamp.end = 0;
+        assert_eq!(stamp.placed(later).duration_ns, 0, "not timed: no duration");
+    }
+}
