@@ -25,6 +25,11 @@ impl DeviceTracer {
         // SAFETY: forwarded with the application's arguments.
         let plain =
             || unsafe { S::call(next, queue, submits.len() as u32, submits.as_ptr(), fence) };
+        // Idle (nothing recorded with tracepoints): one load and the count, before the
+        // application's batches are looked at.
+        if self.submission_untraced() {
+            return plain();
+        }
         // SAFETY: each of the application's batches holds a valid list.
         let cmdbufs = submits.iter().flat_map(|s| unsafe { s.command_buffers() });
         let can_split = submits.iter().all(S::splittable);
@@ -36,9 +41,9 @@ impl DeviceTracer {
         })
     }
 
-    /// The shared path of every submit: when nothing is traced the application's batches go
-    /// as they are (`plain`); otherwise they go with the layer's (`wrapped`) and the batch
-    /// is committed with the call's result. A panic in the layer's part leaves the call
+    /// The shared path of every traced submit: the application's batches go with the
+    /// layer's (`wrapped`), or as they are (`plain`) when none of them is traced, and the
+    /// batch is committed with the call's result. A panic in the layer's part leaves the call
     /// untraced, never undone. `(can_split, syncs)`: whether the layer may insert command
     /// buffers between the application's, and whether the call has a fence or signals a
     /// semaphore.
@@ -51,9 +56,6 @@ impl DeviceTracer {
         plain: impl FnOnce() -> vk::Result,
         wrapped: impl FnOnce(&Wrapping<'_>) -> vk::Result,
     ) -> vk::Result {
-        if self.submission_untraced() {
-            return plain();
-        }
         // The CPU side of the submission: when the application's call began (every output
         // shows it: a text trace on the GPU's clock, see `sink::submit_clock`), and for
         // Perfetto's vk_queue_submit how long the call took. One counter read, or two,
