@@ -34,24 +34,36 @@ pub fn thread_cpu_ns() -> u64 {
 }
 
 /// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` (the time spent suspended), read between two
-/// monotonic reads so that the pair is as close as the CPU allows. A thread preempted
-/// between the reads would place it microseconds off (CI saw a submit time 6.4 µs before
-/// its call): the narrowest of a few reads is kept, most often the first.
+/// monotonic reads so that the pair is as close as the CPU allows (CI saw a submit time
+/// 6.4 µs before its call when a thread was preempted between them).
 pub fn boottime_minus_monotonic() -> i64 {
-    let mut best = (u64::MAX, 0i64);
-    for _ in 0..8 {
-        let before = monotonic_ns();
-        let boot = boottime_ns();
-        let after = monotonic_ns();
-        let width = after.saturating_sub(before);
+    let (mono, boot) = bracketed(8, TIGHT_NS, monotonic_ns, boottime_ns);
+    boot as i64 - mono as i64
+}
+
+/// `inner` read between two reads of `outer`, as one instant: `outer`'s midpoint and
+/// `inner`, from the narrowest of up to `tries` brackets (the first no wider than
+/// `tight` is kept at once, most often the first). A thread preempted between the reads
+/// would pair them microseconds apart.
+pub fn bracketed(
+    tries: u32,
+    tight: u64,
+    mut outer: impl FnMut() -> u64,
+    mut inner: impl FnMut() -> u64,
+) -> (u64, u64) {
+    let mut best = (u64::MAX, 0, 0);
+    for _ in 0..tries {
+        let before = outer();
+        let value = inner();
+        let width = outer().wrapping_sub(before);
         if width < best.0 {
-            best = (width, boot as i64 - (before / 2 + after / 2) as i64);
+            best = (width, before + width / 2, value);
         }
-        if width <= TIGHT_NS {
+        if width <= tight {
             break;
         }
     }
-    best.1
+    (best.1, best.2)
 }
 
 /// A pair of clock reads this close is taken as one instant.

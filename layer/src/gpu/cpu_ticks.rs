@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use super::cpu_clock::boottime_ns;
+use super::cpu_clock::{boottime_ns, bracketed};
 
 /// An anchor older than this many ticks is renewed: about 0.7 ms at 3 GHz, 2 ms where the
 /// counter is in nanoseconds.
@@ -43,6 +43,7 @@ fn tsc() -> u64 {
     unsafe { core::arch::x86_64::_rdtsc() }
 }
 
+/// Never reached (`tsc_usable` is false off x86_64): it keeps `tick_pair` one function.
 #[cfg(not(target_arch = "x86_64"))]
 fn tsc() -> u64 {
     boottime_ns()
@@ -65,8 +66,9 @@ pub struct TickPair {
     pub boot_ns: u64,
 }
 
-/// A pair read as one instant: the boottime read between two counter reads, the narrowest
-/// of a few tries (a thread preempted between them would pair them microseconds apart).
+/// A pair read as one instant: the boottime read between two counter reads (see
+/// [`bracketed`]), kept at once when they are a boottime read's worth apart (256 ticks,
+/// about 100 ns).
 pub fn tick_pair() -> TickPair {
     if !tsc_usable() {
         let now = boottime_ns();
@@ -75,22 +77,8 @@ pub fn tick_pair() -> TickPair {
             boot_ns: now,
         };
     }
-    let mut best = (u64::MAX, TickPair::default());
-    for _ in 0..8 {
-        let before = tsc();
-        let boot_ns = boottime_ns();
-        let after = tsc();
-        let width = after.wrapping_sub(before);
-        if width < best.0 {
-            let ticks = before + width / 2;
-            best = (width, TickPair { ticks, boot_ns });
-        }
-        // A boottime read's worth (about 100 ns): the reads were not interrupted.
-        if width < 1 << 8 {
-            break;
-        }
-    }
-    best.1
+    let (ticks, boot_ns) = bracketed(8, (1 << 8) - 1, tsc, boottime_ns);
+    TickPair { ticks, boot_ns }
 }
 
 /// `CLOCK_BOOTTIME` of the stamp `ticks`, by the line through `anchor` (read before or
@@ -140,40 +128,27 @@ impl TickAnchor {
 mod tests {
     use super::*;
 
+    fn pair(ticks: u64, boot_ns: u64) -> TickPair {
+        TickPair { ticks, boot_ns }
+    }
+
     #[test]
     fn a_stamp_is_placed_on_the_line_through_the_two_pairs() {
         // 2.5 ticks a nanosecond.
-        let anchor = TickPair {
-            ticks: 1_000,
-            boot_ns: 5_000,
-        };
-        let later = TickPair {
-            ticks: 26_000,
-            boot_ns: 15_000,
-        };
+        let (anchor, later) = (pair(1_000, 5_000), pair(26_000, 15_000));
         assert_eq!(place(1_000, anchor, later), 5_000);
         assert_eq!(place(26_000, anchor, later), 15_000);
         assert_eq!(place(6_000, anchor, later), 7_000);
         // A stamp a little before the anchor (renewed just after it) lands before it.
         assert_eq!(place(750, anchor, later), 4_900);
         // Hours between the pairs: no overflow.
-        let hours = TickPair {
-            ticks: 1_000 + 36_000_000_000_000,
-            boot_ns: 5_000 + 14_400_000_000_000,
-        };
+        let hours = pair(1_000 + 36_000_000_000_000, 5_000 + 14_400_000_000_000);
         assert_eq!(place(1_000 + 25_000, anchor, hours), 15_000);
     }
 
     #[test]
     fn a_counter_in_nanoseconds_places_a_stamp_where_it_is() {
-        let anchor = TickPair {
-            ticks: 100,
-            boot_ns: 100,
-        };
-        let later = TickPair {
-            ticks: 900,
-            boot_ns: 900,
-        };
+        let (anchor, later) = (pair(100, 100), pair(900, 900));
         assert_eq!(place(400, anchor, later), 400);
         // Pairs read at one instant.
         assert_eq!(place(100, anchor, anchor), 100);
