@@ -4,7 +4,9 @@
 //! runs the copy command buffers kept for the recording instead of recording new ones.
 //! The queues' counts at `UTRACE_LOG=debug` say how each submission went; the times stay
 //! right when the recording changes between submissions, its pool is reset, the command
-//! buffer is freed and replaced, and a simultaneous-use one is pending twice.
+//! buffer is freed and replaced, and a simultaneous-use one is pending twice. A
+//! resubmission that waits for its last run's read (on Lavapipe, for the GPU's work in
+//! flight) is said.
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches};
 use utrace_tests::harness::{Run, TempDir, SYNC_VALIDATION};
@@ -119,6 +121,50 @@ fn a_resubmitted_command_buffer_needs_no_command_buffer_of_the_layers() {
         "{counts:?}"
     );
     later_runs_later_times(&trace);
+}
+
+#[test]
+fn on_lavapipe_a_resubmission_with_work_in_flight_waits_for_it_and_the_layer_says_so() {
+    // Lavapipe's vkGetQueryPoolResults waits for the device to go idle. The workload
+    // resubmits its command buffer as soon as the fence signals, with long work submitted
+    // after the last run still on the GPU: the last run is not read yet (traceq lets
+    // submissions gather for a millisecond), so the resubmission waits for the long work,
+    // whether it reads the run itself or traceq is reading it under the trace's lock.
+    // The layer says so once, and how long in all when the queue goes.
+    let frames = 5;
+    let (run, trace, counts) = traced("resubmit-busy", frames, &[]);
+    assert_eq!(trace.batches.len(), 2 * frames as usize - 1);
+    assert_eq!(
+        counts.submissions(),
+        2 * u64::from(frames) - 1,
+        "{counts:?}"
+    );
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("waited") && l.contains("for its last run's timestamps"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "said once: {}", run.stderr);
+    let summary = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("resubmissions waited for their command buffers' last runs"))
+        .unwrap_or_else(|| panic!("no summary of the waits: {}", run.stderr));
+    // "N resubmissions waited ... (R read them themselves): T ms in all, M ms at most in one"
+    let numbers: Vec<f64> = summary
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [waited, read, total_ms, most_ms] = numbers[numbers.len() - 4..] else {
+        panic!("four figures in {summary:?}");
+    };
+    assert!(
+        waited >= 1.0 && waited <= f64::from(2 * frames) && read <= waited,
+        "{summary}"
+    );
+    // Each long piece of work fills 256 MB: milliseconds at the least, even on a fast core.
+    assert!(most_ms >= 2.0 && total_ms >= most_ms, "{summary}");
+    assert_eq!(counts.read_at_resubmission, read as u64, "{summary}");
 }
 
 #[test]

@@ -14,4 +14,5 @@ pub use super::queue_context::QueueContext;
 pub use super::recipe::fingerprint as wrap_fingerprint;
 pub use super::segments::{Arming, CopyRange, QueryRange, Segment};
 pub use super::submission::Submission;
+pub use super::submission_counts::RunWaits;
 pub use super::wrapped_submit::Wrapping;

@@ -48,6 +48,7 @@ mod recipe;
 mod recorded_wraps;
 pub mod segments;
 pub mod submission;
+pub mod submission_counts;
 mod timeline_signals;
 pub mod timestamps;
 pub mod wrapped_submit;

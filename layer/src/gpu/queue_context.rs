@@ -16,8 +16,6 @@
 //! Queries are never reset inside a render pass this way, and a batch owns its results as
 //! soon as its copy has run.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use ash::vk;
 use parking_lot::Mutex;
 
@@ -31,6 +29,7 @@ use super::recipe::fingerprint;
 use super::recipe::Recipe;
 use super::recorded_wraps::RecordedWraps;
 use super::segments::{Arming, Segment};
+use super::submission_counts::SubmissionCounts;
 use super::timeline_signals::TimelineSignals;
 use crate::loader::dispatch::DeviceDispatch;
 
@@ -45,11 +44,8 @@ pub struct QueueContext {
     /// Where the queue's submission stamps are placed on the CPU clock from.
     ticks: TickAnchor,
     inner: Mutex<Inner>,
-    /// Traced submissions that needed no command buffer of the layer's, and the runs of
-    /// reusable command buffers read at their resubmission among them (said at `debug`
-    /// when the queue goes). Written only in the queue's submit calls.
-    unwrapped: AtomicU64,
-    read_at_resubmission: AtomicU64,
+    /// How its traced submissions went (said when it goes).
+    pub submissions: SubmissionCounts,
 }
 
 struct Inner {
@@ -125,8 +121,7 @@ impl QueueContext {
                 abandoned: Vec::new(),
                 counts: WrapCounts::default(),
             }),
-            unwrapped: AtomicU64::new(0),
-            read_at_resubmission: AtomicU64::new(0),
+            submissions: SubmissionCounts::default(),
         })
     }
 
@@ -321,18 +316,6 @@ impl QueueContext {
         }
     }
 
-    /// A traced submission went with the layer's command buffers or without (`unwrapped`);
-    /// `read_now` of its reusable command buffers' last runs were read at this submission.
-    pub fn count_submission(&self, unwrapped: bool, read_now: u64) {
-        if unwrapped {
-            self.unwrapped.fetch_add(1, Ordering::Relaxed);
-        }
-        if read_now > 0 {
-            self.read_at_resubmission
-                .fetch_add(read_now, Ordering::Relaxed);
-        }
-    }
-
     /// Keeps the resources of a batch that may still be pending until the device goes.
     pub fn abandon(&self, res: BatchResources) {
         self.inner.lock().abandoned.push(res);
@@ -356,12 +339,7 @@ impl QueueContext {
             counts.by_recipe,
             counts.by_recording
         );
-        log::debug!(
-            "queue {:?}: {} traced submissions needed no command buffer of the layer's ({} reusable runs read at their resubmission)",
-            self.queue,
-            self.unwrapped.load(Ordering::Relaxed),
-            self.read_at_resubmission.load(Ordering::Relaxed)
-        );
+        self.submissions.say(self.queue);
         let fp = &d.fp_v1_0;
         for res in free
             .drain(..)

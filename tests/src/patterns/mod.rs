@@ -3,8 +3,9 @@
 //! reset, trimmed and destroyed right after the fence wait, recording on eight threads,
 //! submissions without command buffers or with the application's own timeline semaphores,
 //! work queued behind a wait the host signals later, the application's idle waits, a fork
-//! with a live device, a multiview render pass, bursts of submissions without a fence, and
-//! a resubmitted command buffer re-recorded between submissions.
+//! with a live device, a multiview render pass, bursts of submissions without a fence, a
+//! resubmitted command buffer re-recorded between submissions, and one resubmitted while
+//! long work is in flight.
 
 use ash::vk;
 
@@ -12,6 +13,7 @@ use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
 mod allocations;
+mod busy_resubmission;
 mod fork;
 mod host_signal;
 mod idle_waits;
@@ -46,6 +48,7 @@ pub const SCENARIOS: &[&str] = &[
     "unsignalled-at-exit",
     "transfer-queue",
     "rerecord",
+    "resubmit-busy",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -74,6 +77,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
         "transfer-queue" => transfer_queue::transfer_queue(dev, sub),
         "rerecord" => rerecord::rerecord(dev, sub, frames),
+        "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

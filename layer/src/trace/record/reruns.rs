@@ -20,6 +20,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use ash::vk;
 use parking_lot::Mutex;
@@ -53,8 +54,12 @@ pub enum Taken {
     No,
     /// The queries are reset.
     Armed,
-    /// The last run was still in the queries: read now, and the queries reset.
-    ReadNow,
+    /// The queries are reset: traceq read the last run while this submission waited
+    /// `waited_ns` for it (under the trace's lock).
+    ArmedAfterWait { waited_ns: u64 },
+    /// The last run was still in the queries: read now, and the queries reset. The
+    /// submitting thread waited `waited_ns` for it (the lock and the driver's read).
+    ReadNow { waited_ns: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +143,12 @@ fn lock_for_traceq(reads: &Mutex<Reads>) -> parking_lot::MutexGuard<'_, Reads> {
 static SAID_BEHIND: AtomicBool = AtomicBool::new(false);
 /// A run was not complete when its command buffer was submitted again (said once).
 static SAID_PENDING: AtomicBool = AtomicBool::new(false);
+/// A resubmission waited long for its last run's read (said once).
+static SAID_WAITED: AtomicBool = AtomicBool::new(false);
+
+/// A resubmission that waits this long for its last run's read is said (once): the
+/// application's own work no longer overlaps the GPU's there.
+const LONG_WAIT: Duration = Duration::from_millis(1);
 
 impl Default for Reruns {
     fn default() -> Self {
@@ -199,9 +210,26 @@ impl Reruns {
         }
     }
 
+    /// [`Self::take_read_locked`], timed: the wait goes with what it took (the queue counts
+    /// it), and a long one is said once.
+    fn take_read(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+        let started = Instant::now();
+        let taken = self.take_read_locked(submission, slots, queries);
+        let waited = started.elapsed();
+        if waited >= LONG_WAIT && !SAID_WAITED.swap(true, Ordering::Relaxed) {
+            log::warn!("a resubmitted command buffer waited {:.1} ms for its last run's timestamps to be read, which the traceq thread had not done when the resubmission came (Lavapipe's vkGetQueryPoolResults waits for the device to go idle, so that read waits for the GPU's work in flight): the application's CPU work stopped overlapping the GPU's there; one-time command buffers are never read at their submission", waited.as_secs_f64() * 1e3);
+        }
+        let waited_ns = waited.as_nanos() as u64;
+        match taken {
+            Taken::ReadNow { .. } => Taken::ReadNow { waited_ns },
+            Taken::Armed => Taken::ArmedAfterWait { waited_ns },
+            other => other,
+        }
+    }
+
     /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
     /// where traceq may have read it meanwhile.
-    fn take_read(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+    fn take_read_locked(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         let mut reads = self.reads.lock();
         let earlier = match self.phase() {
             Phase::Armed => {
@@ -237,7 +265,7 @@ impl Reruns {
         // trace was submitted since (it would have read them itself).
         unsafe { queries.reset() };
         self.set(Phase::InQueries(submission));
-        Taken::ReadNow
+        Taken::ReadNow { waited_ns: 0 }
     }
 
     /// The run of `submission` goes wrapped after all: the layer's copy reads the queries

@@ -11,7 +11,7 @@ use ash::vk::Handle;
 use super::batch::{Batch, Results, SubmitStamp};
 use super::segment_lists::SegmentLists;
 use crate::gpu::interface::{
-    wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, Wrapping,
+    wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, RunWaits, Wrapping,
 };
 use crate::trace::record::recorded_trace::{LastRun, RecordedTrace, Taken};
 use crate::trace::traceq::Message;
@@ -86,8 +86,9 @@ impl DeviceTracer {
         let mut segment_starts: Vec<usize> = Vec::new();
         let mut splits = Vec::new();
         let mut armed = true;
-        // Reusable traces whose last run was read here (traceq had not yet).
-        let mut read_now = 0;
+        // Reusable traces whose last run this submission waited for (read here, or by
+        // traceq meanwhile), and how long.
+        let mut run_waits = RunWaits::default();
         for (position, cb) in cmdbufs.enumerate() {
             submitted.push(cb.as_raw());
             // SAFETY: a command buffer of the application's submission, executable (not
@@ -113,7 +114,8 @@ impl DeviceTracer {
             match recorded.take_armed_run(submission) {
                 Taken::No => armed = false,
                 Taken::Armed => {}
-                Taken::ReadNow => read_now += 1,
+                Taken::ArmedAfterWait { waited_ns } => run_waits.add(false, waited_ns),
+                Taken::ReadNow { waited_ns } => run_waits.add(true, waited_ns),
             }
             traces.push(recorded);
         }
@@ -148,7 +150,7 @@ impl DeviceTracer {
                 trace.went(submission, true);
             }
             if !traces.is_empty() {
-                queue_ctx.count_submission(true, read_now);
+                queue_ctx.submissions.count(true, run_waits);
             }
             return Some(PendingSubmission {
                 queue: queue_ctx,
@@ -211,7 +213,7 @@ impl DeviceTracer {
                 for trace in &traces {
                     trace.went(submission, false);
                 }
-                queue_ctx.count_submission(false, read_now);
+                queue_ctx.submissions.count(false, run_waits);
                 Some(PendingSubmission {
                     queue: queue_ctx,
                     traces,

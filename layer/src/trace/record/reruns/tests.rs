@@ -32,6 +32,10 @@ impl RunQueries for Fake {
     }
 }
 
+fn read_now(taken: Taken) -> bool {
+    matches!(taken, Taken::ReadNow { .. })
+}
+
 fn armed() -> Reruns {
     let mut r = Reruns::default();
     r.restart(true);
@@ -59,16 +63,12 @@ fn a_run_read_by_traceq_arms_the_next() {
 fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
-        let expected = if submission == 1 {
-            Taken::Armed
+        let taken = r.take(submission, 2, &q);
+        if submission == 1 {
+            assert_eq!(taken, Taken::Armed);
         } else {
-            Taken::ReadNow
-        };
-        assert_eq!(
-            r.take(submission, 2, &q),
-            expected,
-            "run {submission} needs no copy"
-        );
+            assert!(read_now(taken), "run {submission} needs no copy: {taken:?}");
+        }
         q.run(value);
     }
     // traceq comes now, in order: the first two were read early, the last is in place.
@@ -137,7 +137,7 @@ fn an_unread_run_not_written_is_discarded_and_rearmed() {
     assert_ne!(r.take(2, 1, &q), Taken::No);
     assert!(q.reads.borrow().is_empty());
     q.run(20);
-    assert_eq!(r.take(3, 1, &q), Taken::ReadNow);
+    assert!(read_now(r.take(3, 1, &q)));
     r.discard(2, &q);
     let mut out = [0; 1];
     assert_eq!(r.read(2, &mut out, &q), Err(vk::Result::NOT_READY));
@@ -164,12 +164,39 @@ fn a_failed_read_at_resubmission_reaches_traceq_with_its_error() {
     }
     let r = armed();
     assert_eq!(r.take(1, 1, &Lost), Taken::Armed);
-    assert_eq!(r.take(2, 1, &Lost), Taken::ReadNow);
+    assert!(read_now(r.take(2, 1, &Lost)));
     let mut out = [0; 1];
     assert_eq!(
         r.read(1, &mut out, &Lost),
         Err(vk::Result::ERROR_DEVICE_LOST)
     );
+}
+
+#[test]
+fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
+    /// Queries whose read takes as long as the driver's that waits for the device.
+    #[derive(Default)]
+    struct Slow(Fake);
+    impl RunQueries for Slow {
+        fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            self.0.read(out)
+        }
+        unsafe fn reset(&self) {
+            // SAFETY: forwarded.
+            unsafe { self.0.reset() }
+        }
+    }
+    let (r, q) = (armed(), Slow::default());
+    assert_eq!(r.take(1, 1, &q), Taken::Armed, "nothing to read");
+    q.0.run(10);
+    match r.take(2, 1, &q) {
+        Taken::ReadNow { waited_ns } => assert!(waited_ns >= 3_000_000, "{waited_ns} ns"),
+        other => panic!("read now, not {other:?}"),
+    }
+    let mut out = [0; 1];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10], "the slow read's values kept for traceq");
 }
 
 #[test]
