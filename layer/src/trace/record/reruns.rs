@@ -147,8 +147,10 @@ static SAID_PENDING: AtomicBool = AtomicBool::new(false);
 static SAID_WAITED: AtomicBool = AtomicBool::new(false);
 
 /// A resubmission that waits this long for its last run's read is said (once): the
-/// application's own work no longer overlaps the GPU's there.
-const LONG_WAIT: Duration = Duration::from_millis(1);
+/// application's own work no longer overlaps the GPU's there. Long enough that a thread
+/// the scheduler kept waiting on a loaded machine is not taken for it, shorter than a
+/// frame of work in flight.
+const LONG_WAIT: Duration = Duration::from_millis(10);
 
 impl Default for Reruns {
     fn default() -> Self {
