@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use utrace_tests::checks::{assert_clean, parse};
 use utrace_tests::control_socket::{pid_of, socket, text, utrace};
@@ -134,7 +134,17 @@ fn a_running_process_is_captured_from_outside() {
             )
         });
         std::thread::sleep(Duration::from_millis(500));
-        let stop = utrace(&dir, &["capture", "--pid", &pid, "--stop"]);
+        // On a loaded machine the long capture may not have begun yet: the stop then finds
+        // no capture in progress, and is asked again.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let stop = loop {
+            let stop = utrace(&dir, &["capture", "--pid", &pid, "--stop"]);
+            let not_yet = text(&stop.stderr).contains("no capture in progress");
+            if stop.status.success() || !not_yet || Instant::now() > deadline {
+                break stop;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
         assert!(stop.status.success(), "{}", text(&stop.stderr));
         let long = long.join().unwrap();
         assert!(long.status.success(), "{}", text(&long.stderr));
