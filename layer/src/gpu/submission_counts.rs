@@ -13,6 +13,7 @@ pub struct RunWaits {
     /// Those that waited, and of them those the submission read itself.
     waited: u64,
     read: u64,
+    /// How long they waited, in all.
     ns: u64,
 }
 
