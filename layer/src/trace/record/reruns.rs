@@ -230,7 +230,8 @@ impl Reruns {
     }
 
     /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
-    /// where traceq may have read it meanwhile.
+    /// where traceq may have read it meanwhile. The wait is [`Self::take_read`]'s to give:
+    /// `ReadNow` comes back with 0.
     fn take_read_locked(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         let mut reads = self.reads.lock();
         let earlier = match self.phase() {
