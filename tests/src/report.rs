@@ -56,6 +56,9 @@ pub struct Submission {
     /// Secondary command buffers executed by the submitted ones, in execution order.
     #[serde(default)]
     pub secondaries: Vec<String>,
+    /// How long the submit call itself took, where the scenario timed it (0: not timed).
+    #[serde(default)]
+    pub call_ns: u64,
 }
 
 /// The names of this process's threads.

@@ -17,6 +17,11 @@ pub fn set_pace_ms(ms: u64) {
     PACE_MS.store(ms, Ordering::Relaxed);
 }
 
+/// The pace set with [`set_pace_ms`], for scenarios that pace themselves.
+pub fn pace_ms() -> u64 {
+    PACE_MS.load(Ordering::Relaxed)
+}
+
 /// Submits and waits, recording each submission's CPU window for the report.
 pub struct Submitter<'a> {
     dev: &'a Device,
@@ -68,7 +73,17 @@ impl<'a> Submitter<'a> {
             cmdbufs: cbs.iter().map(|cb| format!("{:#x}", cb.as_raw())).collect(),
             frame: self.frame,
             secondaries: Vec::new(),
+            call_ns: 0,
         });
+    }
+
+    /// As [`Self::note`], with how long the submit call itself took.
+    pub fn note_call(&mut self, label: &str, cbs: &[vk::CommandBuffer], times: [u64; 3]) {
+        let [before, call_end, after] = times;
+        self.note(label, cbs, before, after);
+        if let Some(last) = self.log.last_mut() {
+            last.call_ns = call_end - before;
+        }
     }
 
     /// `vkQueueSubmit` of `cbs` and a wait for its fence, counted but not logged (a long

@@ -52,7 +52,7 @@ fn shaped(shape: &str, scenario: &str, args: &[(&str, &str)]) -> Shaped {
         ])
         .env("UTRACE_SHAPE", shape)
         .env("UTRACE_SHAPE_LOG", log.to_str().expect("a UTF-8 path"))
-        .env("UTRACE_LOG", "info")
+        .env("UTRACE_LOG", "debug")
         .env("GPU_TRACE_FORMAT", "txt,perfetto")
         .env("GPU_TRACEFILE", file.to_str().expect("a UTF-8 path"));
     for (name, value) in args {
@@ -243,7 +243,7 @@ fn measured_uncertainty(run: &Run) -> u64 {
     let line = run
         .stderr
         .lines()
-        .find(|l| l.contains("GPU clock measured"))
+        .find(|l| l.contains("GPU clock measured against"))
         .unwrap_or_else(|| panic!("the clock is measured: {}", run.stderr));
     // "... to within N ns (gated rounds)"
     line.split("to within ")
@@ -322,7 +322,21 @@ fn amd_one_time() {
 }
 #[test]
 fn amd_resubmitted() {
-    amd("resubmit", &[("--frames", "10")]);
+    let s = shaped("amd", "resubmit", &[("--frames", "10")]);
+    check(&s, calibrated_slack(&s));
+    // A GPU (not Lavapipe's CPU device type): a resubmission that finds its last run
+    // unread reads it on the host (the workload resubmits as soon as its fence signals,
+    // well within traceq's first millisecond asleep), none is saved by the GPU.
+    let counts = s
+        .run
+        .stderr
+        .lines()
+        .find(|l| l.contains("reusable runs read at their resubmission"))
+        .unwrap_or_else(|| panic!("the queue's counts: {}", s.run.stderr));
+    assert!(
+        counts.contains(", 0 saved by the GPU") && !counts.contains("(0 reusable runs read"),
+        "{counts}"
+    );
 }
 #[test]
 fn amd_secondaries() {

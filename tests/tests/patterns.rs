@@ -46,6 +46,17 @@ fn a_reusable_command_buffer_resubmitted_for_1000_frames() {
 /// Runs `workload` traced, with the fault layer beneath utrace saying what each submit call
 /// holds, under synchronization validation; asserts it ran clean.
 fn submits_shown(workload: Workload, dir: &TempDir) -> Run {
+    submits_shown_on(workload, dir, "")
+}
+
+/// [`submits_shown`] with Lavapipe presented as a GPU (`UTRACE_DEVICE_TYPE=gpu` of the
+/// fault layer): a resubmission then reads its last run on the host when traceq has not,
+/// as on a real GPU, where on Lavapipe's CPU device type the layer has the GPU copy it.
+fn submits_shown_on_a_gpu(workload: Workload, dir: &TempDir) -> Run {
+    submits_shown_on(workload, dir, "gpu")
+}
+
+fn submits_shown_on(workload: Workload, dir: &TempDir, device_type: &str) -> Run {
     assert!(
         utrace_tests::harness::fault_layer_library().is_some(),
         "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
@@ -58,6 +69,7 @@ fn submits_shown(workload: Workload, dir: &TempDir) -> Run {
         ])
         .env("GPU_TRACE", "1")
         .env("UTRACE_FAULT_SHOW_SUBMITS", "1")
+        .env("UTRACE_DEVICE_TYPE", device_type)
         .env("VK_LAYER_ENABLES", SYNC_VALIDATION)
         .run(dir);
     assert_clean(&run);
@@ -84,8 +96,9 @@ fn submits_seen(run: &Run) -> Vec<(u32, u32, u32)> {
 #[test]
 fn a_resubmitted_command_buffer_gains_only_a_signal() {
     let dir = TempDir::new("resubmit-cost");
-    // Frames 5 ms apart: time for the traceq thread to read each run and reset its queries.
-    let run = submits_shown(
+    // Frames 5 ms apart: time for the traceq thread to read each run and reset its queries
+    // (on a GPU: on Lavapipe traceq leaves the run 2 ms longer for a resubmission to save).
+    let run = submits_shown_on_a_gpu(
         workload!("resubmit")
             .arg("--frames", "20")
             .arg("--pace-ms", "5"),
@@ -119,7 +132,7 @@ fn a_resubmitted_command_buffer_gains_only_a_signal() {
 #[test]
 fn a_one_time_command_buffers_submission_gains_only_a_signal() {
     let dir = TempDir::new("one-time-cost");
-    let run = submits_shown(workload!("basic"), &dir);
+    let run = submits_shown_on_a_gpu(workload!("basic"), &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert!(!trace.batches.is_empty());
     // The one-time command buffer's queries were reset on the host and are read from them:
@@ -128,6 +141,24 @@ fn a_one_time_command_buffers_submission_gains_only_a_signal() {
     // between runs (by traceq, or by the resubmission when traceq has not yet).
     let seen = submits_seen(&run);
     assert_eq!(seen, [(2, 1, 1); 4], "{}", run.stderr);
+}
+
+#[test]
+fn on_lavapipe_a_resubmission_before_traceq_read_the_last_run_gains_the_layers_copy() {
+    // basic resubmits its reusable command buffer as soon as each run's fence signals:
+    // before traceq read the last run. On Lavapipe (whose query reads wait for the whole
+    // device) the resubmission then has the GPU save that run: one more batch, before the
+    // application's, with the layer's copy command buffer. Nothing else changes.
+    let dir = TempDir::new("save-cost");
+    let run = submits_shown(workload!("basic"), &dir);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert_eq!(trace.batches.len(), 4);
+    let seen = submits_seen(&run);
+    assert_eq!(seen[..2], [(2, 1, 1); 2], "{}", run.stderr);
+    assert!(
+        seen[2..].iter().all(|&s| s == (2, 1, 1) || s == (3, 2, 1)) && seen.contains(&(3, 2, 1)),
+        "{seen:?}"
+    );
 }
 
 #[test]
@@ -389,27 +420,28 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // recorded; the lists its segments are built into are kept).
     assert_eq!(counts["resubmits"], 0, "62 resubmissions: {line}");
     // Submitted again as soon as its last run completed, before traceq read it: the
-    // resubmission reads that run itself into lists it keeps (the queue's count says how
-    // many of its runs went that way).
+    // resubmission has the GPU save that run (on Lavapipe; elsewhere it reads it itself
+    // into lists it keeps), with command buffers the queue keeps and the copy held in the
+    // trace's list of early runs (the queue's count says how many of its runs went that
+    // way).
     assert_eq!(counts["back_to_back"], 0, "62 resubmissions: {line}");
-    let read_now: u64 = run
+    let taken: u64 = run
         .stderr
         .lines()
         .filter(|l| l.contains("needed no command buffer of the layer's"))
         .map(|l| {
-            let digits: String = l
-                .rsplit('(')
-                .next()
-                .unwrap_or_default()
-                .chars()
-                .take_while(char::is_ascii_digit)
+            // "... (R reusable runs read at their resubmission, S saved by the GPU at it)"
+            let inside = l.rsplit('(').next().unwrap_or_default();
+            let numbers: Vec<u64> = inside
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|w| w.parse().ok())
                 .collect();
-            digits.parse::<u64>().expect("a count")
+            numbers.iter().sum::<u64>()
         })
         .sum();
     assert!(
-        read_now > 0,
-        "no run was read at its resubmission: {}",
+        taken > 0,
+        "no run was read or saved at its resubmission: {}",
         run.stderr
     );
     // Begin and end: nothing (a re-recorded command buffer's frozen trace reuses the last

@@ -125,6 +125,13 @@ impl Backend {
         self.host_reset
     }
 
+    /// Whether reading queries on the host waits for all the device's work, not only the
+    /// queries' (Lavapipe's `vkGetQueryPoolResults` waits for the device to go idle): what
+    /// a CPU device does, whose "GPU" is the CPU's threads.
+    pub fn query_reads_wait(&self) -> bool {
+        self.caps.device_type == vk::PhysicalDeviceType::CPU
+    }
+
     /// Where the recording side writes timestamps from.
     #[inline(always)]
     pub fn timestamps(&self) -> Timestamps<'_> {
@@ -311,6 +318,7 @@ impl Backend {
             families: Vec::new(),
             memory: vk::PhysicalDeviceMemoryProperties::default(),
             api_version: 0,
+            device_type: vk::PhysicalDeviceType::OTHER,
             device_name: String::new(),
         };
         Backend {

@@ -39,6 +39,45 @@ pub fn with_insertions<T: Copy>(
         .collect()
 }
 
+/// Saves of runs left in the queries (see `trace::record::reruns`) one submission carries
+/// at most: with the first re-arm, the batch before the application's stays on the stack.
+pub const MAX_SAVES: usize = 4;
+
+/// The list of the batch before the application's (see [`head_list`]), on the stack.
+pub struct HeadList<T> {
+    items: [T; MAX_SAVES + 1],
+    len: usize,
+}
+
+impl<T> HeadList<T> {
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+/// The list of the batch before the application's: the saves of runs left in the queries
+/// (at most [`MAX_SAVES`]: the trace core carries no more), then the first segment's
+/// re-arm where it runs.
+pub fn head_list<T: Copy>(
+    saves: &[vk::CommandBuffer],
+    rearm: Option<T>,
+    item: impl Fn(vk::CommandBuffer) -> T,
+) -> HeadList<T> {
+    let mut list = HeadList {
+        items: [item(vk::CommandBuffer::null()); MAX_SAVES + 1],
+        len: 0,
+    };
+    for &cb in saves.iter().take(MAX_SAVES) {
+        list.items[list.len] = item(cb);
+        list.len += 1;
+    }
+    if let Some(rearm) = rearm {
+        list.items[list.len] = rearm;
+        list.len += 1;
+    }
+    list
+}
+
 /// Batches per call kept on the stack (more take an allocation).
 const INLINE_BATCHES: usize = 8;
 
@@ -121,9 +160,9 @@ impl<'a> Batch for vk::SubmitInfo2<'a> {
 
 /// The layer's batches for one submission, of either kind.
 pub struct LayerBatches<S> {
-    /// Before the application's: the first segment's re-arm (with the waits for other
-    /// queues' copies).
-    pub rearm: S,
+    /// Before the application's ([`head_list`]), with the waits for other queues' copies;
+    /// `None` when nothing runs before them.
+    pub head: Option<S>,
     /// After them: the last segment's copy, signalling the completion's timeline value.
     pub copy: S,
     /// After them when the batch is only signalled: an empty batch that signals.
@@ -151,6 +190,24 @@ mod tests {
             let tail_only = framed(None, &app, 200, |all| all.to_vec());
             assert_eq!(tail_only, want[1..]);
         }
+    }
+
+    #[test]
+    fn saves_go_before_the_first_rearm_in_one_list() {
+        let rearm = cb(9);
+        assert!(head_list(&[], None, |c| c).as_slice().is_empty());
+        assert_eq!(head_list(&[], Some(rearm), |c| c).as_slice(), [rearm]);
+        let saves = [cb(1), cb(2)];
+        assert_eq!(
+            head_list(&saves, Some(rearm), |c| c).as_slice(),
+            [cb(1), cb(2), cb(9)]
+        );
+        assert_eq!(head_list(&saves, None, |c| c).as_slice(), saves);
+        let most = [cb(1), cb(2), cb(3), cb(4)];
+        assert_eq!(
+            head_list(&most, Some(rearm), |c| c).as_slice(),
+            [cb(1), cb(2), cb(3), cb(4), cb(9)]
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub struct DeviceCaps {
     pub families: Vec<FamilyCaps>,
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub api_version: u32,
+    pub device_type: vk::PhysicalDeviceType,
     pub device_name: String,
 }
 
@@ -57,6 +58,7 @@ impl DeviceCaps {
                 .collect(),
             memory,
             api_version: props.api_version,
+            device_type: props.device_type,
             device_name: props
                 .device_name_as_c_str()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -2,7 +2,8 @@
 //! operations) and the plain types that travel with batches through the core.
 
 pub use super::backend::{Backend, Timestamps};
-pub use super::batch_resources::BatchResources;
+pub use super::batch_lists::MAX_SAVES;
+pub use super::batch_resources::{BatchResources, RecordedWrap};
 pub use super::calibration::{ClockPair, GpuClock, MeasuredPair};
 pub use super::caps::{ticks_to_ns, DeviceCaps};
 pub use super::completion::{Completion, CompletionMode, WaitOutcome};

@@ -60,8 +60,9 @@ struct Inner {
     counts: WrapCounts,
 }
 
-/// How each wrapped submission got its command buffers, said at `debug` when the queue
-/// goes (the tests read it to see that resubmissions record nothing).
+/// How each wrapped submission (or save of a last run, see `trace::submit::saves`) got
+/// its command buffers, said at `debug` when the queue goes (the tests read it to see that
+/// resubmissions record nothing).
 #[derive(Default)]
 struct WrapCounts {
     /// Recorded for it.
@@ -260,6 +261,24 @@ impl QueueContext {
         })
     }
 
+    /// A batch that signals `completion` was submitted.
+    pub fn signal_made(&self, completion: &Completion) {
+        if let Completion::Timeline { value, .. } = *completion {
+            self.signals.made(value);
+        }
+    }
+
+    /// The last value of the queue's timeline whose signal was submitted (or made on the
+    /// host): reached once everything submitted before it has completed. `None` in fence
+    /// mode or before any signal.
+    pub fn latest_signal(&self) -> Option<Completion> {
+        let value = self.signals.latest_made();
+        (self.timeline != vk::Semaphore::null() && value > 0).then_some(Completion::Timeline {
+            semaphore: self.timeline,
+            value,
+        })
+    }
+
     /// Whether something already submitted (or the host) will signal `completion`: false for
     /// a batch still waiting for the application's next submission.
     pub fn completion_submitted(&self, completion: &Completion) -> bool {
@@ -285,7 +304,9 @@ impl QueueContext {
         // SAFETY: the queue's own timeline semaphore (batches wait for signals only in
         // timeline mode), a value above its current one with no signal of it pending.
         let r = unsafe { signal(d.handle, &info) };
-        if r != vk::Result::SUCCESS {
+        if r == vk::Result::SUCCESS {
+            self.signals.made(value);
+        } else {
             log::error!("could not signal the layer's timeline semaphore ({r}); the queue's last batches may be given up");
         }
     }
@@ -333,7 +354,7 @@ impl QueueContext {
             counts,
         } = &mut *inner;
         log::debug!(
-            "queue {:?}: the layer's command buffers were recorded for {} submissions, kept from an equal one for {}, kept from the same recording for {}",
+            "queue {:?}: the layer's command buffers were recorded for {} submissions or saves, kept from an equal one for {}, kept from the same recording for {}",
             self.queue,
             counts.recorded,
             counts.by_recipe,

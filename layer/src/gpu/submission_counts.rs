@@ -15,6 +15,8 @@ pub struct RunWaits {
     read: u64,
     /// How long they waited, in all.
     ns: u64,
+    /// Last runs saved by the GPU instead (the device's reads wait: nothing waited).
+    saved: u64,
 }
 
 impl RunWaits {
@@ -22,6 +24,11 @@ impl RunWaits {
         self.waited += 1;
         self.read += u64::from(read);
         self.ns += ns;
+    }
+
+    /// One last run saved by the GPU (see `trace::submit::saves`).
+    pub fn saved(&mut self) {
+        self.saved += 1;
     }
 }
 
@@ -31,6 +38,8 @@ pub struct SubmissionCounts {
     unwrapped: AtomicU64,
     /// Reusable runs read at their resubmission.
     read_at_resubmission: AtomicU64,
+    /// Reusable runs saved by the GPU at their resubmission.
+    saved_at_resubmission: AtomicU64,
     /// Resubmissions that waited for their last run's read (by themselves, or by traceq
     /// under the trace's lock), and how long in all and at most in one (ns).
     run_waits: AtomicU64,
@@ -45,6 +54,10 @@ impl SubmissionCounts {
         if unwrapped {
             self.unwrapped.fetch_add(1, Ordering::Relaxed);
         }
+        if waits.saved > 0 {
+            self.saved_at_resubmission
+                .fetch_add(waits.saved, Ordering::Relaxed);
+        }
         if waits.waited > 0 {
             self.read_at_resubmission
                 .fetch_add(waits.read, Ordering::Relaxed);
@@ -58,8 +71,9 @@ impl SubmissionCounts {
     pub fn say(&self, queue: vk::Queue) {
         let read = self.read_at_resubmission.load(Ordering::Relaxed);
         log::debug!(
-            "queue {queue:?}: {} traced submissions needed no command buffer of the layer's ({read} reusable runs read at their resubmission)",
+            "queue {queue:?}: {} traced submissions needed no command buffer of the layer's ({read} reusable runs read at their resubmission, {} saved by the GPU at it)",
             self.unwrapped.load(Ordering::Relaxed),
+            self.saved_at_resubmission.load(Ordering::Relaxed),
         );
         let waits = self.run_waits.load(Ordering::Relaxed);
         if waits > 0 {

@@ -15,8 +15,9 @@
 //! the device goes) the host signals the value the waiting batches carry. What still waits
 //! when the process exits without either is given up and counted.
 //!
-//! All calls but [`TimelineSignals::submitted`] are made inside the application's calls on
-//! the queue, which Vulkan synchronises externally; the traceq thread only reads.
+//! All calls but [`TimelineSignals::submitted`] and [`TimelineSignals::latest_made`] are
+//! made inside the application's calls on the queue, which Vulkan synchronises externally;
+//! the traceq thread only reads.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -26,10 +27,13 @@ pub const MAX_DEFERRED: u32 = 15;
 
 #[derive(Default)]
 pub struct TimelineSignals {
-    /// The last value handed to a signal operation (submitted, or signalled on the host).
+    /// The last value handed to a signal operation (being submitted, submitted, or
+    /// signalled on the host).
     signalled: AtomicU64,
     /// Batches handed the value after `signalled` with no signal of their own.
     deferred: AtomicU32,
+    /// The last value whose signal was submitted (the call returned) or made on the host.
+    made: AtomicU64,
 }
 
 impl TimelineSignals {
@@ -47,6 +51,20 @@ impl TimelineSignals {
         }
         self.deferred.fetch_add(1, Ordering::Relaxed);
         (self.signalled.load(Ordering::Relaxed) + 1, false)
+    }
+
+    /// The signal of `value` was submitted, or made on the host.
+    pub fn made(&self, value: u64) {
+        // Only inside the application's calls on the queue: no other writer.
+        if value > self.made.load(Ordering::Relaxed) {
+            self.made.store(value, Ordering::Release);
+        }
+    }
+
+    /// The last value whose signal was made (see [`Self::made`]): waiting for it never
+    /// waits for a signal still to be submitted.
+    pub fn latest_made(&self) -> u64 {
+        self.made.load(Ordering::Acquire)
     }
 
     /// Whether batches wait for a signal.

@@ -1,6 +1,7 @@
 //! The application's submission, wrapped: `[re-arm] + the application's batches + [copy]`
 //! in one call (the re-arm only where the queries are not reset already), so that the
-//! application's fence also covers the layer's copy. The
+//! application's fence also covers the layer's copy. Saves of runs left in the queries
+//! (see `trace::record::reruns`) go first, in the re-arm's batch. The
 //! application's own `VkSubmitInfo`s are passed through untouched, except where a command
 //! buffer runs twice in one call: there the layer's copy and re-arm command buffers are
 //! inserted into the batch's list, before the second run. In timeline mode the copy batch
@@ -9,7 +10,7 @@
 
 use ash::vk;
 
-use super::batch_lists::{framed, with_insertions, Batch, LayerBatches};
+use super::batch_lists::{framed, head_list, with_insertions, Batch, LayerBatches};
 use super::completion::Completion;
 use super::segments::SegmentCommands;
 use crate::loader::dispatch::DeviceDispatch;
@@ -18,6 +19,9 @@ use crate::loader::dispatch::DeviceDispatch;
 pub struct Wrapping<'a> {
     /// Re-arm and copy per segment; none when the batch is only signalled (timeline mode).
     pub segments: &'a [SegmentCommands],
+    /// Copies of runs left in the queries by earlier submissions, which run before
+    /// everything else (they reset the queries they copy).
+    pub saves: &'a [vk::CommandBuffer],
     /// Where segments 1.. start, as positions among the submitted command buffers.
     pub splits: &'a [usize],
     /// Timeline values of other queues' copies the first re-arm waits for.
@@ -47,14 +51,14 @@ unsafe fn wrapped<S: Batch>(
 ) -> vk::Result {
     if wrap.segments.is_empty() {
         // Signal only (`passes_through` took the calls that signal nothing): the
-        // application's batches untouched, then the timeline's signal.
-        let result = framed(None, app, layer.signal_only, &submit);
+        // application's batches untouched (after the saves), then the timeline's signal.
+        let result = framed(layer.head, app, layer.signal_only, &submit);
         // SAFETY: the application's queue, inside its submit call.
         return unsafe { completed_by_fence(d, queue, wrap, result) };
     }
     let result = if wrap.splits.is_empty() {
         // The application's batches, untouched, between the layer's.
-        framed(wrap.rearm.then_some(layer.rearm), app, layer.copy, &submit)
+        framed(layer.head, app, layer.copy, &submit)
     } else {
         // SAFETY: each of the application's batches holds a valid list.
         let app_lists: Vec<&[S::Item]> = app.iter().map(|s| unsafe { s.items() }).collect();
@@ -66,12 +70,7 @@ unsafe fn wrapped<S: Batch>(
             .collect();
         // The application's batches, unchanged but for the layer's command buffers inserted
         // at the splits; the layer's reference live objects.
-        framed(
-            wrap.rearm.then_some(layer.rearm),
-            &split,
-            layer.copy,
-            &submit,
-        )
+        framed(layer.head, &split, layer.copy, &submit)
     };
     // SAFETY: the application's queue, inside its submit call.
     unsafe { completed_by_fence(d, queue, wrap, result) }
@@ -108,9 +107,10 @@ pub unsafe fn queue_submit(
     let wait_stages = vec![vk::PipelineStageFlags::TRANSFER; wrap.waits.len()];
     let mut wait_info =
         vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&wait_values);
-    let mut rearm = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&rearm_cb));
+    let head_cbs = head_list(wrap.saves, runs_rearm(wrap).then_some(rearm_cb), |c| c);
+    let mut head = vk::SubmitInfo::default().command_buffers(head_cbs.as_slice());
     if !wrap.waits.is_empty() {
-        rearm = rearm
+        head = head
             .wait_semaphores(&wait_semaphores)
             .wait_dst_stage_mask(&wait_stages)
             .push_next(&mut wait_info);
@@ -122,7 +122,7 @@ pub unsafe fn queue_submit(
             .push_next(&mut copy_timeline);
     }
     let layer = LayerBatches {
-        rearm,
+        head: (!head_cbs.as_slice().is_empty()).then_some(head),
         copy,
         signal_only,
     };
@@ -172,14 +172,19 @@ pub unsafe fn queue_submit2(
                 .stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
         })
         .collect();
-    let rearm = vk::SubmitInfo2::default()
-        .command_buffer_infos(std::slice::from_ref(&rearm_cb))
+    let head_cbs = head_list(
+        wrap.saves,
+        runs_rearm(wrap).then_some(rearm_cb),
+        <vk::SubmitInfo2<'_> as Batch>::item,
+    );
+    let head = vk::SubmitInfo2::default()
+        .command_buffer_infos(head_cbs.as_slice())
         .wait_semaphore_infos(&waits);
     let copy = vk::SubmitInfo2::default()
         .command_buffer_infos(std::slice::from_ref(&copy_cb))
         .signal_semaphore_infos(signal.as_slice());
     let layer = LayerBatches {
-        rearm,
+        head: (!head_cbs.as_slice().is_empty()).then_some(head),
         copy,
         signal_only,
     };
@@ -194,7 +199,12 @@ pub unsafe fn queue_submit2(
 /// Whether the application's call goes down as it is: nothing of the layer's, and a later
 /// submission signals this batch's value (most small submissions: nothing to build).
 fn passes_through(wrap: &Wrapping<'_>) -> bool {
-    wrap.segments.is_empty() && !wrap.signal
+    wrap.segments.is_empty() && wrap.saves.is_empty() && !wrap.signal
+}
+
+/// Whether the first segment's re-arm runs before the application's batches.
+fn runs_rearm(wrap: &Wrapping<'_>) -> bool {
+    wrap.rearm && !wrap.segments.is_empty()
 }
 
 /// The first segment's re-arm and the last segment's copy (null when the batch is only

@@ -1,13 +1,15 @@
 //! A reusable command buffer resubmitted as soon as its fence signals while long work
 //! submitted after its last run is still on the GPU: the frame loop of an application with
-//! work in flight. Where the layer reads the last run at the resubmission (the traceq
+//! work in flight. Were the layer to read the last run at the resubmission (the traceq
 //! thread has not yet), a driver whose query read waits for the device to go idle
-//! (Lavapipe's) makes that resubmission wait for the long work.
+//! (Lavapipe's) would make that resubmission wait for the long work. Each submit call is
+//! timed (`call_ns`). With `--pace-ms`, the application works that long on the CPU before
+//! each resubmission: by then the traceq thread has woken and is reading the last run.
 
 use ash::vk;
 
 use super::{first_word, record_transfer, transfer_barrier};
-use crate::submitter::Submitter;
+use crate::submitter::{pace_ms, Submitter};
 use crate::vk::{check, monotonic_ns, Buffer, Device, Result};
 
 /// Bytes the long work fills, four times over: tens of milliseconds on Lavapipe.
@@ -46,15 +48,18 @@ pub(super) fn resubmit_busy(dev: &Device, sub: &mut Submitter, frames: u32) -> R
     for i in 0..frames {
         let before = monotonic_ns();
         submit(cb, cb_fence)?;
+        let call_end = monotonic_ns();
         if let Some(started) = long_started.take() {
             dev.wait_and_reset(long_fence)?;
             sub.note(&format!("long-{}", i - 1), &[long], started, monotonic_ns());
         }
         dev.wait_and_reset(cb_fence)?;
-        sub.note(&format!("resubmit-busy-{i}"), &[cb], before, monotonic_ns());
+        let times = [before, call_end, monotonic_ns()];
+        sub.note_call(&format!("resubmit-busy-{i}"), &[cb], times);
         if i + 1 < frames {
             long_started = Some(monotonic_ns());
             submit(long, long_fence)?;
+            std::thread::sleep(std::time::Duration::from_millis(pace_ms()));
         }
     }
     let ok = first_word(&small) == 0x77 && big.words()[0] == 4;

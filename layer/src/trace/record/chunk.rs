@@ -90,6 +90,12 @@ impl ChunkPool {
         self.host_reset
     }
 
+    /// Whether a reusable run left in the queries at its resubmission is saved by the GPU
+    /// rather than read on the host (see [`Backend::query_reads_wait`]).
+    pub fn saves_runs_on_gpu(&self) -> bool {
+        self.backend.query_reads_wait()
+    }
+
     /// A query pool no pending work uses. With host reset its queries are reset; otherwise
     /// they may hold old results, and every batch re-arms the queries it will write before
     /// they are written.

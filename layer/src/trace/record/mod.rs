@@ -13,3 +13,4 @@ pub mod recorded_trace;
 pub mod recorder;
 mod recording;
 mod reruns;
+pub mod saved_copy;

@@ -12,7 +12,8 @@ use parking_lot::Mutex;
 use super::chunk::{ChunkPool, RecordedEvent};
 pub use super::reruns::Taken;
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
-use crate::gpu::interface::{Arming, CopyRange, QueryRange};
+use super::saved_copy::SavedCopy;
+use crate::gpu::interface::{Arming, Completion, CopyRange, QueryRange};
 
 /// Ids of recordings: 0 is never one.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -46,7 +47,7 @@ pub struct RecordedTrace {
     pub slots: u32,
     /// Reusable: where its queries stand between runs, when it is tracked
     /// ([`Self::tracked`]).
-    reruns: Reruns,
+    reruns: Reruns<SavedCopy>,
     /// Names this recording among every recording of the process (a re-recording gets a
     /// new id): the layer's copy command buffers recorded for it alone are kept by it.
     pub id: u64,
@@ -144,7 +145,8 @@ impl RecordedTrace {
             && !self.simultaneous
             && self.children.is_empty()
             && self.slots <= TRACKED_SLOTS;
-        self.reruns.restart(self.tracked);
+        self.reruns
+            .restart(self.tracked, self.pool.saves_runs_on_gpu());
         *self.written.get_mut() = false;
         *self.last_run.get_mut() = None;
         self.live = true;
@@ -218,6 +220,26 @@ impl RecordedTrace {
         }
     }
 
+    /// Submission `by`, which took [`Taken::Save`], saves the last run with `copy`.
+    pub fn save_prepared(&self, by: u64, copy: SavedCopy) {
+        self.reruns.prepared(by, copy);
+    }
+
+    /// Submission `by` was made and completes at `completion`: a save it carries for this
+    /// trace is read from once that completed.
+    pub fn save_made(&self, by: u64, completion: Completion) {
+        if self.tracked {
+            self.reruns.made(by, completion);
+        }
+    }
+
+    /// Submission `by`, which took [`Taken::Save`], cannot save the last run: it is read on
+    /// the host instead.
+    pub fn read_instead_of_saving(&self, by: u64) {
+        self.reruns
+            .read_instead_of_saving(by, self.slots as usize, self);
+    }
+
     /// The submission that took a run was not made.
     pub fn not_submitted(&self, submission: u64) {
         if self.tracked {
@@ -228,6 +250,12 @@ impl RecordedTrace {
     /// Whether the trace's runs are tracked between submissions (see [`Reruns`]).
     pub fn tracked(&self) -> bool {
         self.tracked
+    }
+
+    /// Whether a tracked trace's run of `submission` is still in its queries (no later
+    /// submission took it).
+    pub fn run_in_queries(&self, submission: u64) -> bool {
+        self.tracked && self.reruns.holds(submission)
     }
 
     /// A tracked trace's completed run of `submission`, left in the queries: its values,

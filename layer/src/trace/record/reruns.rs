@@ -10,31 +10,35 @@
 //! already made it wait for that run to complete (a command buffer without
 //! `SIMULTANEOUS_USE` must not be pending when submitted), so the submitting thread reads
 //! the run's few values itself, keeps them for traceq (`early`, by submission) and resets
-//! the queries. A run that went wrapped (`Copying`: the layer's copy resets the queries
-//! after reading them) is armed again when traceq has its batch. Anything else is not
-//! armed and goes wrapped, as every run of an untracked trace does.
+//! the queries. On a device whose query reads wait for all of its work (`saves`: a CPU
+//! device such as Lavapipe, whose `vkGetQueryPoolResults` waits for the device to go idle)
+//! it never reads: the resubmission carries a command buffer of the layer's, before the
+//! application's, that copies the last run into a buffer and resets the queries (`Save`),
+//! and traceq reads the run from there once that submission completed. A run that went
+//! wrapped (`Copying`: the layer's copy resets the queries after reading them) is armed
+//! again when traceq has its batch. Anything else is not armed and goes wrapped, as every
+//! run of an untracked trace does.
 //!
 //! The phase is one atomic word per trace; a small lock per trace orders the reads of its
 //! queries between the thread submitting its command buffer (which Vulkan already
 //! serialises) and traceq: never shared between recording threads.
 
-use std::collections::VecDeque;
+mod early_runs;
+mod phase;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
 use parking_lot::Mutex;
 
+pub use early_runs::SavedRun;
+use early_runs::{EarlyRuns, Found, Values};
+use phase::Phase;
+
 /// A tracked trace writes at most this many queries: what a resubmission reads itself
 /// when traceq is behind (2 KB, a few hundred ns on the driver's side).
 pub const TRACKED_SLOTS: u32 = 256;
-
-/// Values of runs read early and kept for traceq, per trace: 1 MiB, thousands of runs of
-/// a small command buffer (a debug build under validation, on a loaded machine, saw
-/// traceq hundreds of runs behind a command buffer resubmitted in a loop). Beyond it the
-/// oldest is dropped, and counted lost when traceq finds it missing. (Each run is also a
-/// batch waiting for traceq, which `traceq::MAX_PENDING_BATCHES` bounds.)
-const EARLY_VALUES: usize = 1 << 17;
 
 /// The queries of one tracked trace, as its runs use them.
 pub trait RunQueries {
@@ -60,58 +64,15 @@ pub enum Taken {
     /// The last run was still in the queries: read now, and the queries reset. The
     /// submitting thread waited `waited_ns` for it (the lock and the driver's read).
     ReadNow { waited_ns: u64 },
+    /// The last run is still in the queries, on a device whose reads wait for all its
+    /// work: this submission must save it (copy it out and reset the queries, on the GPU,
+    /// before its own run): see [`Reruns::prepared`], [`Reruns::made`],
+    /// [`Reruns::read_instead_of_saving`] and [`Reruns::not_submitted`].
+    Save,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    /// The queries are reset and no run is in flight.
-    Armed,
-    /// This submission's run leaves its timestamps in the queries, unread (or is being
-    /// prepared: a submission that goes wrapped says so, see [`Reruns::wrapped`]).
-    InQueries(u64),
-    /// This submission's run is wrapped: its copy reads the queries and resets them.
-    Copying(u64),
-    /// Not known (a wrapped submission failed): every later run is wrapped.
-    Unknown,
-}
-
-impl Phase {
-    /// One word: the state in the low two bits, the submission above them.
-    fn encode(self) -> u64 {
-        match self {
-            Phase::Armed => 0,
-            Phase::Unknown => 1,
-            Phase::InQueries(s) => s << 2 | 2,
-            Phase::Copying(s) => s << 2 | 3,
-        }
-    }
-
-    fn decode(word: u64) -> Phase {
-        match word & 3 {
-            0 => Phase::Armed,
-            1 => Phase::Unknown,
-            2 => Phase::InQueries(word >> 2),
-            _ => Phase::Copying(word >> 2),
-        }
-    }
-}
-
-/// A run read by a later submission: its values, or why they could not be read.
-struct Early {
-    submission: u64,
-    values: Vec<u64>,
-    read: Result<(), vk::Result>,
-}
-
-/// What only a read of the queries touches, under the trace's lock.
-#[derive(Default)]
-struct Reads {
-    /// Runs read by a later submission before traceq had them.
-    early: VecDeque<Early>,
-    /// Emptied value lists, kept so that reading early allocates nothing in the steady state.
-    spare: Vec<Vec<u64>>,
-}
-
+/// `S`: how a run saved by the GPU is held until traceq reads it.
+///
 /// The phase is one atomic word, so that the common resubmission (its last run read by
 /// traceq: `Armed`) takes it with a load and a store, no lock and no locked instruction.
 /// Only the submitting thread moves the phase away from `Armed` (and between its own
@@ -121,16 +82,19 @@ struct Reads {
 /// the two: a submission that finds the last run still in the queries re-reads the phase
 /// under the lock.
 #[repr(C)]
-pub struct Reruns {
+pub struct Reruns<S> {
     phase: AtomicU64,
-    reads: Mutex<Reads>,
+    reads: Mutex<EarlyRuns<S>>,
+    /// Runs left in the queries at a resubmission are saved by the GPU, not read on the
+    /// host (the device's reads wait for all its work).
+    saves: bool,
 }
 
 /// The lock as traceq takes it: spinning and yielding, never parked, so that a submitting
 /// thread that held it never has to wake traceq on its way out (a futex call on the
 /// application's time). The submitting side takes it plainly: it waits only while traceq
 /// reads this trace's few queries.
-fn lock_for_traceq(reads: &Mutex<Reads>) -> parking_lot::MutexGuard<'_, Reads> {
+fn lock_for_traceq<S>(reads: &Mutex<EarlyRuns<S>>) -> parking_lot::MutexGuard<'_, EarlyRuns<S>> {
     loop {
         if let Some(guard) = reads.try_lock() {
             return guard;
@@ -152,16 +116,29 @@ static SAID_WAITED: AtomicBool = AtomicBool::new(false);
 /// frame of work in flight.
 const LONG_WAIT: Duration = Duration::from_millis(10);
 
-impl Default for Reruns {
+/// How long traceq waits for a submission that saves the run it wants to be made (it is
+/// inside the application's submit call) before it counts the run lost.
+const SAVING_WAIT: Duration = Duration::from_secs(1);
+
+impl<S> Default for Reruns<S> {
     fn default() -> Self {
         Reruns {
             phase: AtomicU64::new(Phase::Unknown.encode()),
             reads: Mutex::default(),
+            saves: false,
         }
     }
 }
 
-impl Reruns {
+/// Says once that runs taken early are being dropped for room (`dropped`), with how many
+/// are kept.
+fn say_dropped(dropped: bool, kept: usize) {
+    if dropped && !SAID_BEHIND.swap(true, Ordering::Relaxed) {
+        log::warn!("traceq is {kept} runs behind a command buffer resubmitted in a loop; its oldest runs are dropped and counted");
+    }
+}
+
+impl<S: SavedRun> Reruns<S> {
     fn phase(&self) -> Phase {
         // Acquire: traceq's reset of the queries happened before it armed them.
         Phase::decode(self.phase.load(Ordering::Acquire))
@@ -185,20 +162,20 @@ impl Reruns {
     }
 
     /// A new recording: `armed` when the trace is tracked (its queries were handed out
-    /// reset); runs read early for the last recording are forgotten.
-    pub fn restart(&mut self, armed: bool) {
+    /// reset); runs taken early for the last recording are forgotten. `saves`: the
+    /// device's reads wait for all its work (see [`Taken::Save`]).
+    pub fn restart(&mut self, armed: bool, saves: bool) {
         let phase = if armed { Phase::Armed } else { Phase::Unknown };
         *self.phase.get_mut() = phase.encode();
-        let reads = self.reads.get_mut();
-        while let Some(early) = reads.early.pop_front() {
-            reads.spare.push(early.values);
-        }
+        self.saves = saves;
+        self.reads.get_mut().clear();
     }
 
     /// The run of `submission` being prepared: whether its queries are reset (the run may
     /// go without a copy, and is taken to: see [`Self::wrapped`] otherwise). A run still in
     /// the queries is read now (`slots` values) and the queries reset: the application
-    /// waited for it to complete before submitting again.
+    /// waited for it to complete before submitting again. Where the device's reads wait
+    /// for all its work, it is left for this submission to save instead ([`Taken::Save`]).
     pub fn take(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         match self.phase() {
             Phase::Armed => {
@@ -230,8 +207,8 @@ impl Reruns {
     }
 
     /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
-    /// where traceq may have read it meanwhile. The wait is [`Self::take_read`]'s to give:
-    /// `ReadNow` comes back with 0.
+    /// where traceq may have read it meanwhile (this waited for that read). The wait is
+    /// [`Self::take_read`]'s to give: `ReadNow` comes back with 0.
     fn take_read_locked(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         let mut reads = self.reads.lock();
         let earlier = match self.phase() {
@@ -242,33 +219,68 @@ impl Reruns {
             Phase::InQueries(earlier) if earlier != submission => earlier,
             _ => return Taken::No,
         };
-        let mut values = reads.spare.pop().unwrap_or_default();
-        values.clear();
-        values.resize(slots, 0);
-        let read = queries.read(&mut values);
-        // Not ready: the application broke the rule (a failure of the driver's is said by
-        // traceq when it finds it).
-        if read == Err(vk::Result::NOT_READY) && !SAID_PENDING.swap(true, Ordering::Relaxed) {
-            log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed (invalid in Vulkan); that run's timestamps are lost, and the new run's may be overwritten by the last one's late writes");
+        if self.saves {
+            // Left for this submission to save on the GPU: no read on the host.
+            let dropped = reads.push_saving(earlier, submission, slots);
+            say_dropped(dropped, reads.len());
+            self.set(Phase::InQueries(submission));
+            return Taken::Save;
         }
-        if (reads.early.len() + 1) * slots.max(1) > EARLY_VALUES {
-            if let Some(dropped) = reads.early.pop_front() {
-                reads.spare.push(dropped.values);
+        let dropped = reads.push_read(earlier, slots, |values| {
+            let read = queries.read(values);
+            // Not ready: the application broke the rule (a failure of the driver's is said
+            // by traceq when it finds it).
+            if read == Err(vk::Result::NOT_READY) && !SAID_PENDING.swap(true, Ordering::Relaxed)
+            {
+                log::warn!("a command buffer without SIMULTANEOUS_USE was submitted again before its last run completed (invalid in Vulkan); that run's timestamps are lost, and the new run's may be overwritten by the last one's late writes");
             }
-            if !SAID_BEHIND.swap(true, Ordering::Relaxed) {
-                log::warn!("traceq is {} runs behind a command buffer resubmitted in a loop; its oldest runs are dropped and counted", reads.early.len());
-            }
-        }
-        reads.early.push_back(Early {
-            submission: earlier,
-            values,
-            read,
+            read
         });
+        say_dropped(dropped, reads.len());
         // SAFETY: the run that wrote them completed (see above); no other run of this
         // trace was submitted since (it would have read them itself).
         unsafe { queries.reset() };
         self.set(Phase::InQueries(submission));
         Taken::ReadNow { waited_ns: 0 }
+    }
+
+    /// Whether the run of `submission` is in the queries, untaken.
+    pub fn holds(&self, submission: u64) -> bool {
+        self.phase() == Phase::InQueries(submission)
+    }
+
+    /// Submission `by`, which took [`Taken::Save`], cannot save the last run (the layer's
+    /// command buffers for it could not be had): the run is read on the host now, and the
+    /// queries reset, as where reads do not wait.
+    pub fn read_instead_of_saving(&self, by: u64, slots: usize, queries: &impl RunQueries) {
+        let mut reads = self.reads.lock();
+        let Some((earlier, copy)) = reads.unmade(by) else {
+            return;
+        };
+        let dropped = reads.push_read(earlier, slots, |values| queries.read(values));
+        say_dropped(dropped, reads.len());
+        // SAFETY: the last run completed (the application waited for it) and this
+        // submission, which took the queries, has not been made.
+        unsafe { queries.reset() };
+        drop(reads);
+        if let Some(copy) = copy {
+            copy.unused();
+        }
+    }
+
+    /// Submission `by`, which took [`Taken::Save`], saves the last run with `copy` (the
+    /// layer's command buffers for it were had).
+    pub fn prepared(&self, by: u64, copy: S) {
+        let unwanted = self.reads.lock().prepared(by, copy);
+        if let Err(copy) = unwanted {
+            copy.unused();
+        }
+    }
+
+    /// Submission `by`, which saves the last run, was made and completes at `completion`:
+    /// traceq reads the run from the copy once it completed.
+    pub fn made(&self, by: u64, completion: S::Completion) {
+        self.reads.lock().made(by, completion);
     }
 
     /// The run of `submission` goes wrapped after all: the layer's copy reads the queries
@@ -280,52 +292,101 @@ impl Reruns {
     /// The submission was not made (the call failed, or the layer gave up preparing it):
     /// queries it took are as they were, reset.
     pub fn not_submitted(&self, submission: u64) {
+        if self.saves {
+            let unmade = self.reads.lock().unmade(submission);
+            if let Some((earlier, copy)) = unmade {
+                // It was to save the last run: that run is still in the queries.
+                self.set(Phase::InQueries(earlier));
+                if let Some(copy) = copy {
+                    copy.unused();
+                }
+                return;
+            }
+        }
         if !self.replace(Phase::InQueries(submission), Phase::Armed) {
             self.replace(Phase::Copying(submission), Phase::Unknown);
         }
     }
 
     /// The completed run of `submission` that left its timestamps in the queries, into
-    /// `out`; the queries are reset and the trace armed. Read early if a resubmission
-    /// came first. An error if it cannot be had (dropped for room, or lost).
+    /// `out`; the queries are reset and the trace armed. Taken early if a resubmission came
+    /// first (read by it, or saved by the GPU: then waited for). An error if it cannot be
+    /// had (dropped for room, or lost).
     pub fn read(
         &self,
         submission: u64,
         out: &mut [u64],
         queries: &impl RunQueries,
     ) -> Result<(), vk::Result> {
-        let mut reads = lock_for_traceq(&self.reads);
-        if self.phase() == Phase::InQueries(submission) {
-            let read = queries.read(out);
-            // SAFETY: the run completed (traceq waited for it) and no later run was
-            // submitted (it would have read the queries first, under this lock).
-            unsafe { queries.reset() };
-            self.replace(Phase::InQueries(submission), Phase::Armed);
-            return read;
+        let mut saving_since: Option<Instant> = None;
+        loop {
+            let mut reads = lock_for_traceq(&self.reads);
+            if self.phase() == Phase::InQueries(submission) {
+                // Under the lock, even where the read waits for all the device's work: a
+                // resubmission's GPU work on these queries (a save, the new run) running
+                // while the driver reads them makes it read them wrong (seen on Lavapipe).
+                let read = queries.read(out);
+                // SAFETY: the run completed (traceq waited for it) and no later run was
+                // submitted (it would have taken the queries first, under this lock).
+                unsafe { queries.reset() };
+                self.replace(Phase::InQueries(submission), Phase::Armed);
+                return read;
+            }
+            match reads.take(submission) {
+                Found::Missing | Found::Taken(Values::Saving { .. }) => {
+                    return Err(vk::Result::NOT_READY)
+                }
+                Found::Taken(Values::Read(values, read)) => {
+                    if read.is_ok() {
+                        let n = out.len().min(values.len());
+                        out[..n].copy_from_slice(&values[..n]);
+                    }
+                    reads.give(values);
+                    return read;
+                }
+                Found::Taken(Values::Saved(saved)) => {
+                    drop(reads);
+                    return saved.finish(Some(out));
+                }
+                Found::Saving => {
+                    drop(reads);
+                    if saving_since.get_or_insert_with(Instant::now).elapsed() >= SAVING_WAIT {
+                        return Err(vk::Result::NOT_READY);
+                    }
+                    std::thread::yield_now();
+                }
+            }
         }
-        let at = reads.early.iter().position(|e| e.submission == submission);
-        let Some(early) = at.and_then(|at| reads.early.remove(at)) else {
-            return Err(vk::Result::NOT_READY);
-        };
-        if early.read.is_ok() {
-            let n = out.len().min(early.values.len());
-            out[..n].copy_from_slice(&early.values[..n]);
-        }
-        reads.spare.push(early.values);
-        early.read
     }
 
     /// The completed run of `submission` is not written (outside a capture, or its batch
     /// could not be read): as [`Self::read`], without the values.
     pub fn discard(&self, submission: u64, queries: &impl RunQueries) {
-        let mut reads = lock_for_traceq(&self.reads);
-        if self.phase() == Phase::InQueries(submission) {
-            // SAFETY: as in `read`.
-            unsafe { queries.reset() };
-            self.replace(Phase::InQueries(submission), Phase::Armed);
-        } else if let Some(at) = reads.early.iter().position(|e| e.submission == submission) {
-            if let Some(early) = reads.early.remove(at) {
-                reads.spare.push(early.values);
+        let mut saving_since: Option<Instant> = None;
+        loop {
+            let mut reads = lock_for_traceq(&self.reads);
+            if self.phase() == Phase::InQueries(submission) {
+                // SAFETY: as in `read`.
+                unsafe { queries.reset() };
+                self.replace(Phase::InQueries(submission), Phase::Armed);
+                return;
+            }
+            match reads.take(submission) {
+                Found::Missing | Found::Taken(Values::Saving { .. }) => return,
+                Found::Taken(Values::Read(values, _)) => return reads.give(values),
+                Found::Taken(Values::Saved(saved)) => {
+                    drop(reads);
+                    // Only its resources back: the error would be the batch's, not written.
+                    let _ = saved.finish(None);
+                    return;
+                }
+                Found::Saving => {
+                    drop(reads);
+                    if saving_since.get_or_insert_with(Instant::now).elapsed() >= SAVING_WAIT {
+                        return;
+                    }
+                    std::thread::yield_now();
+                }
             }
         }
     }

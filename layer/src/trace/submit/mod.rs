@@ -3,7 +3,9 @@
 //! batches submitted, and the result committed as a [`batch::Batch`] for the traceq thread.
 
 pub mod batch;
+mod cross_queue;
 mod pending_submission;
 pub mod queues;
+mod saves;
 mod segment_lists;
 mod submit_flow;

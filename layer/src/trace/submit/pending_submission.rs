@@ -9,9 +9,12 @@ use ash::vk;
 use ash::vk::Handle;
 
 use super::batch::{Batch, Results, SubmitStamp};
+use super::cross_queue::cross_queue_waits;
+use super::saves::{SaveCommands, ToSave};
 use super::segment_lists::SegmentLists;
 use crate::gpu::interface::{
-    wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, RunWaits, Wrapping,
+    wrap_fingerprint, Arming, BatchResources, Completion, QueueContext, RecordedWrap, RunWaits,
+    Wrapping,
 };
 use crate::trace::record::recorded_trace::{LastRun, RecordedTrace, Taken};
 use crate::trace::traceq::Message;
@@ -35,6 +38,9 @@ pub struct PendingSubmission {
     /// The layer's command buffers and readback; `None` when the batch is only signalled
     /// (its timestamps stay in the queries).
     resources: Option<BatchResources>,
+    /// The copies of last runs left in the queries that this submission saves before its
+    /// own (the traces hold the rest of each save).
+    saves: SaveCommands,
     completion: Completion,
     /// Whether the submission signals `completion` (a batch of one-time command buffers
     /// may leave it to a later one).
@@ -48,6 +54,7 @@ impl PendingSubmission {
     pub fn wrapping(&self) -> Wrapping<'_> {
         Wrapping {
             segments: self.resources.as_ref().map_or(&[], |r| r.used()),
+            saves: self.saves.as_slice(),
             splits: &self.splits,
             waits: &self.waits,
             rearm: self.rearm,
@@ -89,6 +96,8 @@ impl DeviceTracer {
         // Reusable traces whose last run this submission waited for (read here, or by
         // traceq meanwhile), and how long.
         let mut run_waits = RunWaits::default();
+        // Reusable traces whose last run this submission saves (see `saves`).
+        let mut to_save = ToSave::default();
         for (position, cb) in cmdbufs.enumerate() {
             submitted.push(cb.as_raw());
             // SAFETY: a command buffer of the application's submission, executable (not
@@ -116,6 +125,9 @@ impl DeviceTracer {
                 Taken::Armed => {}
                 Taken::ArmedAfterWait { waited_ns } => run_waits.add(false, waited_ns),
                 Taken::ReadNow { waited_ns } => run_waits.add(true, waited_ns),
+                Taken::Save if to_save.push(traces.len()) => run_waits.saved(),
+                // No room for more saves in this submission: read on the host.
+                Taken::Save => recorded.read_instead_of_saving(submission),
             }
             traces.push(recorded);
         }
@@ -135,13 +147,17 @@ impl DeviceTracer {
         let Some(queue_ctx) = self.queue_context(queue) else {
             return give_back(traces, submitted);
         };
+        // Before the submission's own completion is taken: a save's value comes before it
+        // (and is covered by its signal).
+        let saves = self.saves(&queue_ctx, &traces, &to_save, submission);
         let signal_only = if traces.is_empty() {
             match queue_ctx.signal_for_waiting() {
                 Some(completion) => Some((completion, true)),
                 None => return give_back(traces, submitted),
             }
         } else if armed && splits.is_empty() {
-            queue_ctx.signal_only(app_syncs)
+            // A submission with saves signals: traceq waits for it to read them.
+            queue_ctx.signal_only(app_syncs || !saves.is_empty())
         } else {
             None
         };
@@ -150,7 +166,7 @@ impl DeviceTracer {
                 trace.went(submission, true);
             }
             if !traces.is_empty() {
-                queue_ctx.submissions.count(true, run_waits);
+                queue_ctx.submissions.count(saves.is_empty(), run_waits);
             }
             return Some(PendingSubmission {
                 queue: queue_ctx,
@@ -160,6 +176,7 @@ impl DeviceTracer {
                 waits: Vec::new(),
                 rearm: false,
                 resources: None,
+                saves,
                 completion,
                 signal,
                 frame: self.frame.load(Ordering::Relaxed),
@@ -175,36 +192,7 @@ impl DeviceTracer {
             rearm: !reset_after_copy || !waits.is_empty(),
             reset_after_copy,
         };
-        // A reusable command buffer submitted alone (the common resubmission) finds the
-        // layer's command buffers kept for its recording without building its segments.
-        let alone = match &traces[..] {
-            [only] if !only.one_time => Some(only),
-            _ => None,
-        };
-        let kept = alone.and_then(|trace| {
-            let fingerprint = trace.wrap_fingerprint(arming)?;
-            self.backend
-                .rerun_wrap(&queue_ctx, trace.id, fingerprint, arming)
-        });
-        let wrap = match kept {
-            Some(kept) => Ok(kept),
-            None => SegmentLists::with(&traces, &segment_starts, |lists| {
-                lists.segments(|segments| {
-                    let fingerprint = wrap_fingerprint(segments, lists.total(), arming);
-                    if let Some(trace) = alone {
-                        trace.note_wrap_fingerprint(arming, fingerprint);
-                    }
-                    let recording = alone.map_or(0, |t| t.id);
-                    self.backend.prepare_wrap(
-                        &queue_ctx,
-                        segments,
-                        (lists.total(), arming),
-                        fingerprint,
-                        recording,
-                    )
-                })
-            }),
-        };
+        let wrap = self.wrap(&queue_ctx, &traces, &segment_starts, arming);
         match wrap {
             Ok(recorded) => {
                 if let Some(e) = recorded.untimed {
@@ -222,6 +210,7 @@ impl DeviceTracer {
                     waits,
                     rearm: arming.rearm,
                     resources: Some(recorded.resources),
+                    saves,
                     completion: recorded.completion,
                     signal: true,
                     frame: self.frame.load(Ordering::Relaxed),
@@ -235,6 +224,46 @@ impl DeviceTracer {
         }
     }
 
+    /// The layer's command buffers around `traces` (cut into segments at `segment_starts`)
+    /// with `arming`. A reusable command buffer submitted alone (the common resubmission)
+    /// finds those kept for its recording without building its segments.
+    pub(super) fn wrap(
+        &self,
+        queue_ctx: &QueueContext,
+        traces: &[Arc<RecordedTrace>],
+        segment_starts: &[usize],
+        arming: Arming,
+    ) -> Result<RecordedWrap, vk::Result> {
+        let alone = match traces {
+            [only] if !only.one_time => Some(only),
+            _ => None,
+        };
+        let kept = alone.and_then(|trace| {
+            let fingerprint = trace.wrap_fingerprint(arming)?;
+            self.backend
+                .rerun_wrap(queue_ctx, trace.id, fingerprint, arming)
+        });
+        if let Some(kept) = kept {
+            return Ok(kept);
+        }
+        SegmentLists::with(traces, segment_starts, |lists| {
+            lists.segments(|segments| {
+                let fingerprint = wrap_fingerprint(segments, lists.total(), arming);
+                if let Some(trace) = alone {
+                    trace.note_wrap_fingerprint(arming, fingerprint);
+                }
+                let recording = alone.map_or(0, |t| t.id);
+                self.backend.prepare_wrap(
+                    queue_ctx,
+                    segments,
+                    (lists.total(), arming),
+                    fingerprint,
+                    recording,
+                )
+            })
+        })
+    }
+
     /// After the submit call: a submitted batch goes to the traceq thread; a failed one gives
     /// its resources back (nothing of it was queued).
     /// `submit` is completed with the queue's anchor here (only a batch that goes needs one).
@@ -244,6 +273,7 @@ impl DeviceTracer {
             traces,
             command_buffers,
             resources,
+            saves,
             completion,
             signal,
             frame,
@@ -262,6 +292,9 @@ impl DeviceTracer {
                 self.fault("vkQueueSubmit", result);
             }
             return;
+        }
+        if signal {
+            queue.signal_made(&completion);
         }
         if traces.is_empty() {
             // It only signalled for earlier batches: nothing of its own to write.
@@ -287,6 +320,11 @@ impl DeviceTracer {
             // One-time traces: they run nowhere else.
             None => Results::InQueries,
         };
+        if !saves.is_empty() {
+            for trace in &traces {
+                trace.save_made(submission, completion);
+            }
+        }
         submit.anchor = queue.tick_anchor().for_stamp(submit.start);
         let captured = self.capture.active();
         let batch = Message::Batch(Batch {
@@ -307,74 +345,5 @@ impl DeviceTracer {
             // Nothing completes it before a later signal: it goes with that one.
             self.consumer.hold(batch);
         }
-    }
-}
-
-/// The copies of earlier runs on other queues that this submission's re-arm must follow:
-/// per timeline semaphore, the highest value. (On one queue, submission order and the
-/// re-arm's barrier already order it after them. In fence mode there is nothing to wait on
-/// across queues; the application's own synchronisation then has to cover the layer's copy,
-/// as it does when it waits for its fence.)
-fn cross_queue_waits(queue: vk::Queue, traces: &[Arc<RecordedTrace>]) -> Vec<(vk::Semaphore, u64)> {
-    let mut waits: Vec<(vk::Semaphore, u64)> = Vec::new();
-    for trace in traces {
-        trace.visit(&mut |t| {
-            let Some(run) = *t.last_run.lock() else {
-                return;
-            };
-            if run.queue == queue {
-                return;
-            }
-            match waits.iter_mut().find(|(s, _)| *s == run.semaphore) {
-                Some((_, v)) => *v = (*v).max(run.value),
-                None => waits.push((run.semaphore, run.value)),
-            }
-        });
-    }
-    waits
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gpu::interface::Backend;
-    use crate::trace::health::Health;
-    use crate::trace::record::chunk::ChunkPool;
-    use crate::trace::record::recorded_trace::TraceParts;
-
-    fn trace(pool: &Arc<ChunkPool>, last: Option<(u64, u64, u64)>) -> Arc<RecordedTrace> {
-        let parts = TraceParts {
-            complete: true,
-            ..Default::default()
-        };
-        let t = RecordedTrace::new(parts, Arc::clone(pool));
-        *t.last_run.lock() = last.map(|(queue, semaphore, value)| LastRun {
-            queue: vk::Queue::from_raw(queue),
-            semaphore: vk::Semaphore::from_raw(semaphore),
-            value,
-        });
-        Arc::new(t)
-    }
-
-    #[test]
-    fn a_run_on_another_queue_waits_for_the_last_copy_there() {
-        let pool = Arc::new(ChunkPool::new(Backend::inert(), Arc::new(Health::new(0))));
-        let (here, there, elsewhere) = (1, 2, 3);
-        let traces = [
-            trace(&pool, Some((there, 20, 5))),
-            trace(&pool, Some((here, 10, 9))),
-            trace(&pool, None),
-            trace(&pool, Some((there, 20, 7))),
-            trace(&pool, Some((elsewhere, 30, 1))),
-        ];
-        let waits = cross_queue_waits(vk::Queue::from_raw(here), &traces);
-        // Per other queue's semaphore, the highest value; nothing for this queue's own runs.
-        assert_eq!(
-            waits,
-            vec![
-                (vk::Semaphore::from_raw(20), 7),
-                (vk::Semaphore::from_raw(30), 1)
-            ]
-        );
     }
 }

@@ -18,6 +18,7 @@ use crate::trace::submit::batch::Batch;
 mod events;
 mod mailbox;
 mod query_window;
+mod settle;
 mod thread;
 
 use mailbox::{mailbox, Outbox};

@@ -11,8 +11,9 @@ use ash::vk::Handle;
 use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
 use super::query_window::{QueryScratch, QueryTimestamps};
+use super::settle::settle_before_reading;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
-use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, WaitOutcome};
+use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, Completion, QueueContext, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
@@ -154,14 +155,16 @@ impl Traceq {
     }
 
     fn wait(&mut self, batch: &Batch) -> bool {
+        self.wait_for(&batch.queue, &batch.completion)
+    }
+
+    fn wait_for(&mut self, queue: &QueueContext, completion: &Completion) -> bool {
         if self.broken {
             return false;
         }
         let mut stop_started: Option<Instant> = None;
         loop {
-            if self.stopping.load(Ordering::Relaxed)
-                && !batch.queue.completion_submitted(&batch.completion)
-            {
+            if self.stopping.load(Ordering::Relaxed) && !queue.completion_submitted(completion) {
                 // Its signal was left to a later submission that will not come: the process
                 // is exiting with the device alive, without having waited for the queue.
                 if !self.said_unsignalled {
@@ -173,10 +176,7 @@ impl Traceq {
                 }
                 return false;
             }
-            match self
-                .backend
-                .wait(&batch.completion, WAIT_SLICE.as_nanos() as u64)
-            {
+            match self.backend.wait(completion, WAIT_SLICE.as_nanos() as u64) {
                 WaitOutcome::Done => return true,
                 WaitOutcome::TimedOut => {
                     if self.stopping.load(Ordering::Relaxed) {
@@ -252,6 +252,10 @@ impl Traceq {
                 None => None,
             },
             Results::InQueries => {
+                let reads_wait = self.backend.query_reads_wait();
+                settle_before_reading(reads_wait, batch, |queue, completion| {
+                    self.wait_for(queue, completion)
+                });
                 let traces = (&batch.traces[..], batch.submission);
                 // Out of `self` while the batch is written.
                 let mut scratch = std::mem::take(&mut self.query_scratch);

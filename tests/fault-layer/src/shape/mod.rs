@@ -7,6 +7,9 @@
 //! | `amd`   | 10.0            | 64         | everything, and a transfer-only family without timestamps |
 //! | `v1_1`  | 83.333          | 64         | Vulkan 1.1: no calibrated timestamps, host query reset or timeline semaphores |
 //!
+//! Each says it is a GPU (`amd` a discrete one, the others integrated), not Lavapipe's CPU
+//! device type.
+//!
 //! Lavapipe's timestamps are `CLOCK_MONOTONIC` nanoseconds. Every one the layers above can
 //! read is turned into ticks the same way, wherever it is read: on the CPU
 //! (`vkGetQueryPoolResults`, `vkGetCalibratedTimestamps*`, [`queries`]) and on the GPU

@@ -15,8 +15,33 @@ const NOT_ON_1_1: &[&CStr] = &[
     c"VK_KHR_timeline_semaphore",
 ];
 
+/// `UTRACE_DEVICE_TYPE=gpu` without a shape: the device says it is a discrete GPU and
+/// nothing else changes (utrace then reads a resubmitted command buffer's last run on the
+/// host, as on a real GPU, where on Lavapipe's CPU device type it has the GPU copy it).
+fn gpu_type_only() -> bool {
+    static GPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *GPU.get_or_init(|| std::env::var("UTRACE_DEVICE_TYPE").is_ok_and(|v| v == "gpu"))
+}
+
+/// The shape's properties, or only the device type (see [`gpu_type_only`]).
+fn apply(props: &mut vk::PhysicalDeviceProperties) {
+    match shape() {
+        Some(s) => apply_properties(s, props),
+        None if gpu_type_only() => props.device_type = vk::PhysicalDeviceType::DISCRETE_GPU,
+        None => {}
+    }
+}
+
 fn apply_properties(s: &Shape, props: &mut vk::PhysicalDeviceProperties) {
     props.limits.timestamp_period = s.period;
+    // A GPU, not a CPU device: utrace reads a resubmitted command buffer's last run on the
+    // host there (a real GPU's driver reads available queries without waiting for the
+    // device), which the shaped tests then cover.
+    props.device_type = if s.name == "amd" {
+        vk::PhysicalDeviceType::DISCRETE_GPU
+    } else {
+        vk::PhysicalDeviceType::INTEGRATED_GPU
+    };
     if s.v1_1 {
         props.api_version = vk::make_api_version(0, 1, 1, vk::api_version_patch(props.api_version));
     }
@@ -38,10 +63,8 @@ pub unsafe extern "system" fn get_physical_device_properties(
         vk::PFN_vkGetPhysicalDeviceProperties,
         (physical, props)
     );
-    if let Some(s) = shape() {
-        // SAFETY: the caller's output structure, just filled.
-        unsafe { apply_properties(s, &mut *props) };
-    }
+    // SAFETY: the caller's output structure, just filled.
+    unsafe { apply(&mut *props) };
 }
 
 pub unsafe extern "system" fn get_physical_device_properties2(
@@ -54,10 +77,8 @@ pub unsafe extern "system" fn get_physical_device_properties2(
         vk::PFN_vkGetPhysicalDeviceProperties2,
         (physical, props)
     );
-    if let Some(s) = shape() {
-        // SAFETY: the caller's output structure, just filled.
-        unsafe { apply_properties(s, &mut (*props).properties) };
-    }
+    // SAFETY: the caller's output structure, just filled.
+    unsafe { apply(&mut (*props).properties) };
 }
 
 /// The driver's families, shaped, then the AMD shape's extra one where there is room:
@@ -266,9 +287,12 @@ pub unsafe extern "system" fn get_physical_device_features2(
     }
 }
 
-/// The hook for an instance-level command `name`, when a shape is chosen.
+/// The hook for an instance-level command `name`, when a shape is chosen (or only the
+/// device type, then only the properties).
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
-    shape()?;
+    if shape().is_none() && !gpu_type_only() {
+        return None;
+    }
     macro_rules! hook {
         ($f:expr) => {
             // SAFETY: each hook has the signature of the command it is returned for.
@@ -282,6 +306,7 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkGetPhysicalDeviceProperties2" | b"vkGetPhysicalDeviceProperties2KHR" => {
             hook!(get_physical_device_properties2)
         }
+        _ if shape().is_none() => None,
         b"vkGetPhysicalDeviceQueueFamilyProperties" => {
             hook!(get_physical_device_queue_family_properties)
         }

@@ -1,8 +1,10 @@
 //! The states of a reusable trace's queries between its runs, with fake queries.
 
+use super::early_runs::EARLY_VALUES;
 use super::*;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 /// Queries that hold `value` in every slot once written, and count resets.
 #[derive(Default)]
@@ -36,9 +38,9 @@ fn read_now(taken: Taken) -> bool {
     matches!(taken, Taken::ReadNow { .. })
 }
 
-fn armed() -> Reruns {
+fn armed() -> Reruns<FakeSaved> {
     let mut r = Reruns::default();
-    r.restart(true);
+    r.restart(true, false);
     r
 }
 
@@ -201,17 +203,17 @@ fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
 
 #[test]
 fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
-    let mut r = Reruns::default();
+    let mut r: Reruns<FakeSaved> = Reruns::default();
     let q = Fake::default();
     assert_eq!(r.take(1, 1, &q), Taken::No);
-    r.restart(true);
+    r.restart(true, false);
     let slots = 1024;
     let most = EARLY_VALUES / slots;
     for s in 1..=(most as u64 + 2) {
         assert_ne!(r.take(s, slots, &q), Taken::No);
         q.run(s);
     }
-    let early = r.reads.lock().early.len();
+    let early = r.reads.lock().len();
     assert_eq!(early, most);
     let mut out = vec![0; slots];
     assert!(r.read(1, &mut out, &q).is_err(), "the oldest was dropped");
@@ -276,4 +278,212 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
         Taken::Armed,
         "the last run was read by traceq"
     );
+}
+
+/// A run saved by the "GPU": its value, and how it was finished (1: read, 2: only given
+/// back).
+struct FakeSaved {
+    value: u64,
+    finished: Arc<AtomicU64>,
+}
+
+impl SavedRun for FakeSaved {
+    type Completion = ();
+
+    fn made(&mut self, (): ()) {}
+
+    fn finish(self, out: Option<&mut [u64]>) -> Result<(), vk::Result> {
+        let how = match out {
+            Some(out) => {
+                out.fill(self.value);
+                1
+            }
+            None => 2,
+        };
+        self.finished.store(how, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn unused(self) {
+        self.finished.store(3, Ordering::Relaxed);
+    }
+}
+
+/// A save prepared for submission `by` and made.
+fn save(r: &Reruns<FakeSaved>, by: u64, saved: FakeSaved) {
+    r.prepared(by, saved);
+    r.made(by, ());
+}
+
+fn saving() -> Reruns<FakeSaved> {
+    let mut r = Reruns::default();
+    r.restart(true, true);
+    r
+}
+
+/// What the layer's save does on the GPU once its submission runs: the queries' values
+/// copied out, then the queries reset.
+fn save_on_gpu(q: &Fake, finished: &Arc<AtomicU64>) -> FakeSaved {
+    let value = q.value.get().expect("a written run");
+    // SAFETY: a fake.
+    unsafe { q.reset() };
+    FakeSaved {
+        value,
+        finished: Arc::clone(finished),
+    }
+}
+
+#[test]
+fn where_reads_wait_a_resubmission_has_its_last_run_saved_never_read() {
+    let (r, q) = (saving(), Fake::default());
+    let finished = Arc::new(AtomicU64::new(0));
+    assert_eq!(r.take(1, 2, &q), Taken::Armed);
+    q.run(10);
+    assert_eq!(r.take(2, 2, &q), Taken::Save);
+    assert!(q.reads.borrow().is_empty(), "nothing read on the host");
+    assert_eq!(
+        q.resets.get(),
+        0,
+        "nor reset: the save resets them on the GPU"
+    );
+    save(&r, 2, save_on_gpu(&q, &finished));
+    q.run(20);
+    let mut out = [0; 2];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10, 10], "the last run, from its save");
+    assert_eq!(finished.load(Ordering::Relaxed), 1);
+    r.read(2, &mut out, &q).unwrap();
+    assert_eq!(out, [20, 20], "the new run, from the queries");
+    assert_eq!(r.take(3, 2, &q), Taken::Armed);
+}
+
+#[test]
+fn traceq_waits_for_the_submission_that_saves_the_run_it_wants() {
+    let (r, q) = (saving(), SharedFake::default());
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    q.value.store(10, Ordering::Release);
+    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    let finished = Arc::new(AtomicU64::new(0));
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut out = [0; 1];
+            r.read(1, &mut out, &q).map(|()| out[0])
+        });
+        // The submission is being made: traceq waits for it.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(
+            !reader.is_finished(),
+            "traceq waits for the save to be made"
+        );
+        let saved = FakeSaved {
+            value: q.value.swap(0, Ordering::AcqRel),
+            finished: Arc::clone(&finished),
+        };
+        save(&r, 2, saved);
+        assert_eq!(reader.join().unwrap(), Ok(10));
+    });
+}
+
+#[test]
+fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
+    let (r, q) = (saving(), Fake::default());
+    let finished = Arc::new(AtomicU64::new(0));
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    q.run(10);
+    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    let copy = FakeSaved {
+        value: 0,
+        finished: Arc::clone(&finished),
+    };
+    r.prepared(2, copy);
+    r.not_submitted(2);
+    assert_eq!(
+        finished.load(Ordering::Relaxed),
+        3,
+        "the copy's resources back"
+    );
+    let mut out = [0; 1];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10], "read where it still is");
+    assert_eq!(r.take(3, 1, &q), Taken::Armed, "and armed again");
+}
+
+#[test]
+fn a_save_that_cannot_be_had_reads_the_run_on_the_host_instead() {
+    let (r, q) = (saving(), Fake::default());
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    q.run(10);
+    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    r.read_instead_of_saving(2, 1, &q);
+    assert_eq!(q.resets.get(), 1, "read and reset on the host");
+    q.run(20);
+    let mut out = [0; 1];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10]);
+    r.read(2, &mut out, &q).unwrap();
+    assert_eq!(out, [20]);
+}
+
+#[test]
+fn a_saved_run_not_written_only_gives_its_resources_back() {
+    let (r, q) = (saving(), Fake::default());
+    let finished = Arc::new(AtomicU64::new(0));
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    q.run(10);
+    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    save(&r, 2, save_on_gpu(&q, &finished));
+    r.discard(1, &q);
+    assert_eq!(
+        finished.load(Ordering::Relaxed),
+        2,
+        "finished without values"
+    );
+    let mut out = [0; 1];
+    assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY), "gone");
+}
+
+#[test]
+fn where_reads_wait_resubmissions_racing_traceq_read_each_run_once_with_its_values() {
+    // A resubmission that saves the run while traceq is about to read it (and whose run
+    // then writes the queries) must not make traceq take the new values.
+    let (r, q) = (saving(), SharedFake::default());
+    let runs = 20_000u64;
+    let (submitted, read) = (AtomicU64::new(0), AtomicU64::new(0));
+    let finished = Arc::new(AtomicU64::new(0));
+    let saves = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for s in 1..=runs {
+                match r.take(s, 1, &q) {
+                    // traceq read it, perhaps while this waited for the lock.
+                    Taken::Armed | Taken::ArmedAfterWait { .. } => {}
+                    Taken::Save => {
+                        saves.fetch_add(1, Ordering::Relaxed);
+                        let saved = FakeSaved {
+                            value: q.value.swap(0, Ordering::AcqRel),
+                            finished: Arc::clone(&finished),
+                        };
+                        save(&r, s, saved);
+                    }
+                    other => panic!("run {s}: {other:?}"),
+                }
+                let before = q.value.swap(s, Ordering::AcqRel);
+                assert_eq!(before, 0, "run {s} on written queries");
+                submitted.store(s, Ordering::Release);
+                while s > read.load(Ordering::Acquire) + 32 {
+                    std::thread::yield_now();
+                }
+            }
+        });
+        for s in 1..=runs {
+            while submitted.load(Ordering::Acquire) < s {
+                std::hint::spin_loop();
+            }
+            let mut out = [0; 1];
+            r.read(s, &mut out, &q).unwrap();
+            assert_eq!(out, [s], "run {s} read with its own values");
+            read.store(s, Ordering::Release);
+        }
+    });
+    assert!(saves.load(Ordering::Relaxed) > 0, "some runs were saved");
 }
