@@ -191,14 +191,16 @@ fn reading_timestamps_from_their_queries_needs_no_buffer_of_the_layers() {
 
 #[test]
 fn on_lavapipe_a_resubmission_whose_copy_of_the_last_run_cannot_be_had_reads_it_instead() {
-    // On Lavapipe a resubmission that finds its last run unread has the GPU copy it into a
-    // buffer of the layer's (basic resubmits as soon as its fence signals). When that
-    // buffer cannot be had, the run is read on the host instead: said once, nothing lost.
+    // On Lavapipe a resubmission that finds its last run unread with work in flight has
+    // the GPU copy it into a buffer of the layer's (resubmit-busy: long work follows each
+    // run). When that buffer cannot be had (the third of each allocation, after the
+    // workload's two buffers), the run is read on the host instead: said once, nothing
+    // lost.
     for faults in [
         "vkAllocateMemory=out_of_device_memory@3",
         "vkCreateBuffer=out_of_device_memory@3",
     ] {
-        let (run, trace, _) = with_faults(faults);
+        let (run, trace, _) = scenario_with_faults("resubmit-busy", faults);
         assert!(run.success, "{faults}: {}", run.stderr);
         assert!(run.report().devices[0].results_ok, "{faults}");
         let said = utrace_lines(&run);
@@ -208,7 +210,7 @@ fn on_lavapipe_a_resubmission_whose_copy_of_the_last_run_cannot_be_had_reads_it_
             "{}",
             said[0]
         );
-        assert_eq!(trace.batches.len(), 4, "{faults}");
+        assert_eq!(trace.batches.len(), 5, "{faults}");
         assert_eq!(trace.ends[0].dropped, 0, "{faults}");
     }
 }

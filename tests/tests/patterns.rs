@@ -144,19 +144,20 @@ fn a_one_time_command_buffers_submission_gains_only_a_signal() {
 }
 
 #[test]
-fn on_lavapipe_a_resubmission_before_traceq_read_the_last_run_gains_the_layers_copy() {
-    // basic resubmits its reusable command buffer as soon as each run's fence signals:
-    // before traceq read the last run. On Lavapipe (whose query reads wait for the whole
-    // device) the resubmission then has the GPU save that run: one more batch, before the
-    // application's, with the layer's copy command buffer. Nothing else changes.
+fn on_lavapipe_a_resubmission_with_work_in_flight_gains_the_layers_copy() {
+    // resubmit-busy resubmits its command buffer as soon as each run's fence signals, with
+    // long work still on the GPU: before traceq read the last run. On Lavapipe (whose query
+    // reads wait for the whole device) the resubmission then has the GPU save that run:
+    // one more batch, before the application's, with the layer's copy command buffer.
+    // Nothing else changes.
     let dir = TempDir::new("save-cost");
-    let run = submits_shown(workload!("basic"), &dir);
+    let run = submits_shown(workload!("resubmit-busy"), &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
-    assert_eq!(trace.batches.len(), 4);
+    assert_eq!(trace.batches.len(), 5);
     let seen = submits_seen(&run);
-    assert_eq!(seen[..2], [(2, 1, 1); 2], "{}", run.stderr);
+    assert_eq!(seen.len(), 5, "{}", run.stderr);
     assert!(
-        seen[2..].iter().all(|&s| s == (2, 1, 1) || s == (3, 2, 1)) && seen.contains(&(3, 2, 1)),
+        seen.iter().all(|&s| s == (2, 1, 1) || s == (3, 2, 1)) && seen.contains(&(3, 2, 1)),
         "{seen:?}"
     );
 }
@@ -391,9 +392,9 @@ fn work_queued_behind_a_host_signal_never_blocks_a_submission() {
 fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // The debug layer counts its allocations per thread; the scenario records a one-time
     // command buffer of 1,000 traced fills, submits it, waits, submits a reusable one twice
-    // (waiting for each), waits again until the traceq thread wrote the batches and a
-    // frame's time more, 67 times, and reports what the layer allocated on its thread
-    // during the last 62.
+    // (waiting for each; the second time with long work in flight), waits again until the
+    // traceq thread wrote the batches and a frame's time more, 67 times, and reports what
+    // the layer allocated on its thread during the last 62.
     let dir = TempDir::new("allocations");
     let file = dir.path().join("trace.txt");
     let run = workload!("allocations")
@@ -419,11 +420,11 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // A reusable command buffer submitted again: nothing either (its copy runs again as
     // recorded; the lists its segments are built into are kept).
     assert_eq!(counts["resubmits"], 0, "62 resubmissions: {line}");
-    // Submitted again as soon as its last run completed, before traceq read it: the
-    // resubmission has the GPU save that run (on Lavapipe; elsewhere it reads it itself
-    // into lists it keeps), with command buffers the queue keeps and the copy held in the
-    // trace's list of early runs (the queue's count says how many of its runs went that
-    // way).
+    // Submitted again as soon as its last run completed, before traceq read it, with long
+    // work in flight: the resubmission has the GPU save that run (on Lavapipe; elsewhere it
+    // reads it itself into lists it keeps), with command buffers the queue keeps and the
+    // copy held in the trace's list of early runs (the queue's count says how many of its
+    // runs went that way: saves, here).
     assert_eq!(counts["back_to_back"], 0, "62 resubmissions: {line}");
     let taken: u64 = run
         .stderr
@@ -440,8 +441,13 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
         })
         .sum();
     assert!(
-        taken > 0,
-        "no run was read or saved at its resubmission: {}",
+        taken > 0
+            && run
+                .stderr
+                .lines()
+                .any(|l| l.contains("needed no command buffer")
+                    && !l.contains(", 0 saved by the GPU")),
+        "no run was saved at its resubmission: {}",
         run.stderr
     );
     // Begin and end: nothing (a re-recorded command buffer's frozen trace reuses the last
@@ -449,15 +455,19 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     assert_eq!(counts["begin_end"], 0, "{line}");
     // And everything was traced.
     let trace = utrace_tests::checks::parse(&std::fs::read_to_string(&file).unwrap());
-    assert_eq!(trace.batches.len(), 3 * 67);
-    for round in trace.batches.chunks(3) {
+    assert_eq!(trace.batches.len(), 4 * 67);
+    for round in trace.batches.chunks(4) {
         assert_eq!(
             round[0].events.len(),
             2 * 1000 + 2,
             "the one-time command buffer"
         );
         for again in &round[1..] {
-            assert_eq!(again.events.len(), 2 + 2, "the reusable one, one fill");
+            assert_eq!(
+                again.events.len(),
+                2 + 2,
+                "the reusable ones, one fill each"
+            );
         }
     }
 }

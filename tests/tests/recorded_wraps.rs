@@ -1,7 +1,7 @@
 //! Resubmissions: a reusable command buffer submitted again goes without any command
 //! buffer of the layer's when traceq read its last run; when traceq is behind, the
-//! resubmission has the last run saved by the GPU (on Lavapipe, a CPU device whose query
-//! reads wait for all its work; on a GPU it reads the run itself: `hardware_shapes`), and
+//! resubmission reads the run itself, or, on Lavapipe (a CPU device whose query reads wait
+//! for all its work) with work in flight, has the GPU save it first, and
 //! where the layer's copy is needed (fence mode) it runs the copy command buffers kept for
 //! the recording instead of recording new ones. The queues' counts at `UTRACE_LOG=debug`
 //! say how each submission went; the times stay right when the recording changes between
@@ -124,14 +124,14 @@ fn a_resubmitted_command_buffers_own_run_needs_no_command_buffer_of_the_layers()
     assert_eq!(counts.submissions(), u64::from(frames), "{counts:?}");
     // The workload submits again as soon as its fence signals: traceq, which lets
     // submissions gather for a millisecond before it wakes, is often behind, and the
-    // resubmission has the last run saved first (Lavapipe's reads wait for the device:
-    // nothing is read on the host). No copy is recorded or run after the run itself. The
+    // resubmission reads the last run itself (nothing else is in flight, so Lavapipe's
+    // read, which waits for the device to go idle, does not wait; a save by the GPU, for a
+    // busy device, is counted apart). No copy is recorded or run after the run itself. The
     // first resubmission comes well within traceq's first millisecond asleep. The trace
     // matching the workload's times shows each run's values went to its own batch.
-    let saved = counts.saved_at_resubmission;
+    let (read, saved) = (counts.read_at_resubmission, counts.saved_at_resubmission);
     assert_eq!(counts.unwrapped + saved, u64::from(frames), "{counts:?}");
-    assert!(saved > 0 && saved < u64::from(frames), "{counts:?}");
-    assert_eq!(counts.read_at_resubmission, 0, "{counts:?}");
+    assert!(read > 0 && read + saved < u64::from(frames), "{counts:?}");
     later_runs_later_times(&trace);
 }
 
@@ -146,13 +146,28 @@ fn busy_resubmissions_do_not_wait(pace_ms: u32) {
         2 * u64::from(frames) - 1,
         "{counts:?}"
     );
-    assert_eq!(counts.read_at_resubmission, 0, "{counts:?}");
+    assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
     assert!(
-        !run.stderr.contains("for its last run's timestamps")
-            && !run.stderr.contains("resubmissions waited for"),
-        "no resubmission waited: {}",
+        !run.stderr.contains("for its last run's timestamps"),
+        "no resubmission waited 10 ms: {}",
         run.stderr
     );
+    // The long work's own resubmission finds the device idle and reads its last run: a
+    // short wait, counted with any wait behind traceq's read.
+    if let Some(line) = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("resubmissions waited for"))
+    {
+        // "... : T ms in all, M ms at most in one"
+        let most: f64 = line
+            .rsplit("in all, ")
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(most < 2.0, "{line}");
+    }
     // Each resubmission's call took well under the long work's time (milliseconds even on
     // a fast core), which it would have waited for.
     for sub in &run.report().devices[0].submissions {

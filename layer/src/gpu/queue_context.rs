@@ -279,6 +279,12 @@ impl QueueContext {
         })
     }
 
+    /// Whether a signal of the queue's timeline was handed to a submission that has not
+    /// returned yet (or failed).
+    pub fn signal_being_made(&self) -> bool {
+        self.signals.being_made()
+    }
+
     /// Whether something already submitted (or the host) will signal `completion`: false for
     /// a batch still waiting for the application's next submission.
     pub fn completion_submitted(&self, completion: &Completion) -> bool {

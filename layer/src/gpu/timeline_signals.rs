@@ -15,9 +15,9 @@
 //! the device goes) the host signals the value the waiting batches carry. What still waits
 //! when the process exits without either is given up and counted.
 //!
-//! All calls but [`TimelineSignals::submitted`] and [`TimelineSignals::latest_made`] are
-//! made inside the application's calls on the queue, which Vulkan synchronises externally;
-//! the traceq thread only reads.
+//! All calls but [`TimelineSignals::submitted`], [`TimelineSignals::latest_made`] and
+//! [`TimelineSignals::being_made`] are made inside the application's calls on the queue,
+//! which Vulkan synchronises externally; the traceq thread only reads.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -65,6 +65,12 @@ impl TimelineSignals {
     /// waits for a signal still to be submitted.
     pub fn latest_made(&self) -> u64 {
         self.made.load(Ordering::Acquire)
+    }
+
+    /// Whether a signal was handed out beyond the last one made (a submission is being
+    /// made, or failed).
+    pub fn being_made(&self) -> bool {
+        self.signalled.load(Ordering::Acquire) > self.made.load(Ordering::Acquire)
     }
 
     /// Whether batches wait for a signal.

@@ -2,10 +2,11 @@
 //! layer (`layer/src/alloc_count.rs`): a one-time command buffer of many traced commands,
 //! recorded, submitted and waited for, round after round, and a reusable one recorded once
 //! and submitted again twice each round (the second time as soon as the first completed,
-//! before traceq read it: the resubmission reads it), each round waiting until the traceq
-//! thread wrote its batches (the trace is txt at `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the
-//! submissions must allocate nothing; the line this prints says how many allocations each
-//! part made.
+//! before traceq read it, with long work of another reusable command buffer in flight: on
+//! Lavapipe the GPU saves the last run, elsewhere the resubmission reads it), each round
+//! waiting until the traceq thread wrote its batches (the trace is txt at
+//! `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the submissions must
+//! allocate nothing; the line this prints says how many allocations each part made.
 
 use ash::vk;
 
@@ -13,6 +14,9 @@ use crate::vk::{check, Buffer, Device, Result};
 
 /// Traced commands per recording (two timestamps each: several chunks).
 const COMMANDS: u32 = 1_000;
+/// Bytes the long work fills: milliseconds on Lavapipe, in flight at the back-to-back
+/// resubmission.
+const LONG_FILL: u64 = 16 << 20;
 const WARM_UP: u32 = 5;
 /// Enough submissions that an allocation every few of them would show (crossbeam's channel,
 /// used before, allocated a block per 31 messages).
@@ -72,9 +76,17 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
     // SAFETY: the layer's function, callable from any thread.
     let now = || unsafe { counter() };
     let target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let cbs = dev.command_buffers(2)?;
-    let (cb, reusable) = (cbs[0], cbs[1]);
-    let fence = dev.fence()?;
+    let big = Buffer::new(dev, LONG_FILL, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let cbs = dev.command_buffers(3)?;
+    let (cb, reusable, long) = (cbs[0], cbs[1], cbs[2]);
+    let (fence, long_fence) = (dev.fence()?, dev.fence()?);
+    dev.begin(long, vk::CommandBufferUsageFlags::empty())?;
+    // SAFETY: `long` is recording; `big` has TRANSFER_DST and `LONG_FILL` bytes.
+    unsafe {
+        dev.device
+            .cmd_fill_buffer(long, big.buffer, 0, LONG_FILL, 7)
+    };
+    dev.end(long)?;
     dev.begin(reusable, vk::CommandBufferUsageFlags::empty())?;
     // SAFETY: `reusable` is recording; the buffer has TRANSFER_DST and holds 4 bytes at 0.
     unsafe {
@@ -111,16 +123,21 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         let after_again = now();
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
+        let busy = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&long));
+        // SAFETY: recorded, not pending (waited for last round); an unsignalled fence.
+        let result = unsafe { dev.device.queue_submit(dev.queue, &[busy], long_fence) };
+        check(result, "vkQueueSubmit")?;
         let before_third = now();
         // SAFETY: as above.
         let result = unsafe { dev.device.queue_submit(dev.queue, &[again], fence) };
         let after_third = now();
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
+        dev.wait_and_reset(long_fence)?;
         // The steady state, where the traceq thread keeps up with the application: wait
         // until it wrote this round's three batches (on a loaded machine it may lag by
         // several), then a frame's worth of time while it gives their lists back.
-        written_batches(3 * (round as usize + 1))?;
+        written_batches(4 * (round as usize + 1))?;
         std::thread::sleep(std::time::Duration::from_millis(20));
         if round >= WARM_UP {
             tracepoints += after_commands - before_commands;
@@ -136,8 +153,10 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
     // SAFETY: the work completed.
     unsafe {
         dev.device.destroy_fence(fence, None);
+        dev.device.destroy_fence(long_fence, None);
         dev.device.free_command_buffers(dev.pool, &cbs);
     }
     target.destroy(dev);
+    big.destroy(dev);
     Ok(true)
 }

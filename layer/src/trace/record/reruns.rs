@@ -12,9 +12,10 @@
 //! the run's few values itself, keeps them for traceq (`early`, by submission) and resets
 //! the queries. On a device whose query reads wait for all of its work (`saves`: a CPU
 //! device such as Lavapipe, whose `vkGetQueryPoolResults` waits for the device to go idle)
-//! it never reads: the resubmission carries a command buffer of the layer's, before the
-//! application's, that copies the last run into a buffer and resets the queries (`Save`),
-//! and traceq reads the run from there once that submission completed. A run that went
+//! it does not read while the device is busy: the resubmission carries a command buffer of
+//! the layer's, before the application's, that copies the last run into a buffer and
+//! resets the queries (`Save`), and traceq reads the run from there once that submission
+//! completed. A run that went
 //! wrapped (`Copying`: the layer's copy resets the queries after reading them) is armed
 //! again when traceq has its batch. Anything else is not armed and goes wrapped, as every
 //! run of an untracked trace does.
@@ -175,8 +176,15 @@ impl<S: SavedRun> Reruns<S> {
     /// go without a copy, and is taken to: see [`Self::wrapped`] otherwise). A run still in
     /// the queries is read now (`slots` values) and the queries reset: the application
     /// waited for it to complete before submitting again. Where the device's reads wait
-    /// for all its work, it is left for this submission to save instead ([`Taken::Save`]).
-    pub fn take(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+    /// for all its work and the device is `busy` (asked only then), it is left for this
+    /// submission to save instead ([`Taken::Save`]): the read would wait for that work.
+    pub fn take(
+        &self,
+        submission: u64,
+        slots: usize,
+        queries: &impl RunQueries,
+        busy: impl FnOnce() -> bool,
+    ) -> Taken {
         match self.phase() {
             Phase::Armed => {
                 self.set(Phase::InQueries(submission));
@@ -184,16 +192,25 @@ impl<S: SavedRun> Reruns<S> {
             }
             // Its second run in one call: the first has the queries.
             Phase::InQueries(s) if s == submission => Taken::No,
-            Phase::InQueries(_) => self.take_read(submission, slots, queries),
+            Phase::InQueries(_) => {
+                let save = self.saves && busy();
+                self.take_read(submission, slots, queries, save)
+            }
             Phase::Copying(_) | Phase::Unknown => Taken::No,
         }
     }
 
     /// [`Self::take_read_locked`], timed: the wait goes with what it took (the queue counts
     /// it), and a long one is said once.
-    fn take_read(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+    fn take_read(
+        &self,
+        submission: u64,
+        slots: usize,
+        queries: &impl RunQueries,
+        save: bool,
+    ) -> Taken {
         let started = Instant::now();
-        let taken = self.take_read_locked(submission, slots, queries);
+        let taken = self.take_read_locked(submission, slots, queries, save);
         let waited = started.elapsed();
         if waited >= LONG_WAIT && !SAID_WAITED.swap(true, Ordering::Relaxed) {
             log::warn!("a resubmitted command buffer waited {:.1} ms for its last run's timestamps to be read, which the traceq thread had not done when the resubmission came (Lavapipe's vkGetQueryPoolResults waits for the device to go idle, so that read waits for the GPU's work in flight): the application's CPU work stopped overlapping the GPU's there; one-time command buffers are never read at their submission", waited.as_secs_f64() * 1e3);
@@ -207,9 +224,15 @@ impl<S: SavedRun> Reruns<S> {
     }
 
     /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
-    /// where traceq may have read it meanwhile (this waited for that read). The wait is
-    /// [`Self::take_read`]'s to give: `ReadNow` comes back with 0.
-    fn take_read_locked(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
+    /// where traceq may have read it meanwhile (this waited for that read); left to `save`,
+    /// or read now. The wait is [`Self::take_read`]'s to give: `ReadNow` comes back with 0.
+    fn take_read_locked(
+        &self,
+        submission: u64,
+        slots: usize,
+        queries: &impl RunQueries,
+        save: bool,
+    ) -> Taken {
         let mut reads = self.reads.lock();
         let earlier = match self.phase() {
             Phase::Armed => {
@@ -219,7 +242,7 @@ impl<S: SavedRun> Reruns<S> {
             Phase::InQueries(earlier) if earlier != submission => earlier,
             _ => return Taken::No,
         };
-        if self.saves {
+        if save {
             // Left for this submission to save on the GPU: no read on the host.
             let dropped = reads.push_saving(earlier, submission, slots);
             say_dropped(dropped, reads.len());

@@ -8,30 +8,40 @@ use std::time::{Duration, Instant};
 use crate::gpu::interface::{Completion, QueueContext};
 use crate::trace::submit::batch::Batch;
 
-/// How long after a batch completed traceq leaves its reusable runs in the queries for a
-/// resubmission to save: about as long as an application takes to submit again after a
-/// fence.
-const SETTLE: Duration = Duration::from_millis(2);
-const SETTLE_POLL: Duration = Duration::from_micros(100);
+/// How long after a batch completed traceq leaves its reusable runs in the queries before
+/// it reads them: long enough for what an application submits as soon as its fence
+/// signals (tens of microseconds) to be seen and waited for first, short enough that an
+/// application paced at frame rate finds its runs read (a resubmission that finds its last
+/// run unread on an idle device reads it itself, cheaply; on a busy one it has it saved).
+const SETTLE: Duration = Duration::from_micros(250);
+const SETTLE_POLL: Duration = Duration::from_micros(50);
+
+/// How long traceq waits at most for a submission being made on the queue (its signal
+/// handed out, the call not yet returned) to say it was made; one that failed never does.
+const BEING_MADE: Duration = Duration::from_millis(5);
 
 /// Before the host reads `batch`'s reusable runs left in the queries, where the device's
-/// reads wait for all its work (`reads_wait`): for up to [`SETTLE`]
-/// after the batch completed, and for as long as the queue's newer work keeps it busy,
-/// waits (with `wait`, false when the wait failed) without the runs' locks. A
-/// resubmission that comes meanwhile has its last run saved by the GPU; the read made
-/// under the lock afterwards finds the device idle, so a resubmission that comes during it
-/// waits little. Only work whose signal was submitted is seen: a burst submitted without
-/// fences or semaphores, or without instrumented command buffers, can still make the read
-/// (and a resubmission that comes during it) wait.
+/// reads wait for all its work (`reads_wait`): for up to [`SETTLE`] after the batch
+/// completed (`completed_at`, when traceq saw it complete; a batch that completed before
+/// traceq got to it has settled), and for as long as the queue's newer work keeps the
+/// device busy, waits (with `wait`, false when the wait failed) without the runs' locks.
+/// A resubmission that comes meanwhile has its last run saved by the GPU (or reads it
+/// itself, the device being idle); the read made under the lock afterwards finds the
+/// device idle, so a resubmission that comes during it waits little. Only work whose
+/// signal was submitted is seen: a burst submitted without fences or semaphores, or
+/// without instrumented command buffers, can still make the read (and a resubmission
+/// that comes during it) wait.
 pub fn settle_before_reading(
     reads_wait: bool,
     batch: &Batch,
+    completed_at: Option<Instant>,
     mut wait: impl FnMut(&QueueContext, &Completion) -> bool,
 ) {
     if !reads_wait || !batch.traces.iter().any(|t| t.tracked()) {
         return;
     }
-    let completed = Instant::now();
+    let started = Instant::now();
+    let settling = |now: Instant| completed_at.is_some_and(|at| now - at < SETTLE);
     let mut waited_for = 0;
     loop {
         let left = batch
@@ -49,8 +59,13 @@ pub fn settle_before_reading(
                     return;
                 }
             }
-            _ if completed.elapsed() >= SETTLE => return,
-            _ => std::thread::sleep(SETTLE_POLL),
+            // A submission is being made (the driver may have its work already): its
+            // signal comes when the call returns.
+            _ if batch.queue.signal_being_made() && started.elapsed() < BEING_MADE => {
+                std::thread::sleep(SETTLE_POLL)
+            }
+            _ if settling(Instant::now()) => std::thread::sleep(SETTLE_POLL),
+            _ => return,
         }
     }
 }

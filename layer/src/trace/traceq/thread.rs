@@ -45,6 +45,9 @@ pub(super) struct Traceq {
     read_failed: bool,
     /// Batches left waiting for a signal were given up at exit (said once).
     said_unsignalled: bool,
+    /// When the batch being processed completed, if traceq saw it complete (it waited for
+    /// it); `None` when it had completed before traceq got to it.
+    completed_at: Option<Instant>,
     /// What the batches' draws and dispatches name as their pipeline.
     pipeline_names: PipelineNames,
 }
@@ -73,6 +76,7 @@ impl Traceq {
             query_scratch: QueryScratch::default(),
             read_failed: false,
             said_unsignalled: false,
+            completed_at: None,
             pipeline_names: PipelineNames::new(ObjectNames::default()),
         }
     }
@@ -154,8 +158,17 @@ impl Traceq {
         true
     }
 
+    /// Waits for `batch`; when it had not completed yet, notes when it did
+    /// (`completed_at`: see `settle`).
     fn wait(&mut self, batch: &Batch) -> bool {
-        self.wait_for(&batch.queue, &batch.completion)
+        let done = matches!(self.backend.wait(&batch.completion, 0), WaitOutcome::Done);
+        self.completed_at = None;
+        if done {
+            return true;
+        }
+        let waited = self.wait_for(&batch.queue, &batch.completion);
+        self.completed_at = Some(Instant::now());
+        waited
     }
 
     fn wait_for(&mut self, queue: &QueueContext, completion: &Completion) -> bool {
@@ -253,7 +266,8 @@ impl Traceq {
             },
             Results::InQueries => {
                 let reads_wait = self.backend.query_reads_wait();
-                settle_before_reading(reads_wait, batch, |queue, completion| {
+                let completed_at = self.completed_at;
+                settle_before_reading(reads_wait, batch, completed_at, |queue, completion| {
                     self.wait_for(queue, completion)
                 });
                 let traces = (&batch.traces[..], batch.submission);

@@ -47,13 +47,13 @@ fn armed() -> Reruns<FakeSaved> {
 #[test]
 fn a_run_read_by_traceq_arms_the_next() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 2, &q), Taken::No);
+    assert_ne!(r.take(1, 2, &q, || true), Taken::No);
     q.run(10);
     let mut out = [0; 2];
     r.read(1, &mut out, &q).unwrap();
     assert_eq!(out, [10, 10]);
     assert_eq!(q.resets.get(), 1, "traceq reset them");
-    assert_eq!(r.take(2, 2, &q), Taken::Armed, "armed again");
+    assert_eq!(r.take(2, 2, &q, || true), Taken::Armed, "armed again");
     assert_eq!(
         q.reads.borrow().len(),
         1,
@@ -65,7 +65,7 @@ fn a_run_read_by_traceq_arms_the_next() {
 fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
-        let taken = r.take(submission, 2, &q);
+        let taken = r.take(submission, 2, &q, || true);
         if submission == 1 {
             assert_eq!(taken, Taken::Armed);
         } else {
@@ -79,17 +79,17 @@ fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
         r.read(submission, &mut out, &q).unwrap();
         assert_eq!(out, [value; 2], "run {submission}");
     }
-    assert_ne!(r.take(4, 2, &q), Taken::No);
+    assert_ne!(r.take(4, 2, &q, || true), Taken::No);
 }
 
 #[test]
 fn traceq_finds_an_early_run_whatever_the_order() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20)] {
-        assert_ne!(r.take(submission, 1, &q), Taken::No);
+        assert_ne!(r.take(submission, 1, &q, || true), Taken::No);
         q.run(value);
     }
-    assert_ne!(r.take(3, 1, &q), Taken::No);
+    assert_ne!(r.take(3, 1, &q, || true), Taken::No);
     q.run(30);
     let mut out = [0; 1];
     r.read(2, &mut out, &q).unwrap();
@@ -102,44 +102,52 @@ fn traceq_finds_an_early_run_whatever_the_order() {
 #[test]
 fn a_wrapped_run_is_not_armed_until_its_copy_completed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q), Taken::No);
+    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
     r.wrapped(1);
-    assert_eq!(r.take(2, 1, &q), Taken::No, "the copy may not have run yet");
+    assert_eq!(
+        r.take(2, 1, &q, || true),
+        Taken::No,
+        "the copy may not have run yet"
+    );
     r.wrapped(2);
     r.copied(1);
     assert_eq!(
-        r.take(3, 1, &q),
+        r.take(3, 1, &q, || true),
         Taken::No,
         "an older copy says nothing of the last"
     );
     r.wrapped(3);
     r.copied(3);
-    assert_ne!(r.take(4, 1, &q), Taken::No);
+    assert_ne!(r.take(4, 1, &q, || true), Taken::No);
 }
 
 #[test]
 fn a_failed_submission_leaves_the_queries_armed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q), Taken::No);
+    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
     r.not_submitted(1);
-    assert_ne!(r.take(2, 1, &q), Taken::No);
+    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
     r.not_submitted(2);
-    assert_ne!(r.take(3, 1, &q), Taken::No);
+    assert_ne!(r.take(3, 1, &q, || true), Taken::No);
     r.wrapped(3);
     r.not_submitted(3);
-    assert_eq!(r.take(4, 1, &q), Taken::No, "a failed wrapped run: unknown");
+    assert_eq!(
+        r.take(4, 1, &q, || true),
+        Taken::No,
+        "a failed wrapped run: unknown"
+    );
 }
 
 #[test]
 fn an_unread_run_not_written_is_discarded_and_rearmed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q), Taken::No);
+    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
     q.run(10);
     r.discard(1, &q);
-    assert_ne!(r.take(2, 1, &q), Taken::No);
+    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
     assert!(q.reads.borrow().is_empty());
     q.run(20);
-    assert!(read_now(r.take(3, 1, &q)));
+    assert!(read_now(r.take(3, 1, &q, || true)));
     r.discard(2, &q);
     let mut out = [0; 1];
     assert_eq!(r.read(2, &mut out, &q), Err(vk::Result::NOT_READY));
@@ -148,9 +156,9 @@ fn an_unread_run_not_written_is_discarded_and_rearmed() {
 #[test]
 fn a_run_not_complete_at_its_resubmission_is_lost_not_misread() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q), Taken::No);
+    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
     // The application broke the rule: its run has not written yet.
-    assert_ne!(r.take(2, 1, &q), Taken::No);
+    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
     let mut out = [0; 1];
     assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY));
 }
@@ -165,8 +173,8 @@ fn a_failed_read_at_resubmission_reaches_traceq_with_its_error() {
         unsafe fn reset(&self) {}
     }
     let r = armed();
-    assert_eq!(r.take(1, 1, &Lost), Taken::Armed);
-    assert!(read_now(r.take(2, 1, &Lost)));
+    assert_eq!(r.take(1, 1, &Lost, || true), Taken::Armed);
+    assert!(read_now(r.take(2, 1, &Lost, || true)));
     let mut out = [0; 1];
     assert_eq!(
         r.read(1, &mut out, &Lost),
@@ -190,9 +198,9 @@ fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
         }
     }
     let (r, q) = (armed(), Slow::default());
-    assert_eq!(r.take(1, 1, &q), Taken::Armed, "nothing to read");
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed, "nothing to read");
     q.0.run(10);
-    match r.take(2, 1, &q) {
+    match r.take(2, 1, &q, || true) {
         Taken::ReadNow { waited_ns } => assert!(waited_ns >= 3_000_000, "{waited_ns} ns"),
         other => panic!("read now, not {other:?}"),
     }
@@ -205,12 +213,12 @@ fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
 fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
     let mut r: Reruns<FakeSaved> = Reruns::default();
     let q = Fake::default();
-    assert_eq!(r.take(1, 1, &q), Taken::No);
+    assert_eq!(r.take(1, 1, &q, || true), Taken::No);
     r.restart(true, false);
     let slots = 1024;
     let most = EARLY_VALUES / slots;
     for s in 1..=(most as u64 + 2) {
-        assert_ne!(r.take(s, slots, &q), Taken::No);
+        assert_ne!(r.take(s, slots, &q, || true), Taken::No);
         q.run(s);
     }
     let early = r.reads.lock().len();
@@ -252,7 +260,7 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
     std::thread::scope(|scope| {
         scope.spawn(|| {
             for s in 1..=runs {
-                assert_ne!(r.take(s, 1, &q), Taken::No, "run {s}");
+                assert_ne!(r.take(s, 1, &q, || true), Taken::No, "run {s}");
                 // The run writes its queries (reset, as taking them promised).
                 let before = q.value.swap(s, Ordering::AcqRel);
                 assert_eq!(before, 0, "run {s} on written queries");
@@ -274,7 +282,7 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
         }
     });
     assert_eq!(
-        r.take(runs + 1, 1, &q),
+        r.take(runs + 1, 1, &q, || true),
         Taken::Armed,
         "the last run was read by traceq"
     );
@@ -337,9 +345,9 @@ fn save_on_gpu(q: &Fake, finished: &Arc<AtomicU64>) -> FakeSaved {
 fn where_reads_wait_a_resubmission_has_its_last_run_saved_never_read() {
     let (r, q) = (saving(), Fake::default());
     let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 2, &q), Taken::Armed);
+    assert_eq!(r.take(1, 2, &q, || true), Taken::Armed);
     q.run(10);
-    assert_eq!(r.take(2, 2, &q), Taken::Save);
+    assert_eq!(r.take(2, 2, &q, || true), Taken::Save);
     assert!(q.reads.borrow().is_empty(), "nothing read on the host");
     assert_eq!(
         q.resets.get(),
@@ -354,15 +362,15 @@ fn where_reads_wait_a_resubmission_has_its_last_run_saved_never_read() {
     assert_eq!(finished.load(Ordering::Relaxed), 1);
     r.read(2, &mut out, &q).unwrap();
     assert_eq!(out, [20, 20], "the new run, from the queries");
-    assert_eq!(r.take(3, 2, &q), Taken::Armed);
+    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
 }
 
 #[test]
 fn traceq_waits_for_the_submission_that_saves_the_run_it_wants() {
     let (r, q) = (saving(), SharedFake::default());
-    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
     q.value.store(10, Ordering::Release);
-    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
     let finished = Arc::new(AtomicU64::new(0));
     std::thread::scope(|scope| {
         let reader = scope.spawn(|| {
@@ -388,9 +396,9 @@ fn traceq_waits_for_the_submission_that_saves_the_run_it_wants() {
 fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
     let (r, q) = (saving(), Fake::default());
     let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
     q.run(10);
-    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
     let copy = FakeSaved {
         value: 0,
         finished: Arc::clone(&finished),
@@ -405,15 +413,28 @@ fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
     let mut out = [0; 1];
     r.read(1, &mut out, &q).unwrap();
     assert_eq!(out, [10], "read where it still is");
-    assert_eq!(r.take(3, 1, &q), Taken::Armed, "and armed again");
+    assert_eq!(r.take(3, 1, &q, || true), Taken::Armed, "and armed again");
+}
+
+#[test]
+fn where_reads_wait_but_nothing_is_in_flight_the_resubmission_reads_its_last_run() {
+    // The read would not wait for anything: cheaper than a save.
+    let (r, q) = (saving(), Fake::default());
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
+    q.run(10);
+    assert!(read_now(r.take(2, 1, &q, || false)));
+    q.run(20);
+    let mut out = [0; 1];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10]);
 }
 
 #[test]
 fn a_save_that_cannot_be_had_reads_the_run_on_the_host_instead() {
     let (r, q) = (saving(), Fake::default());
-    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
     q.run(10);
-    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
     r.read_instead_of_saving(2, 1, &q);
     assert_eq!(q.resets.get(), 1, "read and reset on the host");
     q.run(20);
@@ -428,9 +449,9 @@ fn a_save_that_cannot_be_had_reads_the_run_on_the_host_instead() {
 fn a_saved_run_not_written_only_gives_its_resources_back() {
     let (r, q) = (saving(), Fake::default());
     let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
     q.run(10);
-    assert_eq!(r.take(2, 1, &q), Taken::Save);
+    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
     save(&r, 2, save_on_gpu(&q, &finished));
     r.discard(1, &q);
     assert_eq!(
@@ -454,7 +475,7 @@ fn where_reads_wait_resubmissions_racing_traceq_read_each_run_once_with_its_valu
     std::thread::scope(|scope| {
         scope.spawn(|| {
             for s in 1..=runs {
-                match r.take(s, 1, &q) {
+                match r.take(s, 1, &q, || true) {
                     // traceq read it, perhaps while this waited for the lock.
                     Taken::Armed | Taken::ArmedAfterWait { .. } => {}
                     Taken::Save => {
