@@ -1,7 +1,7 @@
 //! Saves of runs left in the queries (see `trace::record::reruns`): on a device whose query
 //! reads wait for all its work, a resubmission that finds its command buffer's last run
-//! unread never reads it on the host (that would make the application wait for every
-//! piece of work in flight). The submission runs, before the application's batches, the
+//! unread while work is in flight does not read it on the host (that would make the
+//! application wait for every piece of that work). The submission runs, before the application's batches, the
 //! layer's copy command buffer of that recording (the one a wrapped run of it alone ends
 //! with: it copies the queries into its readback, then resets them), and traceq reads the
 //! run from that readback once the submission completed. Nothing is allocated: the copies
