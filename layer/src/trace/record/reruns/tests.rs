@@ -256,16 +256,29 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
     // working on the same trace at once must still read every run exactly once.
     let (r, q) = (armed(), SharedFake::default());
     let runs = 20_000u64;
+    race_traceq(&r, &q, runs, |s| {
+        assert_ne!(r.take(s, 1, &q, || true), Taken::No, "run {s}");
+    });
+    assert_eq!(
+        r.take(runs + 1, 1, &q, || true),
+        Taken::Armed,
+        "the last run was read by traceq"
+    );
+}
+
+/// `runs` runs of `q`'s trace, each taken by `take` then written, on a submitting thread,
+/// while this thread reads each as traceq does (falling behind by a few runs at most:
+/// their values wait in `early`), checking every run is read once with its own values.
+fn race_traceq(r: &Reruns<FakeSaved>, q: &SharedFake, runs: u64, take: impl Fn(u64) + Send + Sync) {
     let (submitted, read) = (AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|scope| {
         scope.spawn(|| {
             for s in 1..=runs {
-                assert_ne!(r.take(s, 1, &q, || true), Taken::No, "run {s}");
+                take(s);
                 // The run writes its queries (reset, as taking them promised).
                 let before = q.value.swap(s, Ordering::AcqRel);
                 assert_eq!(before, 0, "run {s} on written queries");
                 submitted.store(s, Ordering::Release);
-                // traceq falls behind by a few runs at most (their values wait in `early`).
                 while s > read.load(Ordering::Acquire) + 32 {
                     std::thread::yield_now();
                 }
@@ -276,16 +289,11 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
                 std::hint::spin_loop();
             }
             let mut out = [0; 1];
-            r.read(s, &mut out, &q).unwrap();
+            r.read(s, &mut out, q).unwrap();
             assert_eq!(out, [s], "run {s} read with its own values");
             read.store(s, Ordering::Release);
         }
     });
-    assert_eq!(
-        r.take(runs + 1, 1, &q, || true),
-        Taken::Armed,
-        "the last run was read by traceq"
-    );
 }
 
 /// A run saved by the "GPU": its value, and how it was finished (1: read, 2: only given
@@ -468,43 +476,20 @@ fn where_reads_wait_resubmissions_racing_traceq_read_each_run_once_with_its_valu
     // A resubmission that saves the run while traceq is about to read it (and whose run
     // then writes the queries) must not make traceq take the new values.
     let (r, q) = (saving(), SharedFake::default());
-    let runs = 20_000u64;
-    let (submitted, read) = (AtomicU64::new(0), AtomicU64::new(0));
     let finished = Arc::new(AtomicU64::new(0));
     let saves = AtomicU64::new(0);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            for s in 1..=runs {
-                match r.take(s, 1, &q, || true) {
-                    // traceq read it, perhaps while this waited for the lock.
-                    Taken::Armed | Taken::ArmedAfterWait { .. } => {}
-                    Taken::Save => {
-                        saves.fetch_add(1, Ordering::Relaxed);
-                        let saved = FakeSaved {
-                            value: q.value.swap(0, Ordering::AcqRel),
-                            finished: Arc::clone(&finished),
-                        };
-                        save(&r, s, saved);
-                    }
-                    other => panic!("run {s}: {other:?}"),
-                }
-                let before = q.value.swap(s, Ordering::AcqRel);
-                assert_eq!(before, 0, "run {s} on written queries");
-                submitted.store(s, Ordering::Release);
-                while s > read.load(Ordering::Acquire) + 32 {
-                    std::thread::yield_now();
-                }
-            }
-        });
-        for s in 1..=runs {
-            while submitted.load(Ordering::Acquire) < s {
-                std::hint::spin_loop();
-            }
-            let mut out = [0; 1];
-            r.read(s, &mut out, &q).unwrap();
-            assert_eq!(out, [s], "run {s} read with its own values");
-            read.store(s, Ordering::Release);
+    race_traceq(&r, &q, 20_000, |s| match r.take(s, 1, &q, || true) {
+        // traceq read it, perhaps while this waited for the lock.
+        Taken::Armed | Taken::ArmedAfterWait { .. } => {}
+        Taken::Save => {
+            saves.fetch_add(1, Ordering::Relaxed);
+            let saved = FakeSaved {
+                value: q.value.swap(0, Ordering::AcqRel),
+                finished: Arc::clone(&finished),
+            };
+            save(&r, s, saved);
         }
+        other => panic!("run {s}: {other:?}"),
     });
     assert!(saves.load(Ordering::Relaxed) > 0, "some runs were saved");
 }
