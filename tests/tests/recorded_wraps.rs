@@ -135,17 +135,15 @@ fn a_resubmitted_command_buffers_own_run_needs_no_command_buffer_of_the_layers()
     later_runs_later_times(&trace);
 }
 
-/// `resubmit-busy` (paced `pace_ms`): no resubmission waits for the long work in flight.
-fn busy_resubmissions_do_not_wait(pace_ms: u32) {
+/// `scenario` (`resubmit-busy` or `-many`, paced `pace_ms`): no resubmission waits for the
+/// long work in flight. Its counts.
+fn busy_resubmissions_do_not_wait(scenario: &str, pace_ms: u32) -> Counts {
     let frames = 5;
     let pace = pace_ms.to_string();
-    let (run, trace, counts) = traced("resubmit-busy", frames, &[], &[("--pace-ms", &pace)]);
+    let (run, trace, counts) = traced(scenario, frames, &[], &[("--pace-ms", &pace)]);
+    // Every batch written (a save's command buffers are counted with the wrapped
+    // submissions', one set a save).
     assert_eq!(trace.batches.len(), 2 * frames as usize - 1);
-    assert_eq!(
-        counts.submissions(),
-        2 * u64::from(frames) - 1,
-        "{counts:?}"
-    );
     assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
     assert!(
         !run.stderr.contains("for its last run's timestamps"),
@@ -168,18 +166,19 @@ fn busy_resubmissions_do_not_wait(pace_ms: u32) {
             .unwrap_or_else(|| panic!("{line}"));
         assert!(most < 2.0, "{line}");
     }
-    // Each resubmission's call took well under the long work's time (milliseconds even on
-    // a fast core), which it would have waited for.
+    // Each resubmission's call took well under the long work's time (10-45 ms here), which
+    // it would have waited for; the validation layers beneath take their share of the call.
     for sub in &run.report().devices[0].submissions {
         if sub.label.starts_with("resubmit-busy-") {
             assert!(
-                sub.call_ns < 2_000_000,
+                sub.call_ns < 5_000_000,
                 "{}: the submit call took {} ns",
                 sub.label,
                 sub.call_ns
             );
         }
     }
+    counts
 }
 
 #[test]
@@ -190,7 +189,7 @@ fn on_lavapipe_a_resubmission_with_work_in_flight_does_not_wait_for_it() {
     // submissions gather for a millisecond), and reading it at the resubmission would wait
     // for the long work. The GPU saves it instead, behind the long work, and traceq reads
     // it from there.
-    busy_resubmissions_do_not_wait(0);
+    busy_resubmissions_do_not_wait("resubmit-busy", 0);
 }
 
 #[test]
@@ -199,7 +198,19 @@ fn on_lavapipe_a_resubmission_while_traceq_reads_the_last_run_does_not_wait_for_
     // is about to read the last run, which on Lavapipe waits for the long work. It waits
     // for that work without the run's lock first, so the resubmission still has the run
     // saved rather than waiting for the read.
-    busy_resubmissions_do_not_wait(3);
+    busy_resubmissions_do_not_wait("resubmit-busy", 3);
+}
+
+#[test]
+fn on_lavapipe_six_command_buffers_resubmitted_together_with_work_in_flight_do_not_wait() {
+    // Six reusable command buffers in one batch, resubmitted as soon as the fence signals:
+    // more saves than one submission holds on the stack (they spill to the heap rather
+    // than being read on the host, which would wait for the long work).
+    let counts = busy_resubmissions_do_not_wait("resubmit-busy-many", 0);
+    assert!(
+        counts.saved_at_resubmission > 4 * 4,
+        "more than four saved in a submission: {counts:?}"
+    );
 }
 
 #[test]

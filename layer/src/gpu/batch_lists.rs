@@ -6,6 +6,7 @@
 use ash::vk;
 
 use super::segments::SegmentCommands;
+use crate::short_list::ShortList;
 
 /// The command buffer lists of batches with the layer's inserted at the splits: before the
 /// command buffer at position `splits[k]`, segment k's copy and (with `rearm`) segment
@@ -40,40 +41,22 @@ pub fn with_insertions<T: Copy>(
 }
 
 /// Saves of runs left in the queries (see `trace::record::reruns`) one submission carries
-/// at most: with the first re-arm, the batch before the application's stays on the stack.
+/// on the stack; more take an allocation.
 pub const MAX_SAVES: usize = 4;
 
-/// The list of the batch before the application's (see [`head_list`]), on the stack.
-pub struct HeadList<T> {
-    items: [T; MAX_SAVES + 1],
-    len: usize,
-}
-
-impl<T> HeadList<T> {
-    pub fn as_slice(&self) -> &[T] {
-        &self.items[..self.len]
-    }
-}
-
-/// The list of the batch before the application's: the saves of runs left in the queries
-/// (at most [`MAX_SAVES`]: the trace core carries no more), then the first segment's
-/// re-arm where it runs.
-pub fn head_list<T: Copy>(
+/// The list of the batch before the application's: the saves of runs left in the queries,
+/// then the first segment's re-arm where it runs (on the stack up to [`MAX_SAVES`] saves).
+pub fn head_list<T: Copy + Default>(
     saves: &[vk::CommandBuffer],
     rearm: Option<T>,
     item: impl Fn(vk::CommandBuffer) -> T,
-) -> HeadList<T> {
-    let mut list = HeadList {
-        items: [item(vk::CommandBuffer::null()); MAX_SAVES + 1],
-        len: 0,
-    };
-    for &cb in saves.iter().take(MAX_SAVES) {
-        list.items[list.len] = item(cb);
-        list.len += 1;
+) -> ShortList<T, { MAX_SAVES + 1 }> {
+    let mut list = ShortList::default();
+    for &cb in saves {
+        list.push(item(cb));
     }
     if let Some(rearm) = rearm {
-        list.items[list.len] = rearm;
-        list.len += 1;
+        list.push(rearm);
     }
     list
 }
@@ -203,10 +186,10 @@ mod tests {
             [cb(1), cb(2), cb(9)]
         );
         assert_eq!(head_list(&saves, None, |c| c).as_slice(), saves);
-        let most = [cb(1), cb(2), cb(3), cb(4)];
+        let many = [cb(1), cb(2), cb(3), cb(4), cb(5), cb(6)];
         assert_eq!(
-            head_list(&most, Some(rearm), |c| c).as_slice(),
-            [cb(1), cb(2), cb(3), cb(4), cb(9)]
+            head_list(&many, Some(rearm), |c| c).as_slice(),
+            [cb(1), cb(2), cb(3), cb(4), cb(5), cb(6), cb(9)]
         );
     }
 

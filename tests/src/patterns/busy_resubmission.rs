@@ -3,7 +3,8 @@
 //! work in flight. Were the layer to read the last run at the resubmission (the traceq
 //! thread has not yet), a driver whose query read waits for the device to go idle
 //! (Lavapipe's) would make that resubmission wait for the long work. Each submit call is
-//! timed (`call_ns`). With `--pace-ms`, the application works that long on the CPU before
+//! timed (`call_ns`). `resubmit-busy-many` resubmits six such command buffers in one
+//! batch (more than the layer saves in one submission). With `--pace-ms`, the application works that long on the CPU before
 //! each resubmission: by then the traceq thread has woken and is reading the last run.
 
 use ash::vk;
@@ -15,17 +16,26 @@ use crate::vk::{check, monotonic_ns, Buffer, Device, Result};
 /// Bytes the long work fills, four times over: tens of milliseconds on Lavapipe.
 const LONG_FILL: u64 = 64 << 20;
 
-pub(super) fn resubmit_busy(dev: &Device, sub: &mut Submitter, frames: u32) -> Result<bool> {
+/// `count` small reusable command buffers (each writing a buffer of its own), resubmitted
+/// together in one batch as soon as its fence signals, with the long work in flight.
+pub(super) fn resubmit_busy(
+    dev: &Device,
+    sub: &mut Submitter,
+    frames: u32,
+    count: usize,
+) -> Result<bool> {
     let d = &dev.device;
-    let small = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
+    let smalls = (0..count)
+        .map(|_| Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST))
+        .collect::<Result<Vec<_>>>()?;
     let big = Buffer::new(dev, LONG_FILL, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let [cb, long]: [vk::CommandBuffer; 2] = dev
-        .command_buffers(2)?
-        .try_into()
-        .map_err(|_| "two command buffers".to_string())?;
-    dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
-    record_transfer(dev, cb, &small, 0x77);
-    dev.end(cb)?;
+    let mut cbs = dev.command_buffers(count as u32 + 1)?;
+    let long = cbs.pop().ok_or("a command buffer for the long work")?;
+    for (&cb, small) in cbs.iter().zip(&smalls) {
+        dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
+        record_transfer(dev, cb, small, 0x77);
+        dev.end(cb)?;
+    }
     dev.begin(long, vk::CommandBufferUsageFlags::empty())?;
     for value in 1..=4 {
         // SAFETY: `long` is recording; `big` has TRANSFER_DST and `LONG_FILL` bytes.
@@ -34,8 +44,8 @@ pub(super) fn resubmit_busy(dev: &Device, sub: &mut Submitter, frames: u32) -> R
     }
     dev.end(long)?;
     let (cb_fence, long_fence) = (dev.fence()?, dev.fence()?);
-    let submit = |cb: vk::CommandBuffer, fence: vk::Fence| {
-        let info = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&cb));
+    let submit = |cbs: &[vk::CommandBuffer], fence: vk::Fence| {
+        let info = vk::SubmitInfo::default().command_buffers(cbs);
         check(
             // SAFETY: recorded command buffers not pending (each run was waited for); an
             // unsignalled fence.
@@ -47,7 +57,7 @@ pub(super) fn resubmit_busy(dev: &Device, sub: &mut Submitter, frames: u32) -> R
     let mut long_started: Option<u64> = None;
     for i in 0..frames {
         let before = monotonic_ns();
-        submit(cb, cb_fence)?;
+        submit(&cbs, cb_fence)?;
         let call_end = monotonic_ns();
         if let Some(started) = long_started.take() {
             dev.wait_and_reset(long_fence)?;
@@ -55,21 +65,24 @@ pub(super) fn resubmit_busy(dev: &Device, sub: &mut Submitter, frames: u32) -> R
         }
         dev.wait_and_reset(cb_fence)?;
         let times = [before, call_end, monotonic_ns()];
-        sub.note_call(&format!("resubmit-busy-{i}"), &[cb], times);
+        sub.note_call(&format!("resubmit-busy-{i}"), &cbs, times);
         if i + 1 < frames {
             long_started = Some(monotonic_ns());
-            submit(long, long_fence)?;
+            submit(std::slice::from_ref(&long), long_fence)?;
             std::thread::sleep(std::time::Duration::from_millis(pace_ms()));
         }
     }
-    let ok = first_word(&small) == 0x77 && big.words()[0] == 4;
+    let ok = smalls.iter().all(|small| first_word(small) == 0x77) && big.words()[0] == 4;
     // SAFETY: every submission completed.
     unsafe {
         d.destroy_fence(cb_fence, None);
         d.destroy_fence(long_fence, None);
-        d.free_command_buffers(dev.pool, &[cb, long]);
+        d.free_command_buffers(dev.pool, &cbs);
+        d.free_command_buffers(dev.pool, &[long]);
     }
-    small.destroy(dev);
+    for small in smalls {
+        small.destroy(dev);
+    }
     big.destroy(dev);
     Ok(ok)
 }

@@ -49,6 +49,7 @@ pub const SCENARIOS: &[&str] = &[
     "transfer-queue",
     "rerecord",
     "resubmit-busy",
+    "resubmit-busy-many",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -77,7 +78,8 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
         "transfer-queue" => transfer_queue::transfer_queue(dev, sub),
         "rerecord" => rerecord::rerecord(dev, sub, frames),
-        "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames),
+        "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames, 1),
+        "resubmit-busy-many" => busy_resubmission::resubmit_busy(dev, sub, frames, 6),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

@@ -130,9 +130,10 @@ impl DeviceTracer {
                 Taken::Armed => {}
                 Taken::ArmedAfterWait { waited_ns } => run_waits.add(false, waited_ns),
                 Taken::ReadNow { waited_ns } => run_waits.add(true, waited_ns),
-                Taken::Save if to_save.push(traces.len()) => run_waits.saved(),
-                // No room for more saves in this submission: read on the host.
-                Taken::Save => recorded.read_instead_of_saving(submission),
+                Taken::Save => {
+                    run_waits.saved();
+                    to_save.push(traces.len());
+                }
             }
             traces.push(recorded);
         }

@@ -14,53 +14,19 @@ use std::sync::Arc;
 use ash::vk;
 
 use crate::gpu::interface::{Arming, QueueContext, RecordedWrap, MAX_SAVES};
+use crate::short_list::ShortList;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::record::saved_copy::SavedCopy;
 use crate::trace::DeviceTracer;
 
-/// The traces of a submission (their positions in it) whose last runs it saves: at most
-/// [`MAX_SAVES`]; a submission that finds more of its runs to save has the rest read on the
-/// host (several tracked command buffers in one call, each resubmitted before traceq read
-/// its last run).
-#[derive(Default)]
-pub struct ToSave {
-    at: [usize; MAX_SAVES],
-    len: usize,
-}
-
-impl ToSave {
-    /// Adds the trace at `position`; false when there is no room left.
-    pub fn push(&mut self, position: usize) -> bool {
-        let Some(slot) = self.at.get_mut(self.len) else {
-            return false;
-        };
-        *slot = position;
-        self.len += 1;
-        true
-    }
-
-    fn positions(&self) -> &[usize] {
-        &self.at[..self.len]
-    }
-}
+/// The traces of a submission (their positions in it) whose last runs it saves: on the
+/// stack up to [`MAX_SAVES`] (several tracked command buffers in one call, each
+/// resubmitted before traceq read its last run, take an allocation beyond).
+pub type ToSave = ShortList<usize, MAX_SAVES>;
 
 /// The copy command buffers of a submission's saves, for the batch before the
 /// application's.
-#[derive(Default)]
-pub struct SaveCommands {
-    cbs: [vk::CommandBuffer; MAX_SAVES],
-    len: usize,
-}
-
-impl SaveCommands {
-    pub fn as_slice(&self) -> &[vk::CommandBuffer] {
-        &self.cbs[..self.len]
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
+pub type SaveCommands = ShortList<vk::CommandBuffer, MAX_SAVES>;
 
 /// A save of a last run could not be had (said once per process).
 static SAID_UNSAVED: AtomicBool = AtomicBool::new(false);
@@ -90,7 +56,7 @@ impl DeviceTracer {
             rearm: false,
             reset_after_copy: true,
         };
-        for &at in to_save.positions() {
+        for &at in to_save.as_slice() {
             let trace = &traces[at];
             let wrap = self.wrap(queue_ctx, std::slice::from_ref(trace), &[], arming);
             let copy_cb = match &wrap {
@@ -106,8 +72,7 @@ impl DeviceTracer {
                     let copy =
                         SavedCopy::new(self.backend.clone(), Arc::clone(queue_ctx), wrap.resources);
                     trace.save_prepared(submission, copy);
-                    commands.cbs[commands.len] = cb;
-                    commands.len += 1;
+                    commands.push(cb);
                 }
                 (wrap, _) => {
                     // No readback (or no command buffer) could be had: nothing to save into.

@@ -21,27 +21,33 @@ const SETTLE_POLL: Duration = Duration::from_micros(50);
 const BEING_MADE: Duration = Duration::from_millis(5);
 
 /// Before the host reads `batch`'s reusable runs left in the queries, where the device's
-/// reads wait for all its work (`reads_wait`): for up to [`SETTLE`] after the batch
-/// completed (`completed_at`, when traceq saw it complete; a batch that completed before
-/// traceq got to it has settled), and for as long as the queue's newer work keeps the
-/// device busy, waits (with `wait`, false when the wait failed) without the runs' locks.
-/// A resubmission that comes meanwhile has its last run saved by the GPU (or reads it
-/// itself, the device being idle); the read made under the lock afterwards finds the
-/// device idle, so a resubmission that comes during it waits little. Only work whose
-/// signal was submitted is seen: a burst submitted without fences or semaphores, or
-/// without instrumented command buffers, can still make the read (and a resubmission
-/// that comes during it) wait.
+/// reads wait for all its work (`reads_wait`), waits without the runs' locks (with `wait`,
+/// false when the wait failed): for as long as the queue's newer work keeps the device
+/// busy, while a submission is being made on the queue, and, while nothing newer was
+/// submitted, for [`SETTLE`] after the batch completed (`completed_at`, when traceq saw it
+/// complete; else from now), once per completion value (`settled`: the last one settled
+/// for, so that batches completing together settle once). A resubmission that comes
+/// meanwhile has its last run saved by the GPU (or reads it itself, the device being
+/// idle); the read made under the lock afterwards finds the device idle, so a
+/// resubmission that comes during it waits little. Only work whose signal was submitted
+/// is seen: a burst submitted without fences or semaphores, or without instrumented
+/// command buffers, can still make the read (and a resubmission that comes during it)
+/// wait.
 pub fn settle_before_reading(
     reads_wait: bool,
     batch: &Batch,
-    completed_at: Option<Instant>,
+    (completed_at, settled): (Option<Instant>, &mut u64),
     mut wait: impl FnMut(&QueueContext, &Completion) -> bool,
 ) {
+    let Completion::Timeline { value: own, .. } = batch.completion else {
+        return;
+    };
     if !reads_wait || !batch.traces.iter().any(|t| t.tracked()) {
         return;
     }
     let started = Instant::now();
-    let settling = |now: Instant| completed_at.is_some_and(|at| now - at < SETTLE);
+    let settle_from = (own > *settled).then(|| completed_at.unwrap_or(started));
+    *settled = (*settled).max(own);
     let mut waited_for = 0;
     loop {
         let left = batch
@@ -51,10 +57,15 @@ pub fn settle_before_reading(
         if !left {
             return;
         }
-        match batch.queue.latest_signal() {
+        let latest = batch.queue.latest_signal();
+        let latest_value = match latest {
+            Some(Completion::Timeline { value, .. }) => value,
+            _ => 0,
+        };
+        match latest {
             // Work submitted since: wait for it (the read would).
-            Some(latest @ Completion::Timeline { value, .. }) if value > waited_for => {
-                waited_for = value;
+            Some(latest) if latest_value > waited_for => {
+                waited_for = latest_value;
                 if !wait(&batch.queue, &latest) {
                     return;
                 }
@@ -64,7 +75,10 @@ pub fn settle_before_reading(
             _ if batch.queue.signal_being_made() && started.elapsed() < BEING_MADE => {
                 std::thread::sleep(SETTLE_POLL)
             }
-            _ if settling(Instant::now()) => std::thread::sleep(SETTLE_POLL),
+            // Nothing newer yet: the application may be about to submit it.
+            _ if latest_value <= own && settle_from.is_some_and(|at| at.elapsed() < SETTLE) => {
+                std::thread::sleep(SETTLE_POLL)
+            }
             _ => return,
         }
     }

@@ -48,6 +48,8 @@ pub(super) struct Traceq {
     /// When the batch being processed completed, if traceq saw it complete (it waited for
     /// it); `None` when it had completed before traceq got to it.
     completed_at: Option<Instant>,
+    /// The last completion value whose batches settled (see `settle`).
+    settled: u64,
     /// What the batches' draws and dispatches name as their pipeline.
     pipeline_names: PipelineNames,
 }
@@ -77,6 +79,7 @@ impl Traceq {
             read_failed: false,
             said_unsignalled: false,
             completed_at: None,
+            settled: 0,
             pipeline_names: PipelineNames::new(ObjectNames::default()),
         }
     }
@@ -266,10 +269,12 @@ impl Traceq {
             },
             Results::InQueries => {
                 let reads_wait = self.backend.query_reads_wait();
-                let completed_at = self.completed_at;
-                settle_before_reading(reads_wait, batch, completed_at, |queue, completion| {
+                let mut settled = self.settled;
+                let when = (self.completed_at, &mut settled);
+                settle_before_reading(reads_wait, batch, when, |queue, completion| {
                     self.wait_for(queue, completion)
                 });
+                self.settled = settled;
                 let traces = (&batch.traces[..], batch.submission);
                 // Out of `self` while the batch is written.
                 let mut scratch = std::mem::take(&mut self.query_scratch);
