@@ -4,9 +4,9 @@
 //! application wait for every piece of that work). The submission runs, before the application's batches, the
 //! layer's copy command buffer of that recording (the one a wrapped run of it alone ends
 //! with: it copies the queries into its readback, then resets them), and traceq reads the
-//! run from that readback once the submission completed. Nothing is allocated: the copies
-//! are handed to the traces as they are had, and the submission keeps only their command
-//! buffers.
+//! run from that readback once the submission completed. Nothing is allocated for up to
+//! `MAX_SAVES` saves a submission: the copies are handed to the traces as they are had,
+//! and the submission keeps only their command buffers.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
