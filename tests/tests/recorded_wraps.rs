@@ -145,33 +145,20 @@ fn busy_resubmissions_do_not_wait(scenario: &str, pace_ms: u32) -> Counts {
     // submissions', one set a save).
     assert_eq!(trace.batches.len(), 2 * frames as usize - 1);
     assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
+    // No resubmission waited for the long work (10-45 ms here): neither a read at the
+    // resubmission nor a wait behind traceq's read reached the layer's 10 ms warning, and
+    // each submit call stayed under it. (A resubmission that finds traceq reading can still
+    // wait for work submitted just before that read: design §14; on a loaded machine that
+    // reached milliseconds, with two busy loops beside it tens of them.)
     assert!(
         !run.stderr.contains("for its last run's timestamps"),
         "no resubmission waited 10 ms: {}",
         run.stderr
     );
-    // The long work's own resubmission finds the device idle and reads its last run: a
-    // short wait, counted with any wait behind traceq's read.
-    if let Some(line) = run
-        .stderr
-        .lines()
-        .find(|l| l.contains("resubmissions waited for"))
-    {
-        // "... : T ms in all, M ms at most in one"
-        let most: f64 = line
-            .rsplit("in all, ")
-            .next()
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|m| m.parse().ok())
-            .unwrap_or_else(|| panic!("{line}"));
-        assert!(most < 2.0, "{line}");
-    }
-    // Each resubmission's call took well under the long work's time (10-45 ms here), which
-    // it would have waited for; the validation layers beneath take their share of the call.
     for sub in &run.report().devices[0].submissions {
         if sub.label.starts_with("resubmit-busy-") {
             assert!(
-                sub.call_ns < 5_000_000,
+                sub.call_ns < 10_000_000,
                 "{}: the submit call took {} ns",
                 sub.label,
                 sub.call_ns
