@@ -24,8 +24,9 @@ use super::timestamps::cmd_write_timestamp;
 use super::wrapped_submit::Wrapping;
 use crate::loader::dispatch::DeviceDispatch;
 
-/// A traced device's Vulkan. Cloned (two `Arc`s) only when the device is set up: by the
-/// chunk pool and the traceq thread.
+/// A traced device's Vulkan. Cloned (three `Arc`s) when the device is set up, by the chunk
+/// pool and the traceq thread, and for each save of a last run (`trace::record::saved_copy`,
+/// on a device whose reads wait, off the common path).
 #[derive(Clone)]
 pub struct Backend {
     dispatch: Arc<DeviceDispatch>,

@@ -24,6 +24,7 @@
 //! queries between the thread submitting its command buffer (which Vulkan already
 //! serialises) and traceq: never shared between recording threads.
 
+mod completed_runs;
 mod early_runs;
 mod phase;
 
@@ -33,8 +34,8 @@ use std::time::{Duration, Instant};
 use ash::vk;
 use parking_lot::Mutex;
 
+use early_runs::EarlyRuns;
 pub use early_runs::SavedRun;
-use early_runs::{EarlyRuns, Found, Values};
 use phase::Phase;
 
 /// A tracked trace writes at most this many queries: what a resubmission reads itself
@@ -91,19 +92,6 @@ pub struct Reruns<S> {
     saves: bool,
 }
 
-/// The lock as traceq takes it: spinning and yielding, never parked, so that a submitting
-/// thread that held it never has to wake traceq on its way out (a futex call on the
-/// application's time). The submitting side takes it plainly: it waits only while traceq
-/// reads this trace's few queries.
-fn lock_for_traceq<S>(reads: &Mutex<EarlyRuns<S>>) -> parking_lot::MutexGuard<'_, EarlyRuns<S>> {
-    loop {
-        if let Some(guard) = reads.try_lock() {
-            return guard;
-        }
-        std::thread::yield_now();
-    }
-}
-
 /// An early run was dropped for room (said once per process).
 static SAID_BEHIND: AtomicBool = AtomicBool::new(false);
 /// A run was not complete when its command buffer was submitted again (said once).
@@ -116,10 +104,6 @@ static SAID_WAITED: AtomicBool = AtomicBool::new(false);
 /// the scheduler kept waiting on a loaded machine is not taken for it, shorter than a
 /// frame of work in flight.
 const LONG_WAIT: Duration = Duration::from_millis(10);
-
-/// How long traceq waits for a submission that saves the run it wants to be made (it is
-/// inside the application's submit call) before it counts the run lost.
-const SAVING_WAIT: Duration = Duration::from_secs(1);
 
 impl<S> Default for Reruns<S> {
     fn default() -> Self {
@@ -330,95 +314,9 @@ impl<S: SavedRun> Reruns<S> {
             self.replace(Phase::Copying(submission), Phase::Unknown);
         }
     }
-
-    /// The completed run of `submission` that left its timestamps in the queries, into
-    /// `out`; the queries are reset and the trace armed. Taken early if a resubmission came
-    /// first (read by it, or saved by the GPU: then waited for). An error if it cannot be
-    /// had (dropped for room, or lost).
-    pub fn read(
-        &self,
-        submission: u64,
-        out: &mut [u64],
-        queries: &impl RunQueries,
-    ) -> Result<(), vk::Result> {
-        let mut saving_since: Option<Instant> = None;
-        loop {
-            let mut reads = lock_for_traceq(&self.reads);
-            if self.phase() == Phase::InQueries(submission) {
-                // Under the lock, even where the read waits for all the device's work: a
-                // resubmission's GPU work on these queries (a save, the new run) running
-                // while the driver reads them makes it read them wrong (seen on Lavapipe).
-                let read = queries.read(out);
-                // SAFETY: the run completed (traceq waited for it) and no later run was
-                // submitted (it would have taken the queries first, under this lock).
-                unsafe { queries.reset() };
-                self.replace(Phase::InQueries(submission), Phase::Armed);
-                return read;
-            }
-            match reads.take(submission) {
-                Found::Missing | Found::Taken(Values::Saving { .. }) => {
-                    return Err(vk::Result::NOT_READY)
-                }
-                Found::Taken(Values::Read(values, read)) => {
-                    if read.is_ok() {
-                        let n = out.len().min(values.len());
-                        out[..n].copy_from_slice(&values[..n]);
-                    }
-                    reads.give(values);
-                    return read;
-                }
-                Found::Taken(Values::Saved(saved)) => {
-                    drop(reads);
-                    return saved.finish(Some(out));
-                }
-                Found::Saving => {
-                    drop(reads);
-                    if saving_since.get_or_insert_with(Instant::now).elapsed() >= SAVING_WAIT {
-                        return Err(vk::Result::NOT_READY);
-                    }
-                    std::thread::yield_now();
-                }
-            }
-        }
-    }
-
-    /// The completed run of `submission` is not written (outside a capture, or its batch
-    /// could not be read): as [`Self::read`], without the values.
-    pub fn discard(&self, submission: u64, queries: &impl RunQueries) {
-        let mut saving_since: Option<Instant> = None;
-        loop {
-            let mut reads = lock_for_traceq(&self.reads);
-            if self.phase() == Phase::InQueries(submission) {
-                // SAFETY: as in `read`.
-                unsafe { queries.reset() };
-                self.replace(Phase::InQueries(submission), Phase::Armed);
-                return;
-            }
-            match reads.take(submission) {
-                Found::Missing | Found::Taken(Values::Saving { .. }) => return,
-                Found::Taken(Values::Read(values, _)) => return reads.give(values),
-                Found::Taken(Values::Saved(saved)) => {
-                    drop(reads);
-                    // Only its resources back: the error would be the batch's, not written.
-                    let _ = saved.finish(None);
-                    return;
-                }
-                Found::Saving => {
-                    drop(reads);
-                    if saving_since.get_or_insert_with(Instant::now).elapsed() >= SAVING_WAIT {
-                        return;
-                    }
-                    std::thread::yield_now();
-                }
-            }
-        }
-    }
-
-    /// The wrapped run of `submission` completed: its copy reset the queries.
-    pub fn copied(&self, submission: u64) {
-        self.replace(Phase::Copying(submission), Phase::Armed);
-    }
 }
 
+#[cfg(test)]
+mod save_tests;
 #[cfg(test)]
 mod tests;

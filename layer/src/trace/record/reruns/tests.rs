@@ -1,4 +1,5 @@
-//! The states of a reusable trace's queries between its runs, with fake queries.
+//! The states of a reusable trace's queries between its runs, with fake queries (the
+//! saves of devices whose reads wait: `save_tests`).
 
 use super::early_runs::EARLY_VALUES;
 use super::*;
@@ -8,14 +9,14 @@ use std::sync::Arc;
 
 /// Queries that hold `value` in every slot once written, and count resets.
 #[derive(Default)]
-struct Fake {
-    value: Cell<Option<u64>>,
-    resets: Cell<u32>,
-    reads: RefCell<Vec<u64>>,
+pub(super) struct Fake {
+    pub(super) value: Cell<Option<u64>>,
+    pub(super) resets: Cell<u32>,
+    pub(super) reads: RefCell<Vec<u64>>,
 }
 
 impl Fake {
-    fn run(&self, value: u64) {
+    pub(super) fn run(&self, value: u64) {
         assert_eq!(self.value.get(), None, "written only when reset");
         self.value.set(Some(value));
     }
@@ -34,7 +35,7 @@ impl RunQueries for Fake {
     }
 }
 
-fn read_now(taken: Taken) -> bool {
+pub(super) fn read_now(taken: Taken) -> bool {
     matches!(taken, Taken::ReadNow { .. })
 }
 
@@ -231,8 +232,8 @@ fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
 
 /// Queries shared by two threads: 0 when reset, else the run's value.
 #[derive(Default)]
-struct SharedFake {
-    value: AtomicU64,
+pub(super) struct SharedFake {
+    pub(super) value: AtomicU64,
 }
 
 impl RunQueries for SharedFake {
@@ -269,7 +270,12 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
 /// `runs` runs of `q`'s trace, each taken by `take` then written, on a submitting thread,
 /// while this thread reads each as traceq does (falling behind by a few runs at most:
 /// their values wait in `early`), checking every run is read once with its own values.
-fn race_traceq(r: &Reruns<FakeSaved>, q: &SharedFake, runs: u64, take: impl Fn(u64) + Send + Sync) {
+pub(super) fn race_traceq(
+    r: &Reruns<FakeSaved>,
+    q: &SharedFake,
+    runs: u64,
+    take: impl Fn(u64) + Send + Sync,
+) {
     let (submitted, read) = (AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -298,9 +304,9 @@ fn race_traceq(r: &Reruns<FakeSaved>, q: &SharedFake, runs: u64, take: impl Fn(u
 
 /// A run saved by the "GPU": its value, and how it was finished (1: read, 2: only given
 /// back).
-struct FakeSaved {
-    value: u64,
-    finished: Arc<AtomicU64>,
+pub(super) struct FakeSaved {
+    pub(super) value: u64,
+    pub(super) finished: Arc<AtomicU64>,
 }
 
 impl SavedRun for FakeSaved {
@@ -323,173 +329,4 @@ impl SavedRun for FakeSaved {
     fn unused(self) {
         self.finished.store(3, Ordering::Relaxed);
     }
-}
-
-/// A save prepared for submission `by` and made.
-fn save(r: &Reruns<FakeSaved>, by: u64, saved: FakeSaved) {
-    r.prepared(by, saved);
-    r.made(by, ());
-}
-
-fn saving() -> Reruns<FakeSaved> {
-    let mut r = Reruns::default();
-    r.restart(true, true);
-    r
-}
-
-/// What the layer's save does on the GPU once its submission runs: the queries' values
-/// copied out, then the queries reset.
-fn save_on_gpu(q: &Fake, finished: &Arc<AtomicU64>) -> FakeSaved {
-    let value = q.value.get().expect("a written run");
-    // SAFETY: a fake.
-    unsafe { q.reset() };
-    FakeSaved {
-        value,
-        finished: Arc::clone(finished),
-    }
-}
-
-#[test]
-fn where_reads_wait_a_resubmission_has_its_last_run_saved_never_read() {
-    let (r, q) = (saving(), Fake::default());
-    let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 2, &q, || true), Taken::Armed);
-    q.run(10);
-    assert_eq!(r.take(2, 2, &q, || true), Taken::Save);
-    assert!(q.reads.borrow().is_empty(), "nothing read on the host");
-    assert_eq!(
-        q.resets.get(),
-        0,
-        "nor reset: the save resets them on the GPU"
-    );
-    save(&r, 2, save_on_gpu(&q, &finished));
-    q.run(20);
-    let mut out = [0; 2];
-    r.read(1, &mut out, &q).unwrap();
-    assert_eq!(out, [10, 10], "the last run, from its save");
-    assert_eq!(finished.load(Ordering::Relaxed), 1);
-    r.read(2, &mut out, &q).unwrap();
-    assert_eq!(out, [20, 20], "the new run, from the queries");
-    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
-}
-
-#[test]
-fn traceq_waits_for_the_submission_that_saves_the_run_it_wants() {
-    let (r, q) = (saving(), SharedFake::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.value.store(10, Ordering::Release);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
-    let finished = Arc::new(AtomicU64::new(0));
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(|| {
-            let mut out = [0; 1];
-            r.read(1, &mut out, &q).map(|()| out[0])
-        });
-        // The submission is being made: traceq waits for it.
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(
-            !reader.is_finished(),
-            "traceq waits for the save to be made"
-        );
-        let saved = FakeSaved {
-            value: q.value.swap(0, Ordering::AcqRel),
-            finished: Arc::clone(&finished),
-        };
-        save(&r, 2, saved);
-        assert_eq!(reader.join().unwrap(), Ok(10));
-    });
-}
-
-#[test]
-fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
-    let (r, q) = (saving(), Fake::default());
-    let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.run(10);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
-    let copy = FakeSaved {
-        value: 0,
-        finished: Arc::clone(&finished),
-    };
-    r.prepared(2, copy);
-    r.not_submitted(2);
-    assert_eq!(
-        finished.load(Ordering::Relaxed),
-        3,
-        "the copy's resources back"
-    );
-    let mut out = [0; 1];
-    r.read(1, &mut out, &q).unwrap();
-    assert_eq!(out, [10], "read where it still is");
-    assert_eq!(r.take(3, 1, &q, || true), Taken::Armed, "and armed again");
-}
-
-#[test]
-fn where_reads_wait_but_nothing_is_in_flight_the_resubmission_reads_its_last_run() {
-    // The read would not wait for anything: cheaper than a save.
-    let (r, q) = (saving(), Fake::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.run(10);
-    assert!(read_now(r.take(2, 1, &q, || false)));
-    q.run(20);
-    let mut out = [0; 1];
-    r.read(1, &mut out, &q).unwrap();
-    assert_eq!(out, [10]);
-}
-
-#[test]
-fn a_save_that_cannot_be_had_reads_the_run_on_the_host_instead() {
-    let (r, q) = (saving(), Fake::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.run(10);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
-    r.read_instead_of_saving(2, 1, &q);
-    assert_eq!(q.resets.get(), 1, "read and reset on the host");
-    q.run(20);
-    let mut out = [0; 1];
-    r.read(1, &mut out, &q).unwrap();
-    assert_eq!(out, [10]);
-    r.read(2, &mut out, &q).unwrap();
-    assert_eq!(out, [20]);
-}
-
-#[test]
-fn a_saved_run_not_written_only_gives_its_resources_back() {
-    let (r, q) = (saving(), Fake::default());
-    let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.run(10);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
-    save(&r, 2, save_on_gpu(&q, &finished));
-    r.discard(1, &q);
-    assert_eq!(
-        finished.load(Ordering::Relaxed),
-        2,
-        "finished without values"
-    );
-    let mut out = [0; 1];
-    assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY), "gone");
-}
-
-#[test]
-fn where_reads_wait_resubmissions_racing_traceq_read_each_run_once_with_its_values() {
-    // A resubmission that saves the run while traceq is about to read it (and whose run
-    // then writes the queries) must not make traceq take the new values.
-    let (r, q) = (saving(), SharedFake::default());
-    let finished = Arc::new(AtomicU64::new(0));
-    let saves = AtomicU64::new(0);
-    race_traceq(&r, &q, 20_000, |s| match r.take(s, 1, &q, || true) {
-        // traceq read it, perhaps while this waited for the lock.
-        Taken::Armed | Taken::ArmedAfterWait { .. } => {}
-        Taken::Save => {
-            saves.fetch_add(1, Ordering::Relaxed);
-            let saved = FakeSaved {
-                value: q.value.swap(0, Ordering::AcqRel),
-                finished: Arc::clone(&finished),
-            };
-            save(&r, s, saved);
-        }
-        other => panic!("run {s}: {other:?}"),
-    });
-    assert!(saves.load(Ordering::Relaxed) > 0, "some runs were saved");
 }
