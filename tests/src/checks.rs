@@ -304,3 +304,12 @@ pub fn report_rows(out: &std::process::Output) -> (serde_json::Value, Vec<(Strin
     rows.sort();
     (v, rows)
 }
+
+/// Each batch of a transfer scenario: the command buffer, a fill and an update.
+pub fn assert_transfer_batches(trace: &Trace) {
+    for b in &trace.batches {
+        assert_eq!(named(b, "start_fill_buffer").len(), b.cmdbufs as usize);
+        assert_eq!(named(b, "start_update_buffer").len(), b.cmdbufs as usize);
+        assert_eq!(b.events.len(), 6 * b.cmdbufs as usize);
+    }
+}
