@@ -265,6 +265,9 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     // copy held in the trace's list of early runs (the queue's count says how many of its
     // runs went that way: saves, here).
     assert_eq!(counts["back_to_back"], 0, "62 resubmissions: {line}");
+    // Six command buffers in one submission: more than a batch holds inline, its lists
+    // on the heap, recycled.
+    assert_eq!(counts["wide"], 0, "62 submissions of six: {line}");
     let taken: u64 = run
         .stderr
         .lines()
@@ -294,19 +297,24 @@ fn tracepoints_and_submissions_allocate_nothing_in_the_steady_state() {
     assert_eq!(counts["begin_end"], 0, "{line}");
     // And everything was traced.
     let trace = utrace_tests::checks::parse(&std::fs::read_to_string(&file).unwrap());
-    assert_eq!(trace.batches.len(), 4 * 67);
-    for round in trace.batches.chunks(4) {
+    assert_eq!(trace.batches.len(), 5 * 67);
+    for round in trace.batches.chunks(5) {
         assert_eq!(
             round[0].events.len(),
             2 * 1000 + 2,
             "the one-time command buffer"
         );
-        for again in &round[1..] {
+        for again in &round[1..4] {
             assert_eq!(
                 again.events.len(),
                 2 + 2,
                 "the reusable ones, one fill each"
             );
         }
+        assert_eq!(
+            round[4].events.len(),
+            6 * (2 + 2),
+            "six reusable ones, together"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! recorded, submitted and waited for, round after round, and a reusable one recorded once
 //! and submitted again twice each round (the second time as soon as the first completed,
 //! before traceq read it, with long work of another reusable command buffer in flight: on
-//! Lavapipe the GPU saves the last run, elsewhere the resubmission reads it), each round
+//! Lavapipe the GPU saves the last run, elsewhere the resubmission reads it), and
+//! [`WIDE`] reusable ones submitted together (more than a batch holds inline), each round
 //! waiting until the traceq thread wrote its batches (the trace is txt at
 //! `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the submissions must
 //! allocate nothing; the line this prints says how many allocations each part made.
@@ -21,6 +22,9 @@ const WARM_UP: u32 = 5;
 /// Enough submissions that an allocation every few of them would show (crossbeam's channel,
 /// used before, allocated a block per 31 messages).
 const ROUNDS: u32 = 62;
+/// Command buffers of the wide submission: more than a batch's lists hold in the batch
+/// itself (four), so that their heap lists must be recycled.
+const WIDE: usize = 6;
 
 type Counter = unsafe extern "C" fn() -> u64;
 
@@ -77,8 +81,8 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
     let now = || unsafe { counter() };
     let target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
     let big = Buffer::new(dev, LONG_FILL, vk::BufferUsageFlags::TRANSFER_DST)?;
-    let cbs = dev.command_buffers(3)?;
-    let (cb, reusable, long) = (cbs[0], cbs[1], cbs[2]);
+    let cbs = dev.command_buffers(3 + WIDE as u32)?;
+    let (cb, reusable, long, wide) = (cbs[0], cbs[1], cbs[2], &cbs[3..]);
     let (fence, long_fence) = (dev.fence()?, dev.fence()?);
     dev.begin(long, vk::CommandBufferUsageFlags::empty())?;
     // SAFETY: `long` is recording; `big` has TRANSFER_DST and `LONG_FILL` bytes.
@@ -87,15 +91,17 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
             .cmd_fill_buffer(long, big.buffer, 0, LONG_FILL, 7)
     };
     dev.end(long)?;
-    dev.begin(reusable, vk::CommandBufferUsageFlags::empty())?;
-    // SAFETY: `reusable` is recording; the buffer has TRANSFER_DST and holds 4 bytes at 0.
-    unsafe {
-        dev.device
-            .cmd_fill_buffer(reusable, target.buffer, 0, 4, 0x0505_0505)
-    };
-    dev.end(reusable)?;
+    for &small in std::iter::once(&reusable).chain(wide) {
+        dev.begin(small, vk::CommandBufferUsageFlags::empty())?;
+        // SAFETY: `small` is recording; the buffer has TRANSFER_DST and holds 4 bytes at 0.
+        unsafe {
+            dev.device
+                .cmd_fill_buffer(small, target.buffer, 0, 4, 0x0505_0505)
+        };
+        dev.end(small)?;
+    }
     let (mut recording, mut tracepoints, mut submits) = (0u64, 0u64, 0u64);
-    let (mut resubmits, mut back_to_back) = (0u64, 0u64);
+    let (mut resubmits, mut back_to_back, mut wide_submits) = (0u64, 0u64, 0u64);
     for round in 0..WARM_UP + ROUNDS {
         let before_begin = now();
         dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
@@ -134,10 +140,17 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
         dev.wait_and_reset(long_fence)?;
+        let together = vk::SubmitInfo::default().command_buffers(wide);
+        let before_wide = now();
+        // SAFETY: recorded, not pending (waited for last round); an unsignalled fence.
+        let result = unsafe { dev.device.queue_submit(dev.queue, &[together], fence) };
+        let after_wide = now();
+        check(result, "vkQueueSubmit")?;
+        dev.wait_and_reset(fence)?;
         // The steady state, where the traceq thread keeps up with the application: wait
-        // until it wrote this round's three batches (on a loaded machine it may lag by
-        // several), then a frame's worth of time while it gives their lists back.
-        written_batches(4 * (round as usize + 1))?;
+        // until it wrote this round's batches (on a loaded machine it may lag by several),
+        // then a frame's worth of time while it gives their lists back.
+        written_batches(5 * (round as usize + 1))?;
         std::thread::sleep(std::time::Duration::from_millis(20));
         if round >= WARM_UP {
             tracepoints += after_commands - before_commands;
@@ -145,10 +158,11 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
             submits += after_submit - after_end;
             resubmits += after_again - before_again;
             back_to_back += after_third - before_third;
+            wide_submits += after_wide - before_wide;
         }
     }
     eprintln!(
-        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits} resubmits={resubmits} back_to_back={back_to_back}"
+        "utrace-allocations: rounds={ROUNDS} commands={COMMANDS} tracepoints={tracepoints} begin_end={recording} submits={submits} resubmits={resubmits} back_to_back={back_to_back} wide={wide_submits}"
     );
     // SAFETY: the work completed.
     unsafe {

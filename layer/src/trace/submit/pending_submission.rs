@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
-use super::batch::{Batch, Results, SubmitStamp};
+use super::batch::{Batch, CommandBufferList, Results, SubmitStamp, TraceList};
 use super::cross_queue::cross_queue_waits;
 use super::saves::{SaveCommands, ToSave};
 use super::segment_lists::SegmentLists;
@@ -25,9 +25,9 @@ pub struct PendingSubmission {
     queue: Arc<QueueContext>,
     /// The executions of instrumented command buffers, in order (a command buffer may run
     /// more than once in one call).
-    traces: Vec<Arc<RecordedTrace>>,
+    traces: TraceList,
     /// Every command buffer the call submitted, instrumented or not.
-    command_buffers: Vec<u64>,
+    command_buffers: CommandBufferList,
     /// Positions (among the submitted command buffers) where a new segment starts.
     splits: Vec<usize>,
     /// Copies on other queues the re-arm must wait for (timeline semaphore, value).
@@ -88,7 +88,8 @@ impl DeviceTracer {
         can_split: bool,
         app_syncs: bool,
     ) -> Option<PendingSubmission> {
-        let (mut traces, mut submitted) = self.spare.take();
+        let mut traces = TraceList::new();
+        let mut submitted = CommandBufferList::new();
         // Where each segment's executions start in `traces`, after the first.
         let mut segment_starts: Vec<usize> = Vec::new();
         let mut splits = Vec::new();
@@ -99,7 +100,7 @@ impl DeviceTracer {
         // Reusable traces whose last run this submission saves (see `saves`).
         let mut to_save = ToSave::default();
         for (position, cb) in cmdbufs.enumerate() {
-            submitted.push(cb.as_raw());
+            self.spare.push_command_buffer(&mut submitted, cb.as_raw());
             // SAFETY: a command buffer of the application's submission, executable (not
             // being recorded) for the duration of the call.
             let Some(recorded) = (unsafe { self.recorded(cb) }) else {
@@ -135,9 +136,9 @@ impl DeviceTracer {
                     to_save.push(traces.len());
                 }
             }
-            traces.push(recorded);
+            self.spare.push_trace(&mut traces, recorded);
         }
-        let give_back = |traces: Vec<Arc<RecordedTrace>>, submitted| {
+        let give_back = |traces: TraceList, submitted| {
             for trace in &traces {
                 trace.not_submitted(submission);
             }
