@@ -419,9 +419,20 @@ pub fn read_wrapped(path: &std::path::Path) -> Resolved {
 
 /// `CLOCK_BOOTTIME - CLOCK_MONOTONIC` now (the workload reports CPU times on the latter).
 pub fn boottime_minus_monotonic() -> i64 {
-    let m = crate::vk::monotonic_ns();
-    let b = crate::vk::boottime_ns();
-    b as i64 - m as i64
+    // BOOTTIME read between two MONOTONIC reads, the narrowest of a few brackets: a test
+    // preempted between two bare reads (47.6 us once in CI) shifted every placed time by
+    // that much and failed `perfetto::render_stages_match_the_txt_trace_one_to_one`.
+    let (width, mono, boot) = (0..16)
+        .map(|_| {
+            let before = crate::vk::monotonic_ns();
+            let boot = crate::vk::boottime_ns();
+            let after = crate::vk::monotonic_ns();
+            (after - before, before + (after - before) / 2, boot)
+        })
+        .min()
+        .expect("sixteen brackets");
+    debug_assert!(width < 1_000_000, "no bracket under a millisecond");
+    boot as i64 - mono as i64
 }
 
 /// The stage each begin or marker of the spec shows as (`start_draw` -> `Draw`).
