@@ -294,3 +294,38 @@ fn a_panic_at_every_begin_is_said_once_and_nothing_is_instrumented() {
     assert!(trace.batches.is_empty());
     assert!(trace.ends.is_empty(), "the file is left alone");
 }
+
+#[test]
+fn a_submission_the_layer_could_not_wrap_leaves_no_query_written_twice() {
+    // The third vkBeginCommandBuffer is the layer's first recording of its own (after the
+    // workload's two): the submission it was for goes down as the application made it,
+    // untimed, and tracing stops for new recordings. The reusable command buffer in it
+    // then runs alone three times more: each run must find its queries reset (the
+    // validation layer beneath says otherwise) and is still traced.
+    let (run, trace, _) =
+        scenario_with_faults("fallback", "vkBeginCommandBuffer=out_of_host_memory@3");
+    utrace_tests::checks::assert_clean(&run);
+    let said = utrace_lines(&run);
+    assert!(
+        said[0].contains("recording the layer's command buffers failed"),
+        "{}",
+        run.stderr
+    );
+    // A resubmission that found the queue still busy (a loaded machine) may have wanted
+    // the GPU to save its last run, with command buffers that cannot be recorded either.
+    assert!(
+        said[1..].iter().all(|l| l.contains(
+            "the layer's copy of a resubmitted command buffer's last run could not be had"
+        )),
+        "{}",
+        run.stderr
+    );
+    let cmdbufs: Vec<u32> = trace.batches.iter().map(|b| b.cmdbufs).collect();
+    assert_eq!(
+        cmdbufs,
+        [1, 1, 1, 1],
+        "alone-first and the three after: {}",
+        run.stderr
+    );
+    assert_eq!(trace.ends[0].dropped, 0);
+}

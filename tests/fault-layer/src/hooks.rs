@@ -75,6 +75,7 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         "vkCreateBuffer" if planned(n) => hook!(create_buffer),
         "vkCreateEvent" if planned(n) => hook!(create_event),
         "vkGetEventStatus" if planned(n) => hook!(get_event_status),
+        "vkBeginCommandBuffer" if planned(n) => hook!(begin_command_buffer),
         "vkBeginCommandBuffer" if faults::show_submits() => hook!(begin_command_buffer_shown),
         "vkSignalSemaphore" | "vkSignalSemaphoreKHR" if faults::show_submits() => {
             hook!(signal_semaphore_shown)

@@ -15,7 +15,8 @@
 //!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
-//! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer, vkCreateEvent, vkGetEventStatus.
+//! vkCreateQueryPool, vkAllocateMemory, vkCreateBuffer, vkCreateEvent, vkGetEventStatus,
+//! vkBeginCommandBuffer.
 #![allow(non_snake_case)]
 #![warn(unsafe_op_in_unsafe_fn)]
 

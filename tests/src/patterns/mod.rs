@@ -14,6 +14,7 @@ use crate::vk::{check, Buffer, Device, Result};
 
 mod allocations;
 mod busy_resubmission;
+mod fallback;
 mod fork;
 mod host_signal;
 mod idle_waits;
@@ -50,6 +51,7 @@ pub const SCENARIOS: &[&str] = &[
     "rerecord",
     "resubmit-busy",
     "resubmit-busy-many",
+    "fallback",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -80,6 +82,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "rerecord" => rerecord::rerecord(dev, sub, frames),
         "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames, 1),
         "resubmit-busy-many" => busy_resubmission::resubmit_busy(dev, sub, frames, 6),
+        "fallback" => fallback::fallback(dev, sub),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

@@ -243,6 +243,17 @@ impl RecordedTrace {
             .read_instead_of_saving(by, self.slots as usize, self);
     }
 
+    /// The submission that took a run went down without the layer's part (the layer could
+    /// not prepare it): the run writes the queries, unread. They are reset on the host when
+    /// the trace goes, or (tracked) by its next submission.
+    pub fn ran_untimed(&self, submission: u64) {
+        self.went(submission, true);
+        if self.tracked {
+            self.reruns
+                .ran_untimed(submission, self.slots as usize, self);
+        }
+    }
+
     /// The submission that took a run was not made.
     pub fn not_submitted(&self, submission: u64) {
         if self.tracked {

@@ -180,6 +180,15 @@ impl<S: SavedRun> Reruns<S> {
                 let save = self.saves && busy();
                 self.take_read(submission, slots, queries, save)
             }
+            Phase::Untimed => {
+                let _reads = self.reads.lock();
+                // SAFETY: the untimed run completed: Vulkan made this submission wait for
+                // it (a tracked command buffer is not SIMULTANEOUS_USE), and no batch
+                // reads it.
+                unsafe { queries.reset() };
+                self.set(Phase::InQueries(submission));
+                Taken::Armed
+            }
             Phase::Copying(_) | Phase::Unknown => Taken::No,
         }
     }
@@ -296,8 +305,20 @@ impl<S: SavedRun> Reruns<S> {
         self.set(Phase::Copying(submission));
     }
 
-    /// The submission was not made (the call failed, or the layer gave up preparing it):
-    /// queries it took are as they were, reset.
+    /// The submission went down without the layer's part (the layer could not prepare it):
+    /// its run writes the queries, whatever it took, and no batch reads it. A last run it
+    /// was to save is read on the host first (its copy does not run, and the new run would
+    /// overwrite it). Whatever the phase said (taken for this run, or a wrapped run's copy
+    /// that traceq has yet to see), the queries are written after it.
+    pub fn ran_untimed(&self, submission: u64, slots: usize, queries: &impl RunQueries) {
+        if self.saves {
+            self.read_instead_of_saving(submission, slots, queries);
+        }
+        self.set(Phase::Untimed);
+    }
+
+    /// The submission was not made (the call failed): queries it took are as they were,
+    /// reset.
     pub fn not_submitted(&self, submission: u64) {
         if self.saves {
             let unmade = self.reads.lock().unmade(submission);

@@ -138,9 +138,11 @@ impl DeviceTracer {
             }
             self.spare.push_trace(&mut traces, recorded);
         }
+        // The layer gives up its part: the application's batches go down as they are
+        // (see `submit_with`), and their runs write the queries they took.
         let give_back = |traces: TraceList, submitted| {
             for trace in &traces {
-                trace.not_submitted(submission);
+                trace.ran_untimed(submission);
             }
             self.spare.give(traces, submitted);
             None

@@ -11,6 +11,10 @@ pub(super) enum Phase {
     Copying(u64),
     /// Not known (a wrapped submission failed): every later run is wrapped.
     Unknown,
+    /// Written by a run that went down without the layer's part (the layer could not
+    /// prepare its submission): nobody reads it; the next submission, which Vulkan makes
+    /// wait for that run, resets the queries on the host first.
+    Untimed,
 }
 
 impl Phase {
@@ -19,6 +23,7 @@ impl Phase {
         match self {
             Phase::Armed => 0,
             Phase::Unknown => 1,
+            Phase::Untimed => 1 << 2 | 1,
             Phase::InQueries(s) => s << 2 | 2,
             Phase::Copying(s) => s << 2 | 3,
         }
@@ -27,7 +32,8 @@ impl Phase {
     pub fn decode(word: u64) -> Phase {
         match word & 3 {
             0 => Phase::Armed,
-            1 => Phase::Unknown,
+            1 if word >> 2 == 0 => Phase::Unknown,
+            1 => Phase::Untimed,
             2 => Phase::InQueries(word >> 2),
             _ => Phase::Copying(word >> 2),
         }

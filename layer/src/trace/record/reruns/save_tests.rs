@@ -110,6 +110,35 @@ fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
 }
 
 #[test]
+fn a_submission_that_was_to_save_a_run_and_went_down_untimed_reads_it_first() {
+    // The layer could not prepare submission 2, which was to save run 1: the application's
+    // batch goes down as it was and overwrites the queries, so run 1 is read on the host
+    // before it, and the queries are reset again by the submission after.
+    let (r, q) = (saving(), Fake::default());
+    let finished = Arc::new(AtomicU64::new(0));
+    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
+    q.run(10);
+    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
+    let copy = FakeSaved {
+        value: 0,
+        finished: Arc::clone(&finished),
+    };
+    r.prepared(2, copy);
+    r.ran_untimed(2, 1, &q);
+    assert_eq!(
+        finished.load(Ordering::Relaxed),
+        3,
+        "the copy's resources back"
+    );
+    q.run(20);
+    let mut out = [0; 1];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(out, [10], "read on the host before the untimed run");
+    assert_eq!(r.take(3, 1, &q, || true), Taken::Armed);
+    assert_eq!(q.resets.get(), 2, "after the host read, and before run 3");
+}
+
+#[test]
 fn where_reads_wait_but_nothing_is_in_flight_the_resubmission_reads_its_last_run() {
     // The read would not wait for anything: cheaper than a save.
     let (r, q) = (saving(), Fake::default());

@@ -63,6 +63,60 @@ fn a_run_read_by_traceq_arms_the_next() {
 }
 
 #[test]
+fn a_run_that_went_down_untimed_is_reset_by_the_next_submission() {
+    // The layer could not prepare submission 2: the application's batch ran as it was,
+    // writing the queries, and no batch of the layer's reads them.
+    let (r, q) = (armed(), Fake::default());
+    assert_eq!(r.take(1, 2, &q, || true), Taken::Armed);
+    q.run(10);
+    let mut out = [0; 2];
+    r.read(1, &mut out, &q).unwrap();
+    assert_eq!(r.take(2, 2, &q, || true), Taken::Armed);
+    r.ran_untimed(2, 2, &q);
+    q.run(20);
+    assert_eq!(r.phase(), Phase::Untimed);
+    // The next submission (which Vulkan made wait for that run) resets them first.
+    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
+    assert_eq!(
+        q.resets.get(),
+        2,
+        "traceq's reset after run 1, then this one"
+    );
+    q.run(30);
+    r.read(3, &mut out, &q).unwrap();
+    assert_eq!(out, [30, 30]);
+    assert_eq!(q.reads.borrow().as_slice(), [10, 30], "run 2 never read");
+}
+
+#[test]
+fn an_untimed_run_after_a_wrapped_one_still_has_its_queries_reset() {
+    // A wrapped run's copy resets the queries; an untimed run after it writes them again:
+    // traceq arming the trace when it sees the copy must not hide that.
+    let (r, q) = (armed(), Fake::default());
+    r.wrapped(1);
+    r.ran_untimed(2, 2, &q);
+    r.copied(1);
+    assert_eq!(r.phase(), Phase::Untimed);
+    q.run(20);
+    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
+    assert_eq!(q.resets.get(), 1);
+}
+
+#[test]
+fn phases_survive_their_encoding() {
+    for phase in [
+        Phase::Armed,
+        Phase::Unknown,
+        Phase::Untimed,
+        Phase::InQueries(1),
+        Phase::InQueries(u64::MAX >> 2),
+        Phase::Copying(7),
+    ] {
+        assert_eq!(Phase::decode(phase.encode()), phase);
+    }
+}
+
+#[test]
 fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
