@@ -13,7 +13,9 @@ use super::chunk::{ChunkPool, RecordedEvent};
 pub use super::reruns::Taken;
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
-use crate::gpu::interface::{Arming, Completion, CopyRange, QueryRange};
+use crate::gpu::interface::{Arming, CopyRange, QueryRange};
+
+mod runs;
 
 /// Ids of recordings: 0 is never one.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -182,112 +184,6 @@ impl RecordedTrace {
         f(self);
         for child in &self.children {
             child.trace.visit(f);
-        }
-    }
-
-    /// Whether this run of the trace (in `submission`) finds its queries reset on the host,
-    /// with no secondary's trace inside: then it needs neither a re-arm nor a copy. A
-    /// one-time trace's first run; a tracked reusable trace's run when its last run was
-    /// read or copied, or could be read now (see [`Reruns::take`]). A run counts once
-    /// taken, whatever path its submission then goes ([`Self::went`]). `busy`: whether the
-    /// device has work in flight (asked only where a read would wait for it).
-    pub fn take_armed_run(&self, submission: u64, busy: impl FnOnce() -> bool) -> Taken {
-        if self.tracked {
-            return self
-                .reruns
-                .take(submission, self.slots as usize, self, busy);
-        }
-        // Loaded first: a reusable trace's runs then leave the line unwritten.
-        let armed = self.armed.load(Ordering::Relaxed)
-            && self.armed.swap(false, Ordering::Relaxed)
-            && self.one_time
-            && self.children.is_empty();
-        if armed {
-            Taken::Armed
-        } else {
-            Taken::No
-        }
-    }
-
-    /// The run of `submission` goes with its timestamps left in the queries
-    /// (`in_queries`) or copied by the layer's command buffers.
-    pub fn went(&self, submission: u64, in_queries: bool) {
-        if in_queries {
-            // Its chunks are reset on the host when the trace goes. Loaded first: a
-            // resubmission then leaves the line as it is.
-            if !self.written.load(Ordering::Relaxed) {
-                self.written.store(true, Ordering::Relaxed);
-            }
-        } else if self.tracked {
-            self.reruns.wrapped(submission);
-        }
-    }
-
-    /// Submission `by`, which took [`Taken::Save`], saves the last run with `copy`.
-    pub fn save_prepared(&self, by: u64, copy: SavedCopy) {
-        self.reruns.prepared(by, copy);
-    }
-
-    /// Submission `by` was made and completes at `completion`: a save it carries for this
-    /// trace is read from once that completed.
-    pub fn save_made(&self, by: u64, completion: Completion) {
-        if self.tracked {
-            self.reruns.made(by, completion);
-        }
-    }
-
-    /// Submission `by`, which took [`Taken::Save`], cannot save the last run: it is read on
-    /// the host instead.
-    pub fn read_instead_of_saving(&self, by: u64) {
-        self.reruns
-            .read_instead_of_saving(by, self.slots as usize, self);
-    }
-
-    /// The submission that took a run went down without the layer's part (the layer could
-    /// not prepare it): the run writes the queries, unread. They are reset on the host when
-    /// the trace goes, or (tracked) by its next submission.
-    pub fn ran_untimed(&self, submission: u64) {
-        self.went(submission, true);
-        if self.tracked {
-            self.reruns
-                .ran_untimed(submission, self.slots as usize, self);
-        }
-    }
-
-    /// The submission that took a run was not made.
-    pub fn not_submitted(&self, submission: u64) {
-        if self.tracked {
-            self.reruns.not_submitted(submission);
-        }
-    }
-
-    /// Whether the trace's runs are tracked between submissions (see [`Reruns`]).
-    pub fn tracked(&self) -> bool {
-        self.tracked
-    }
-
-    /// Whether a tracked trace's run of `submission` is still in its queries (no later
-    /// submission took it).
-    pub fn run_in_queries(&self, submission: u64) -> bool {
-        self.tracked && self.reruns.holds(submission)
-    }
-
-    /// A tracked trace's completed run of `submission`, left in the queries: its values,
-    /// wherever they are now (see [`Reruns::read`]).
-    pub fn read_run(&self, submission: u64, out: &mut [u64]) -> Result<(), vk::Result> {
-        self.reruns.read(submission, out, self)
-    }
-
-    /// A tracked trace's completed run of `submission` is done with: not written, or
-    /// copied by the layer (its copy reset the queries).
-    pub fn run_done(&self, submission: u64, copied: bool) {
-        if !self.tracked {
-            return;
-        }
-        if copied {
-            self.reruns.copied(submission);
-        } else {
-            self.reruns.discard(submission, self);
         }
     }
 
