@@ -18,6 +18,7 @@ pub mod gpu_work;
 pub mod harness;
 pub mod modern;
 pub mod patterns;
+pub mod perfetto_checks;
 pub mod perfetto_trace;
 pub mod report;
 pub mod shapes;

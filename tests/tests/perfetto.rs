@@ -10,117 +10,16 @@ use utrace_tests::checks::{
     SUBMIT_SLACK_NS,
 };
 use utrace_tests::harness::{Run, TempDir, XServer};
+use utrace_tests::perfetto_checks::{
+    assert_children_inside_parents, assert_inside_submissions, assert_snapshots_true,
+    report_submission,
+};
 use utrace_tests::perfetto_trace::{self, Resolved, Stage};
-use utrace_tests::report::Submission;
 use utrace_tests::stage_ranges::{perfetto_ranges, txt_ranges, Range};
 use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
 
 const LAYERS: &[&str] = &["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"];
-
-/// The workload's submission that the Perfetto submit `boot_ns` with `cmdbufs` was.
-fn report_submission<'a>(
-    subs: &'a [Submission],
-    cmdbufs: &[u64],
-    boot_ns: u64,
-    boot_minus_mono: i64,
-) -> &'a Submission {
-    let mono = (boot_ns as i64 - boot_minus_mono) as u64;
-    let names: Vec<String> = cmdbufs.iter().map(|c| format!("{c:#x}")).collect();
-    subs.iter()
-        .find(|s| s.cmdbufs == names && s.cpu_before_ns <= mono && mono <= s.cpu_after_ns)
-        .unwrap_or_else(|| panic!("no submission of {names:?} around {mono}: {subs:#?}"))
-}
-
-/// Every stage inside the CPU window of the submission it belongs to, on BOOTTIME, to
-/// within `slack` ns (the clock pairing's uncertainty).
-fn assert_inside_submissions(trace: &Resolved, subs: &[Submission], slack: u64) {
-    let offset = perfetto_trace::boottime_minus_monotonic();
-    assert!(!trace.submits.is_empty());
-    for submit in &trace.submits {
-        let sub = report_submission(subs, &submit.command_buffers, submit.boot_ns, offset);
-        let (lo, hi) = (
-            (sub.cpu_before_ns as i64 + offset) as u64 - slack,
-            (sub.cpu_after_ns as i64 + offset) as u64 + slack,
-        );
-        assert!(submit.pid > 0 && submit.tid > 0, "{submit:?}");
-        assert!(submit.boot_ns + submit.duration_ns <= hi, "{submit:?}");
-        let stages: Vec<&Stage> = trace
-            .stages
-            .iter()
-            .filter(|s| s.submission == submit.submission && s.sequence == submit.sequence)
-            .collect();
-        assert!(
-            !stages.is_empty(),
-            "submission {} has stages",
-            submit.submission
-        );
-        for s in stages {
-            assert!(
-                lo <= s.boot_ns && s.boot_ns + s.duration <= hi,
-                "{} [{}, +{}] outside its submission's CPU window [{lo}, {hi}] ({})",
-                s.name,
-                s.boot_ns,
-                s.duration,
-                sub.label
-            );
-            assert!(
-                submit.boot_ns <= s.boot_ns + slack,
-                "{} starts before its vkQueueSubmit",
-                s.name
-            );
-        }
-    }
-}
-
-/// Within a command buffer's run, two stages nest or are apart; a stage in a render pass
-/// lies inside that render pass.
-fn assert_children_inside_parents(trace: &Resolved) {
-    let stages = &trace.stages;
-    for a in stages {
-        for b in stages {
-            if a.submission != b.submission || a.command_buffer != b.command_buffer {
-                continue;
-            }
-            let (a0, a1, b0, b1) = (
-                a.gpu_ns,
-                a.gpu_ns + a.duration,
-                b.gpu_ns,
-                b.gpu_ns + b.duration,
-            );
-            let apart = a1 <= b0 || b1 <= a0;
-            let nested = (a0 <= b0 && b1 <= a1) || (b0 <= a0 && a1 <= b1);
-            assert!(apart || nested, "{a:#?} overlaps {b:#?}");
-        }
-        if a.render_pass != 0 && a.name != "Render Pass" {
-            let pass = stages
-                .iter()
-                .find(|p| {
-                    p.name == "Render Pass"
-                        && p.render_pass == a.render_pass
-                        && p.submission == a.submission
-                        && p.gpu_ns <= a.gpu_ns
-                        && a.gpu_ns + a.duration <= p.gpu_ns + p.duration
-                })
-                .map(|p| p.name.clone());
-            assert!(pass.is_some(), "{} outside its render pass", a.name);
-        }
-    }
-}
-
-/// Every clock snapshot pairs the GPU clock (CLOCK_MONOTONIC on Lavapipe) with BOOTTIME at
-/// the clocks' true offset, to within `tolerance` ns.
-fn assert_snapshots_true(trace: &Resolved, tolerance: u64) {
-    let offset = perfetto_trace::boottime_minus_monotonic();
-    assert!(!trace.snapshots.is_empty());
-    for (gpu, boot) in &trace.snapshots {
-        let error = (*boot as i64 - *gpu as i64 - offset).unsigned_abs();
-        assert!(
-            error <= tolerance,
-            "snapshot ({gpu}, {boot}) off by {error} ns"
-        );
-    }
-}
 
 fn run_demo(dir: &TempDir, file: &Path, extra: &[(&str, &str)]) -> Run {
     let mut w = workload!("demo")
@@ -453,33 +352,6 @@ fn an_unwritable_perfetto_file_is_reported_and_written_elsewhere() {
 }
 
 #[test]
-fn a_long_run_keeps_every_stage_resolvable_across_clears_and_snapshots() {
-    // 20,000 submissions (a few seconds): the session clears incremental state every
-    // second, and the layer samples the clock every second.
-    let dir = TempDir::new("perfetto-soak");
-    let file = dir.path().join("soak.pftrace");
-    let run = workload!("soak")
-        .arg("--frames", "20000")
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .run(&dir);
-    assert!(run.success, "{}", run.stderr);
-    // `read` fails if any stage refers to an iid not (re-)sent on its sequence since the
-    // last clear, or to a clock without a snapshot before it.
-    let trace = perfetto_trace::read(&file);
-    assert_eq!(trace.submits.len(), 20_000);
-    assert_eq!(trace.stages.len(), 60_000, "three ranges per submission");
-    assert!(trace.clears >= 2, "cleared {} times", trace.clears);
-    assert!(trace.snapshots.len() >= 2, "{:?}", trace.snapshots);
-    // GPU time only moves forward, and each snapshot is true to the clocks' offset.
-    assert!(trace
-        .snapshots
-        .windows(2)
-        .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
-    assert_snapshots_true(&trace, 200_000);
-}
-
-#[test]
 fn two_devices_write_one_file_each_on_its_own_sequence() {
     for scenario in ["two-devices", "two-instances"] {
         let dir = TempDir::new(scenario);
@@ -532,80 +404,4 @@ fn two_devices_write_one_file_each_on_its_own_sequence() {
             assert_inside_submissions(&device_trace, &device.submissions, 0);
         }
     }
-}
-
-#[test]
-fn a_batch_larger_than_perfettos_shared_memory_loses_no_stage() {
-    // One command buffer of 100,000 traced fills: 100,001 stages in one batch. The txt
-    // trace of the same run has them all; so must the Perfetto file. (When the data source
-    // dropped on a full shared memory, 100,000 dispatches kept 77,856 of theirs.)
-    let dir = TempDir::new("many-commands");
-    let file = dir.path().join("gpu.pftrace");
-    let run = workload!("many-commands")
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACE_FORMAT", "txt,perfetto")
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .run(&dir);
-    assert_clean(&run);
-    let txt = utrace_tests::checks::parse(&run.stdout);
-    assert_eq!(txt.batches.len(), 1);
-    assert_eq!(txt.ends[0].dropped, 0);
-    let commands = utrace_tests::patterns::many_commands::COMMANDS as usize;
-    assert_eq!(txt.batches[0].events.len(), 2 * commands + 2);
-    let trace = perfetto_trace::read(&file);
-    let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
-    assert_eq!(count("Fill Buffer"), commands, "every fill's stage");
-    assert_eq!(count("Command Buffer"), 1);
-    assert_eq!(trace.stages.len(), commands + 1);
-}
-
-#[test]
-fn the_smallest_ring_loses_no_stage_of_a_batch_many_times_its_size() {
-    // The smallest ring (1 MiB) and one batch of 100,001 stages (about 10 MB in the file).
-    // The ring used to come round before the service wrote it out, and the oldest stages
-    // were gone without a word; the sink now waits while half the ring is not yet in the
-    // file, so every stage is there and nothing needs the reader's wrapped-ring leniency.
-    let dir = TempDir::new("small-ring");
-    let file = dir.path().join("gpu.pftrace");
-    let run = workload!("many-commands")
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .env("UTRACE_PERFETTO_BUFFER_KB", "1024")
-        .run(&dir);
-    assert_clean(&run);
-    // Read leniently (a sequence's first packet says a packet may have been dropped before
-    // it), but nothing may be left unplaced, and every stage must be there.
-    let trace = perfetto_trace::read_wrapped(&file);
-    assert_eq!(trace.skipped, 0, "nothing unplaceable");
-    let commands = utrace_tests::patterns::many_commands::COMMANDS as usize;
-    let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
-    assert_eq!(count("Fill Buffer"), commands, "every fill's stage");
-    assert_eq!(trace.stages.len(), commands + 1);
-}
-
-#[test]
-fn the_smallest_ring_keeps_up_with_many_small_batches() {
-    // 10,000 resubmissions, a batch of two stages each, into the smallest ring. The pace
-    // counts each batch's bytes; counted far above what the file gets (2 KiB a batch
-    // once), it waited for nothing at every few batches and the trace thread did not
-    // finish before the device went, losing 4,232 of the 10,000.
-    let frames = 10_000;
-    let dir = TempDir::new("small-ring-small-batches");
-    let file = dir.path().join("gpu.pftrace");
-    let run = workload!("resubmit")
-        .arg("--frames", &frames.to_string())
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .env("UTRACE_PERFETTO_BUFFER_KB", "1024")
-        .run(&dir);
-    assert_clean(&run);
-    assert!(
-        !run.stderr.contains("did not finish"),
-        "the trace thread finished: {}",
-        run.stderr
-    );
-    let trace = perfetto_trace::read_wrapped(&file);
-    assert_eq!(trace.skipped, 0, "nothing unplaceable");
-    let count = |name: &str| trace.stages.iter().filter(|s| s.name == name).count();
-    assert_eq!(count("Command Buffer"), frames, "every run's stage");
 }
