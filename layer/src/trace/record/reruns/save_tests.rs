@@ -85,18 +85,25 @@ fn traceq_waits_for_the_submission_that_saves_the_run_it_wants() {
     });
 }
 
-#[test]
-fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
-    let (r, q) = (saving(), Fake::default());
+/// Run 1 (value 10) left in the queries, and submission 2 about to save it with a copy
+/// whose resources count in the result.
+fn save_of_run_1_prepared(r: &Reruns<FakeSaved>, q: &Fake) -> Arc<AtomicU64> {
     let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
+    assert_eq!(r.take(1, 1, q, || true), Taken::Armed);
     q.run(10);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
+    assert_eq!(r.take(2, 1, q, || true), Taken::Save);
     let copy = FakeSaved {
         value: 0,
         finished: Arc::clone(&finished),
     };
     r.prepared(2, copy);
+    finished
+}
+
+#[test]
+fn a_submission_that_was_to_save_a_run_and_failed_leaves_it_in_the_queries() {
+    let (r, q) = (saving(), Fake::default());
+    let finished = save_of_run_1_prepared(&r, &q);
     r.not_submitted(2);
     assert_eq!(
         finished.load(Ordering::Relaxed),
@@ -115,15 +122,7 @@ fn a_submission_that_was_to_save_a_run_and_went_down_untimed_reads_it_first() {
     // batch goes down as it was and overwrites the queries, so run 1 is read on the host
     // before it, and the queries are reset again by the submission after.
     let (r, q) = (saving(), Fake::default());
-    let finished = Arc::new(AtomicU64::new(0));
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
-    q.run(10);
-    assert_eq!(r.take(2, 1, &q, || true), Taken::Save);
-    let copy = FakeSaved {
-        value: 0,
-        finished: Arc::clone(&finished),
-    };
-    r.prepared(2, copy);
+    let finished = save_of_run_1_prepared(&r, &q);
     r.ran_untimed(2, 1, &q);
     assert_eq!(
         finished.load(Ordering::Relaxed),
