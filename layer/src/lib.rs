@@ -31,7 +31,6 @@ mod guard;
 pub mod hooks;
 pub mod loader;
 mod logger;
-pub mod short_list;
 pub mod sink;
 pub mod trace;
 pub mod vk_ext;

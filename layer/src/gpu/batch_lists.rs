@@ -6,7 +6,7 @@
 use ash::vk;
 
 use super::segments::SegmentCommands;
-use crate::short_list::ShortList;
+use smallvec::SmallVec;
 
 /// The command buffer lists of batches with the layer's inserted at the splits: before the
 /// command buffer at position `splits[k]`, segment k's copy and (with `rearm`) segment
@@ -46,12 +46,12 @@ pub const MAX_SAVES: usize = 4;
 
 /// The list of the batch before the application's: the saves of runs left in the queries,
 /// then the first segment's re-arm where it runs (on the stack up to [`MAX_SAVES`] saves).
-pub fn head_list<T: Copy + Default>(
+pub fn head_list<T>(
     saves: &[vk::CommandBuffer],
     rearm: Option<T>,
     item: impl Fn(vk::CommandBuffer) -> T,
-) -> ShortList<T, { MAX_SAVES + 1 }> {
-    let mut list = ShortList::default();
+) -> SmallVec<[T; MAX_SAVES + 1]> {
+    let mut list = SmallVec::new();
     for &cb in saves {
         list.push(item(cb));
     }

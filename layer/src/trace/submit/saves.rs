@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
+use smallvec::SmallVec;
 
 use crate::gpu::interface::{Arming, QueueContext, RecordedWrap, MAX_SAVES};
-use crate::short_list::ShortList;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::record::saved_copy::SavedCopy;
 use crate::trace::DeviceTracer;
@@ -22,11 +22,11 @@ use crate::trace::DeviceTracer;
 /// The traces of a submission (their positions in it) whose last runs it saves: on the
 /// stack up to [`MAX_SAVES`] (several tracked command buffers in one call, each
 /// resubmitted before traceq read its last run, take an allocation beyond).
-pub type ToSave = ShortList<usize, MAX_SAVES>;
+pub type ToSave = SmallVec<[usize; MAX_SAVES]>;
 
 /// The copy command buffers of a submission's saves, for the batch before the
 /// application's.
-pub type SaveCommands = ShortList<vk::CommandBuffer, MAX_SAVES>;
+pub type SaveCommands = SmallVec<[vk::CommandBuffer; MAX_SAVES]>;
 
 /// A save of a last run could not be had (said once per process).
 static SAID_UNSAVED: AtomicBool = AtomicBool::new(false);
