@@ -1,0 +1,153 @@
+//! The protos a written trace is decoded with: prost messages of the fields the tests read,
+//! field numbers from Perfetto's protos (trace_packet.proto, gpu_render_stage_event.proto,
+//! vulkan_api_event.proto, clock_snapshot.proto, interned_data.proto).
+
+use prost::Message;
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Trace {
+    #[prost(message, repeated, tag = "1")]
+    pub packet: Vec<TracePacket>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TracePacket {
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(uint32, optional, tag = "10")]
+    pub trusted_packet_sequence_id: Option<u32>,
+    #[prost(uint32, optional, tag = "13")]
+    pub sequence_flags: Option<u32>,
+    /// Set by the tracing service on a sequence's first packet after packets were lost
+    /// (a chunk of the producer's shared memory dropped, or overwritten in the ring).
+    #[prost(bool, optional, tag = "42")]
+    pub previous_packet_dropped: Option<bool>,
+    #[prost(message, optional, tag = "6")]
+    pub clock_snapshot: Option<ClockSnapshot>,
+    #[prost(message, optional, tag = "12")]
+    pub interned_data: Option<InternedData>,
+    #[prost(message, optional, tag = "53")]
+    pub gpu_render_stage_event: Option<GpuRenderStageEvent>,
+    #[prost(message, optional, tag = "65")]
+    pub vulkan_api_event: Option<VulkanApiEvent>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Clock {
+    #[prost(uint32, optional, tag = "1")]
+    pub clock_id: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub timestamp: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedData {
+    #[prost(message, repeated, tag = "23")]
+    pub graphics_contexts: Vec<InternedGraphicsContext>,
+    #[prost(message, repeated, tag = "24")]
+    pub gpu_specifications: Vec<InternedGpuRenderStageSpecification>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedGraphicsContext {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    /// 2 = VULKAN.
+    #[prost(int32, optional, tag = "3")]
+    pub api: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedGpuRenderStageSpecification {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub description: Option<String>,
+    /// 0 OTHER, 1 GRAPHICS, 2 COMPUTE.
+    #[prost(int32, optional, tag = "4")]
+    pub category: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuRenderStageEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub event_id: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub duration: Option<u64>,
+    #[prost(uint64, optional, tag = "5")]
+    pub context: Option<u64>,
+    #[prost(message, repeated, tag = "6")]
+    pub extra_data: Vec<ExtraData>,
+    #[prost(uint64, optional, tag = "8")]
+    pub render_target_handle: Option<u64>,
+    #[prost(uint64, optional, tag = "9")]
+    pub render_pass_handle: Option<u64>,
+    #[prost(uint32, optional, tag = "10")]
+    pub submission_id: Option<u32>,
+    #[prost(int32, optional, tag = "11")]
+    pub gpu_id: Option<i32>,
+    #[prost(uint64, optional, tag = "12")]
+    pub command_buffer_handle: Option<u64>,
+    #[prost(uint64, optional, tag = "13")]
+    pub hw_queue_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "14")]
+    pub stage_iid: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ExtraData {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VulkanApiEvent {
+    #[prost(message, optional, tag = "1")]
+    pub vk_debug_utils_object_name: Option<VkDebugUtilsObjectName>,
+    #[prost(message, optional, tag = "2")]
+    pub vk_queue_submit: Option<VkQueueSubmit>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VkDebugUtilsObjectName {
+    #[prost(uint32, optional, tag = "1")]
+    pub pid: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub vk_device: Option<u64>,
+    #[prost(int32, optional, tag = "3")]
+    pub object_type: Option<i32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub object: Option<u64>,
+    #[prost(string, optional, tag = "5")]
+    pub object_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct VkQueueSubmit {
+    #[prost(uint64, optional, tag = "1")]
+    pub duration_ns: Option<u64>,
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub tid: Option<u32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub vk_queue: Option<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "5")]
+    pub vk_command_buffers: Vec<u64>,
+    #[prost(uint32, optional, tag = "6")]
+    pub submission_id: Option<u32>,
+}
