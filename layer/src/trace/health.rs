@@ -40,7 +40,7 @@ impl Health {
         self.recording.store(false, Ordering::Relaxed);
         if !self.faulted.swap(true, Ordering::Relaxed) {
             log::error!(
-                "{}; tracing stops for device {} (the application goes on)",
+                "{}; tracing stops for device {}: no recording is instrumented from now on, command buffers recorded before are still timed until recorded again (the application goes on)",
                 why(),
                 self.device_index
             );

@@ -1,6 +1,7 @@
 //! A reusable run saved by the GPU (see `reruns`): the layer's resources whose readback a
 //! submission's copy wrote it into, until traceq has read it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,26 +26,44 @@ pub struct SavedCopy {
     resources: Option<BatchResources>,
     /// Once the submission was made.
     completion: Option<Completion>,
+    /// The traceq thread is stopping (the device or the process is going).
+    stopping: Option<Arc<AtomicBool>>,
 }
 
 impl SavedCopy {
-    pub fn new(backend: Backend, queue: Arc<QueueContext>, resources: BatchResources) -> Self {
+    pub fn new(
+        backend: Backend,
+        queue: Arc<QueueContext>,
+        resources: BatchResources,
+        stopping: Option<Arc<AtomicBool>>,
+    ) -> Self {
         SavedCopy {
             backend,
             queue,
             resources: Some(resources),
             completion: None,
+            stopping,
         }
     }
 
+    /// Waits for the save's submission, in slices; once traceq is stopping, only looks.
+    /// `vkDestroyDevice` requires the device's work done, so a save is complete by then
+    /// unless the GPU is not finishing (or the process exits with work in flight): a save
+    /// waited for past that, one per batch, would keep traceq past the time teardown
+    /// gives it, and it would call into a device being destroyed.
     fn wait(&self) -> Result<(), vk::Result> {
         let completion = self.completion.ok_or(vk::Result::ERROR_UNKNOWN)?;
         let started = Instant::now();
         loop {
-            match self.backend.wait(&completion, WAIT_SLICE.as_nanos() as u64) {
+            let stopping = self
+                .stopping
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed));
+            let slice = if stopping { 0 } else { WAIT_SLICE.as_nanos() };
+            match self.backend.wait(&completion, slice as u64) {
                 WaitOutcome::Done => return Ok(()),
                 WaitOutcome::Failed(e) => return Err(e),
-                WaitOutcome::TimedOut if started.elapsed() >= SAVE_WAIT => {
+                WaitOutcome::TimedOut if stopping || started.elapsed() >= SAVE_WAIT => {
                     return Err(vk::Result::TIMEOUT)
                 }
                 WaitOutcome::TimedOut => {}

@@ -69,8 +69,12 @@ impl DeviceTracer {
             };
             match (wrap, copy_cb) {
                 (Ok(wrap), Some(cb)) => {
-                    let copy =
-                        SavedCopy::new(self.backend.clone(), Arc::clone(queue_ctx), wrap.resources);
+                    let copy = SavedCopy::new(
+                        self.backend.clone(),
+                        Arc::clone(queue_ctx),
+                        wrap.resources,
+                        self.consumer.stopping(),
+                    );
                     trace.save_prepared(submission, copy);
                     commands.push(cb);
                 }

@@ -197,6 +197,12 @@ impl TraceqHandle {
         }
     }
 
+    /// The thread's stopping flag, once it started (for waits of its own elsewhere, which
+    /// must give up as its waits do).
+    pub fn stopping(&self) -> Option<Arc<AtomicBool>> {
+        self.consumer.get().map(|c| Arc::clone(&c.stopping))
+    }
+
     fn get_or_start(&self) -> Option<&Consumer> {
         if let Some(c) = self.consumer.get() {
             return Some(c);
