@@ -3,10 +3,16 @@
 //! environment, a temporary directory per test, and an X server where frames are presented.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::report::Report;
+
+mod child_output;
+mod xserver;
+use child_output::{output_signalled, output_within, read_all, RUN_LIMIT};
+pub use child_output::{Kill, StdoutReader};
+pub use xserver::XServer;
 
 /// Variables of the loader (and the layer-manifest search path) that a test must not
 /// inherit from its environment; every `GPU_TRACE*` and `UTRACE_*` variable is removed by
@@ -252,135 +258,6 @@ pub fn run_application(
         cmd.env(k, v);
     }
     output_within(cmd, RUN_LIMIT)
-}
-
-/// An Xvfb server for one test, stopped when dropped.
-pub struct XServer {
-    child: Child,
-    pub display: String,
-}
-
-impl XServer {
-    pub fn start() -> XServer {
-        use std::io::Read;
-        let mut child = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "640x480x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb runs (package xvfb)");
-        // Xvfb writes the display number it chose, then a newline, once it is ready.
-        let mut out = child.stdout.take().expect("piped stdout");
-        let mut number = String::new();
-        let mut byte = [0u8; 1];
-        while out.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
-            number.push(byte[0] as char);
-        }
-        assert!(!number.is_empty(), "Xvfb did not report a display");
-        XServer {
-            child,
-            display: format!(":{}", number.trim()),
-        }
-    }
-}
-
-impl Drop for XServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// How long one workload run may take: a hang fails the test instead of stalling it.
-const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
-
-/// Reads a child's stdout (on a thread of its own) and returns what the test keeps of it.
-pub type StdoutReader = Box<dyn FnOnce(std::process::ChildStdout) -> Vec<u8> + Send>;
-
-/// Reads all of it.
-fn read_all(mut out: std::process::ChildStdout) -> Vec<u8> {
-    use std::io::Read;
-    let mut v = Vec::new();
-    let _ = out.read_to_end(&mut v);
-    v
-}
-
-/// Runs `cmd` to completion, killing it (and failing the test) after `limit`.
-fn output_within(cmd: Command, limit: std::time::Duration) -> std::process::Output {
-    output_reading(cmd, limit, Box::new(read_all))
-}
-
-/// [`output_within`], with the child's stdout given to `reader`.
-fn output_reading(
-    cmd: Command,
-    limit: std::time::Duration,
-    reader: StdoutReader,
-) -> std::process::Output {
-    output_signalled(cmd, limit, reader, None)
-}
-
-/// A signal to send the child after a while, and when it was sent (`CLOCK_BOOTTIME`).
-pub struct Kill {
-    pub after: std::time::Duration,
-    pub signal: i32,
-    pub sent_boot_ns: u64,
-}
-
-/// [`output_reading`], sending `kill.signal` to the child `kill.after` it started.
-fn output_signalled(
-    mut cmd: Command,
-    limit: std::time::Duration,
-    reader: StdoutReader,
-    mut kill: Option<&mut Kill>,
-) -> std::process::Output {
-    use std::io::Read;
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the workload starts");
-    // Drain both pipes on threads so that a chatty child never blocks on a full pipe.
-    let out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || reader(out));
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the workload") {
-            break status;
-        }
-        if let Some(k) = kill.as_mut() {
-            if k.sent_boot_ns == 0 && started.elapsed() >= k.after {
-                k.sent_boot_ns = crate::vk::boottime_ns();
-                // SAFETY: signalling our own child, which has not been reaped (try_wait
-                // above returned None).
-                unsafe { libc::kill(child.id() as i32, k.signal) };
-            }
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the workload did not finish within {limit:?}: a hang");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    std::process::Output {
-        status,
-        stdout: out_reader.join().unwrap_or_default(),
-        stderr: err_reader.join().unwrap_or_default(),
-    }
 }
 
 /// A finished run of the workload.
