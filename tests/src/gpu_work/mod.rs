@@ -3,7 +3,9 @@
 //! labels, and secondaries executed in a render pass. Each checks its own results where it
 //! can and logs its submissions through the [`Submitter`].
 
+mod compute;
 pub mod graphics;
+mod labels;
 mod passes;
 mod pipeline;
 mod work;
@@ -57,9 +59,9 @@ pub fn run(
             "render-pass" => passes::render_pass(inst, dev, sub, features)?,
             "dynamic-rendering" => passes::dynamic_rendering(dev, sub)?,
             "secondaries" => passes::secondaries(dev, sub)?,
-            "compute" => work::compute(dev, sub)?,
+            "compute" => compute::compute(dev, sub)?,
             "transfers" => work::transfers(dev, sub)?,
-            "labels" => work::labels(inst, dev, sub, features)?,
+            "labels" => labels::labels(inst, dev, sub, features)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }
@@ -91,4 +93,12 @@ fn used(features: &mut Vec<String>, name: &str) {
     if !features.iter().any(|f| f == name) {
         features.push(name.to_string());
     }
+}
+
+/// Words the compute shader writes.
+const WORDS: u32 = 4096;
+
+/// Whether a check passed; a failure is said on stderr.
+fn report(r: Result<()>) -> bool {
+    r.map_err(|e| eprintln!("utrace-workload: {e}")).is_ok()
 }

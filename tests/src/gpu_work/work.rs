@@ -1,4 +1,4 @@
-//! Compute, transfer and label scenarios.
+//! Transfers: every copy, blit, fill, update and clear command, on buffers and images.
 
 use ash::vk;
 
@@ -6,65 +6,9 @@ use super::graphics::{
     self, area, clears, framebuffer, full_barrier, layers, range, transition, Image, COLOR, DEPTH,
     SIZE,
 };
-use super::{free, record_once, used};
+use super::{free, record_once};
 use crate::submitter::Submitter;
-use crate::vk::{verify_fill, Buffer, Device, FillPipeline, Instance, Result};
-
-const WORDS: u32 = 4096;
-
-/// Whether a check passed; a failure is said on stderr.
-fn report(r: Result<()>) -> bool {
-    r.map_err(|e| eprintln!("utrace-workload: {e}")).is_ok()
-}
-
-/// vkCmdDispatch, vkCmdDispatchBase and vkCmdDispatchIndirect, each after the previous one's
-/// writes.
-pub fn compute(dev: &Device, sub: &mut Submitter) -> Result<bool> {
-    let d = &dev.device;
-    let data = Buffer::new(
-        dev,
-        u64::from(WORDS) * 4,
-        vk::BufferUsageFlags::STORAGE_BUFFER,
-    )?;
-    let fill = FillPipeline::new(dev, &data)?;
-    let based = FillPipeline::with_flags(dev, &data, vk::PipelineCreateFlags::DISPATCH_BASE)?;
-    let indirect = Buffer::new(dev, 64, vk::BufferUsageFlags::INDIRECT_BUFFER)?;
-    // SAFETY: the mapping holds 3 words and no GPU work uses it yet.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            [WORDS / 64, 1u32, 1].as_ptr(),
-            indirect.mapped as *mut u32,
-            3,
-        )
-    };
-    // The indirect dispatch comes before the based one: Lavapipe 22.3 keeps the base group
-    // of a vkCmdDispatchBase for a later vkCmdDispatchIndirect.
-    let cb = record_once(dev, |cb| {
-        fill.record(dev, cb, 1, WORDS);
-        full_barrier(dev, cb);
-        fill.record_bindings(dev, cb, &fill, 9, WORDS);
-        // SAFETY: `cb` is recording; the indirect buffer holds a dispatch command.
-        unsafe { d.cmd_dispatch_indirect(cb, indirect.buffer, 0) };
-        full_barrier(dev, cb);
-        // The base pipeline's bindings, then a dispatch of groups 1.. (words 64..).
-        fill.record_bindings(dev, cb, &based, 7, WORDS);
-        // SAFETY: `cb` is recording with a DISPATCH_BASE pipeline bound.
-        unsafe { d.cmd_dispatch_base(cb, 1, 0, 0, WORDS / 64 - 1, 1, 1) };
-        Ok(())
-    })?;
-    sub.submit("compute", &[cb], None)?;
-    let words = data.words();
-    let ok = (0..WORDS as usize).all(|i| words[i] == i as u32 * 3 + if i < 64 { 9 } else { 7 });
-    if !ok {
-        eprintln!("utrace-workload: compute results wrong: {:?}", &words[..4]);
-    }
-    free(dev, &[cb]);
-    fill.destroy(dev);
-    based.destroy(dev);
-    data.destroy(dev);
-    indirect.destroy(dev);
-    Ok(ok)
-}
+use crate::vk::{Buffer, Device, Result};
 
 fn copy_region() -> vk::ImageCopy {
     vk::ImageCopy::default()
@@ -414,92 +358,5 @@ pub fn transfers(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     }
     src.destroy(dev);
     dst.destroy(dev);
-    Ok(ok)
-}
-
-/// Labels nested three deep with a marker, a 1000-character label, a label that is not
-/// UTF-8, and a label opened in one command buffer and closed in the next submission's; the
-/// same with VK_EXT_debug_marker.
-pub fn labels(
-    inst: &Instance,
-    dev: &Device,
-    sub: &mut Submitter,
-    features: &mut Vec<String>,
-) -> Result<bool> {
-    let d = &dev.device;
-    let has_markers = dev.has_extension(ash::ext::debug_marker::NAME);
-    let utils = ash::ext::debug_utils::Device::new(&inst.instance, d);
-    let markers = ash::ext::debug_marker::Device::new(&inst.instance, d);
-    let data = Buffer::new(
-        dev,
-        u64::from(WORDS) * 4,
-        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
-    )?;
-    let fill = FillPipeline::new(dev, &data)?;
-    let long = std::ffi::CString::new("x".repeat(1000)).map_err(|e| e.to_string())?;
-    fn label(name: &std::ffi::CStr) -> vk::DebugUtilsLabelEXT<'_> {
-        vk::DebugUtilsLabelEXT::default().label_name(name)
-    }
-    let not_utf8: &std::ffi::CStr = c"bad \xff\xfe label";
-    let cb = record_once(dev, |cb| {
-        // SAFETY: `cb` is recording; labels are balanced within it. VK_EXT_debug_marker is
-        // deprecated in favour of debug utils, but applications still use it.
-        #[allow(deprecated)]
-        unsafe {
-            utils.cmd_begin_debug_utils_label(cb, &label(c"frame"));
-            utils.cmd_begin_debug_utils_label(cb, &label(c"shadow pass"));
-            utils.cmd_begin_debug_utils_label(cb, &label(c"cascade 0"));
-            fill.record(dev, cb, 1, WORDS);
-            utils.cmd_end_debug_utils_label(cb);
-            utils.cmd_insert_debug_utils_label(cb, &label(c"marker: after cascade"));
-            utils.cmd_end_debug_utils_label(cb);
-            utils.cmd_end_debug_utils_label(cb);
-            full_barrier(dev, cb);
-            utils.cmd_begin_debug_utils_label(cb, &label(&long));
-            fill.record(dev, cb, 2, WORDS);
-            utils.cmd_end_debug_utils_label(cb);
-            full_barrier(dev, cb);
-            utils.cmd_begin_debug_utils_label(cb, &label(not_utf8));
-            d.cmd_fill_buffer(cb, data.buffer, 0, 64, 0);
-            utils.cmd_end_debug_utils_label(cb);
-            if has_markers {
-                let marker = vk::DebugMarkerMarkerInfoEXT::default().marker_name(c"debug marker");
-                markers.cmd_debug_marker_begin(cb, &marker);
-                markers.cmd_debug_marker_insert(
-                    cb,
-                    &vk::DebugMarkerMarkerInfoEXT::default().marker_name(c"inserted marker"),
-                );
-                markers.cmd_debug_marker_end(cb);
-            }
-        }
-        Ok(())
-    })?;
-    sub.submit("labels", &[cb], None)?;
-    if has_markers {
-        used(features, "debug_marker");
-    }
-    // A label that spans two submissions on the queue.
-    let opens = record_once(dev, |cb| {
-        // SAFETY: `cb` is recording; the label is closed by the next submission.
-        unsafe {
-            utils.cmd_begin_debug_utils_label(cb, &label(c"spans command buffers"));
-            fill.record(dev, cb, 3, WORDS);
-        }
-        Ok(())
-    })?;
-    let closes = record_once(dev, |cb| {
-        // SAFETY: closes the label the previous submission left open on this queue.
-        unsafe {
-            fill.record(dev, cb, 4, WORDS);
-            utils.cmd_end_debug_utils_label(cb);
-        }
-        Ok(())
-    })?;
-    sub.submit("label-opens", &[opens], None)?;
-    sub.submit("label-closes", &[closes], None)?;
-    let ok = report(verify_fill(&data, 4, WORDS));
-    free(dev, &[cb, opens, closes]);
-    fill.destroy(dev);
-    data.destroy(dev);
     Ok(ok)
 }
