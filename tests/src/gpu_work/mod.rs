@@ -8,6 +8,7 @@ pub mod graphics;
 mod labels;
 mod passes;
 mod pipeline;
+mod secondaries;
 mod work;
 
 use ash::vk;
@@ -58,7 +59,7 @@ pub fn run(
         ok &= match n {
             "render-pass" => passes::render_pass(inst, dev, sub, features)?,
             "dynamic-rendering" => passes::dynamic_rendering(dev, sub)?,
-            "secondaries" => passes::secondaries(dev, sub)?,
+            "secondaries" => secondaries::secondaries(dev, sub)?,
             "compute" => compute::compute(dev, sub)?,
             "transfers" => work::transfers(dev, sub)?,
             "labels" => labels::labels(inst, dev, sub, features)?,

@@ -1,23 +1,22 @@
 //! Render pass scenarios: a classic render pass with every draw command, a two-subpass
-//! render pass made with vkCreateRenderPass2, dynamic rendering (with a render pass
-//! suspended in one command buffer and resumed in the next), and secondaries executed in a
-//! render pass.
+//! render pass made with vkCreateRenderPass2, and dynamic rendering (with a render pass
+//! suspended in one command buffer and resumed in the next); secondaries executed in a
+//! render pass are in `secondaries.rs`.
 
 use ash::vk;
-use ash::vk::Handle;
 
 use super::graphics::{
     self, area, clears, framebuffer, Image, Pipeline, Target, COLOR, DEPTH, SIZE,
 };
 use super::{free, record_once, used};
 use crate::submitter::Submitter;
-use crate::vk::{Buffer, Device, FillPipeline, Instance, Result};
+use crate::vk::{Buffer, Device, Instance, Result};
 
 /// The color the fragment shader writes, as R8G8B8A8_UNORM bytes.
-const ORANGE: [u8; 4] = [255, 128, 0, 255];
+pub(super) const ORANGE: [u8; 4] = [255, 128, 0, 255];
 
 /// Copies the center pixel of a TRANSFER_SRC color image into `buffer`.
-fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: &Buffer) {
+pub(super) fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: &Buffer) {
     let region = vk::BufferImageCopy::default()
         .image_subresource(graphics::layers(vk::ImageAspectFlags::COLOR))
         .image_offset(vk::Offset3D {
@@ -42,7 +41,7 @@ fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: &B
     };
 }
 
-fn pixel_is(buffer: &Buffer, want: [u8; 4], what: &str) -> bool {
+pub(super) fn pixel_is(buffer: &Buffer, want: [u8; 4], what: &str) -> bool {
     // SAFETY: the mapping covers at least 4 bytes; the GPU work completed.
     let got = unsafe { std::slice::from_raw_parts(buffer.mapped, 4) };
     if got == want {
@@ -363,88 +362,5 @@ pub fn dynamic_rendering(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     readback.destroy(dev);
     color.destroy(dev);
     depth.destroy(dev);
-    Ok(ok)
-}
-
-/// Two secondaries drawing inside a render pass whose contents are secondary command
-/// buffers, and one dispatching outside any render pass, all executed by one primary.
-pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
-    let d = &dev.device;
-    let color = Image::new(
-        dev,
-        COLOR,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let pass = graphics::render_pass(dev, false)?;
-    let fb = framebuffer(dev, pass, &[color.view])?;
-    let pipeline = Pipeline::new(
-        dev,
-        Target::Subpass {
-            pass,
-            subpass: 0,
-            depth: false,
-        },
-    )?;
-    let data = Buffer::new(dev, 4096 * 4, vk::BufferUsageFlags::STORAGE_BUFFER)?;
-    let fill = FillPipeline::new(dev, &data)?;
-    let readback = Buffer::new(dev, 64, vk::BufferUsageFlags::TRANSFER_DST)?;
-
-    let in_pass = vk::CommandBufferInheritanceInfo::default()
-        .render_pass(pass)
-        .subpass(0)
-        .framebuffer(fb);
-    let draw = |cb| {
-        pipeline.bind(dev, cb);
-        // SAFETY: `cb` continues the render pass with the pipeline bound.
-        unsafe { d.cmd_draw(cb, 3, 1, 0, 0) };
-    };
-    let continuing = vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE;
-    let s1 = dev.secondary(continuing, &in_pass, draw)?;
-    let s2 = dev.secondary(continuing, &in_pass, draw)?;
-    let outside = vk::CommandBufferInheritanceInfo::default();
-    let s3 = dev.secondary(vk::CommandBufferUsageFlags::empty(), &outside, |cb| {
-        fill.record(dev, cb, 5, 4096)
-    })?;
-
-    let clear_values = clears(false);
-    let primary = record_once(dev, |cb| {
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(area())
-            .clear_values(&clear_values);
-        // SAFETY: `cb` is recording; the secondaries were recorded for this render pass
-        // (or for outside one).
-        unsafe {
-            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::SECONDARY_COMMAND_BUFFERS);
-            d.cmd_execute_commands(cb, &[s1, s2]);
-            d.cmd_end_render_pass(cb);
-            d.cmd_execute_commands(cb, &[s3]);
-        }
-        read_center(dev, cb, color.image, &readback);
-        Ok(())
-    })?;
-    sub.submit("secondaries", &[primary], None)?;
-    if let Some(last) = sub.log.last_mut() {
-        last.secondaries = [s1, s2, s3]
-            .iter()
-            .map(|cb| format!("{:#x}", cb.as_raw()))
-            .collect();
-    }
-    let ok =
-        pixel_is(&readback, ORANGE, "secondaries") & crate::vk::verify_fill(&data, 5, 4096).is_ok();
-
-    free(dev, &[primary, s1, s2, s3]);
-    // SAFETY: no pending work uses these objects.
-    unsafe {
-        d.destroy_framebuffer(fb, None);
-        d.destroy_render_pass(pass, None);
-    }
-    pipeline.destroy(dev);
-    fill.destroy(dev);
-    data.destroy(dev);
-    readback.destroy(dev);
-    color.destroy(dev);
     Ok(ok)
 }
