@@ -30,6 +30,10 @@ struct Counts {
     read_at_resubmission: u64,
     /// Reusable runs saved by the GPU in their command buffer's next submission.
     saved_at_resubmission: u64,
+    /// Traced command buffers found in the order of their queue's submissions, and those
+    /// looked up (by their handle).
+    found_in_order: u64,
+    looked_up: u64,
 }
 
 impl Counts {
@@ -67,6 +71,10 @@ fn counts(stderr: &str) -> Counts {
             counts.read_at_resubmission += read;
             counts.saved_at_resubmission += saved;
             unwrapped += 1;
+        } else if line.contains("found in the order of the queue's submissions") {
+            let [found, looked_up] = last_numbers(line);
+            counts.found_in_order += found;
+            counts.looked_up += looked_up;
         }
     }
     assert!(
@@ -132,6 +140,13 @@ fn a_resubmitted_command_buffers_own_run_needs_no_command_buffer_of_the_layers()
     let (read, saved) = (counts.read_at_resubmission, counts.saved_at_resubmission);
     assert_eq!(counts.unwrapped + saved, u64::from(frames), "{counts:?}");
     assert!(read > 0 && read + saved < u64::from(frames), "{counts:?}");
+    // Looked up at its first submission, and at its second (nothing had followed it
+    // yet); from then on found as the command buffer that follows itself.
+    assert_eq!(
+        (counts.looked_up, counts.found_in_order),
+        (2, u64::from(frames) - 2),
+        "{counts:?}"
+    );
     later_runs_later_times(&trace);
 }
 
@@ -247,6 +262,12 @@ fn re_recording_resetting_and_replacing_a_resubmitted_command_buffer_keeps_its_t
     assert_eq!(counts.submissions(), submissions.len() as u64, "{counts:?}");
     assert!(
         counts.unwrapped + counts.saved_at_resubmission >= 300,
+        "{counts:?}"
+    );
+    // Most resubmissions found their trace in the queue's order; each new recording was
+    // looked up (the events above show none found an old one).
+    assert!(
+        counts.found_in_order > counts.looked_up && counts.looked_up > 12,
         "{counts:?}"
     );
 }

@@ -304,6 +304,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         // A frozen trace no batch holds any more gives its recording back now and keeps
         // its allocation for the next one; one a batch still holds goes when the batch does.
         if let Some(mut trace) = self.recorded.take() {
+            trace.forget_order();
             if let Some(t) = Arc::get_mut(&mut trace) {
                 t.give_back();
                 self.spare = Some(trace);

@@ -14,3 +14,4 @@ pub mod recorder;
 mod recording;
 mod reruns;
 pub mod saved_copy;
+pub mod submit_order;

@@ -3,7 +3,7 @@
 //! it executes. Its chunks go back to the pool when the last holder is gone, which is never
 //! before the last batch that reads them has been processed.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -13,6 +13,7 @@ use super::chunk::{ChunkPool, RecordedEvent};
 pub use super::reruns::Taken;
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
+use super::submit_order::OrderEntry;
 use crate::gpu::interface::{Arming, CopyRange, QueryRange};
 
 mod runs;
@@ -67,6 +68,8 @@ pub struct RecordedTrace {
     pub last_run: Mutex<Option<LastRun>>,
     /// The fingerprint of the layer's commands around a submission of this trace alone.
     wrap_memo: WrapMemo,
+    /// Its entry in a queue's submission order, if one was learnt (see `submit_order`).
+    pub(super) order_entry: AtomicPtr<OrderEntry>,
     pool: Arc<ChunkPool>,
 }
 
@@ -114,6 +117,7 @@ impl RecordedTrace {
             written: AtomicBool::new(false),
             last_run: Mutex::new(None),
             wrap_memo: WrapMemo::default(),
+            order_entry: AtomicPtr::new(std::ptr::null_mut()),
             live: false,
             pool,
         };

@@ -17,6 +17,7 @@ use crate::gpu::interface::{
     Wrapping,
 };
 use crate::trace::record::recorded_trace::{LastRun, RecordedTrace, Taken};
+use crate::trace::record::submit_order::SubmitOrder;
 use crate::trace::traceq::Message;
 use crate::trace::DeviceTracer;
 
@@ -99,11 +100,10 @@ impl DeviceTracer {
         let mut run_waits = RunWaits::default();
         // Reusable traces whose last run this submission saves (see `saves`).
         let mut to_save = ToSave::default();
+        let order = self.queues.order(queue);
         for (position, cb) in cmdbufs.enumerate() {
             self.spare.push_command_buffer(&mut submitted, cb.as_raw());
-            // SAFETY: a command buffer of the application's submission, executable (not
-            // being recorded) for the duration of the call.
-            let Some(recorded) = (unsafe { self.recorded(cb) }) else {
+            let Some(recorded) = self.submitted_trace(order, cb) else {
                 continue;
             };
             // A command buffer that runs a second time in this call writes its queries
@@ -231,6 +231,29 @@ impl DeviceTracer {
                 give_back(traces, submitted)
             }
         }
+    }
+
+    /// The trace of `cb`, a command buffer of the current submission: found in the
+    /// queue's `order` when the application submits as it did before, else looked up
+    /// (and learnt by the order).
+    #[inline]
+    fn submitted_trace(
+        &self,
+        order: Option<&SubmitOrder>,
+        cb: vk::CommandBuffer,
+    ) -> Option<Arc<RecordedTrace>> {
+        // SAFETY: the queue's submitting thread, for a command buffer of the application's
+        // submission, executable (not being recorded, reset or freed) for the call.
+        if let Some(found) = order.and_then(|o| unsafe { o.expected(cb.as_raw()) }) {
+            return Some(found);
+        }
+        // SAFETY: as above.
+        let recorded = unsafe { self.recorded(cb) }?;
+        if let Some(order) = order {
+            // SAFETY: as above.
+            unsafe { order.learn(cb.as_raw(), &recorded) };
+        }
+        Some(recorded)
     }
 
     /// The layer's command buffers around `traces` (cut into segments at `segment_starts`)

@@ -1,5 +1,6 @@
 //! The application's queues a device's tracer knows, and the layer's resources for each
-//! ([`QueueContext`]), made at a queue's first traced submission.
+//! ([`QueueContext`]), made at a queue's first traced submission, with the order of its
+//! submissions ([`SubmitOrder`]), made when the application gets the queue.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,12 +11,25 @@ use parking_lot::Mutex;
 
 use crate::gpu::interface::QueueContext;
 use crate::trace::handle_index::HandleIndex;
+use crate::trace::record::submit_order::SubmitOrder;
+
+/// A queue the application got.
+struct KnownQueue {
+    family: u32,
+    index: u32,
+    /// Boxed: traces point into it. Kept until the tracer goes, after every command
+    /// buffer's cell (the tracer's `cmdbufs` come before its `queues`), so that no trace a
+    /// cell lets go can point into a freed order.
+    order: Box<SubmitOrder>,
+}
 
 #[derive(Default)]
 pub struct Queues {
-    /// The application's queues (family, index), whose resources are made at their first
-    /// traced submission.
-    known: Mutex<HashMap<u64, (u32, u32)>>,
+    /// The application's queues, whose resources are made at their first traced
+    /// submission.
+    known: Mutex<HashMap<u64, KnownQueue>>,
+    /// Each known queue's order, by handle, for the submissions.
+    orders: HandleIndex<SubmitOrder>,
     contexts: Mutex<HashMap<u64, Arc<QueueContext>>>,
     /// Each context of `contexts`, by handle, for the submissions (no lock, no hashing).
     index: HandleIndex<QueueContext>,
@@ -24,10 +38,29 @@ pub struct Queues {
 impl Queues {
     /// A queue the application got; whether it is new.
     pub fn register(&self, queue: vk::Queue, family: u32, index: u32) -> bool {
-        self.known
-            .lock()
-            .insert(queue.as_raw(), (family, index))
-            .is_none()
+        let mut known = self.known.lock();
+        if known.contains_key(&queue.as_raw()) {
+            return false;
+        }
+        let order = Box::<SubmitOrder>::default();
+        self.orders.insert(queue.as_raw(), &*order);
+        known.insert(
+            queue.as_raw(),
+            KnownQueue {
+                family,
+                index,
+                order,
+            },
+        );
+        true
+    }
+
+    /// The order of `queue`'s submissions, if the application got the queue.
+    #[inline]
+    pub fn order(&self, queue: vk::Queue) -> Option<&SubmitOrder> {
+        let order = self.orders.get(queue.as_raw())?;
+        // SAFETY: boxed in `known`, which keeps it until the tracer goes.
+        Some(unsafe { &*order })
     }
 
     /// The context of `queue` if it has one: the pointer of an `Arc` that this holds until
@@ -53,7 +86,11 @@ impl Queues {
                 Arc::from_raw(ctx)
             }));
         }
-        let (family, index) = *self.known.lock().get(&queue.as_raw())?;
+        let (family, index) = self
+            .known
+            .lock()
+            .get(&queue.as_raw())
+            .map(|q| (q.family, q.index))?;
         Some(make(family, index).map(|ctx| {
             let mut contexts = self.contexts.lock();
             let ctx = contexts
@@ -75,6 +112,13 @@ impl Queues {
 
     /// Forgets every context, handing each to `destroy`. Only at the device's teardown.
     pub fn destroy(&self, mut destroy: impl FnMut(&QueueContext)) {
+        for (&queue, known) in self.known.lock().iter() {
+            let (found, looked_up) = known.order.counts();
+            log::debug!(
+                "queue {:?}: {found} traced command buffers found in the order of the queue's submissions, {looked_up} looked up",
+                vk::Queue::from_raw(queue)
+            );
+        }
         self.index.clear();
         for queue in self.contexts.lock().drain() {
             destroy(&queue.1);

@@ -45,7 +45,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             },
             None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
         };
-        self.recorded = Some(trace);
+        // Always let go at the begin (`reset`); never left found in a submission order.
+        if let Some(old) = self.recorded.replace(trace) {
+            old.forget_order();
+        }
         was_recording
     }
 
