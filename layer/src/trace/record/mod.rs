@@ -8,6 +8,7 @@ pub mod chunk;
 pub mod cmdbufs;
 pub(super) mod command_pools;
 pub mod command_trace;
+mod order_entry;
 mod query_slots;
 pub mod recorded_trace;
 pub mod recorder;

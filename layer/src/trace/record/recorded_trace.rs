@@ -10,10 +10,10 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
+use super::order_entry::OrderEntry;
 pub use super::reruns::Taken;
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
-use super::submit_order::OrderEntry;
 use crate::gpu::interface::{Arming, CopyRange, QueryRange};
 
 mod runs;
@@ -69,7 +69,7 @@ pub struct RecordedTrace {
     /// The fingerprint of the layer's commands around a submission of this trace alone.
     wrap_memo: WrapMemo,
     /// Its entry in a queue's submission order, if one was learnt (see `submit_order`).
-    pub(super) order_entry: AtomicPtr<OrderEntry>,
+    pub(super) order_entry: AtomicPtr<OrderEntry<RecordedTrace>>,
     pool: Arc<ChunkPool>,
 }
 
@@ -233,6 +233,18 @@ impl RecordedTrace {
         let mut n = 0;
         self.visit(&mut |t| n += t.events.len() as u64);
         n
+    }
+
+    /// The command buffer lets this recording go (begin, reset, free): no submission finds
+    /// it in a queue's submission order from now on. The entry stays noted: the command
+    /// buffer's next recording takes it again if no other took it meanwhile.
+    pub fn forget_order(&self) {
+        let entry = self.order_entry.load(Ordering::Relaxed);
+        if !entry.is_null() {
+            // SAFETY: entries live as long as their queue's order, which outlives every
+            // trace the device's command buffers hold (see `trace::submit::queues`).
+            unsafe { &*entry }.forget(ash::vk::Handle::as_raw(self.cmd));
+        }
     }
 }
 

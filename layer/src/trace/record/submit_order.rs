@@ -16,29 +16,19 @@
 //! the command buffer and before its next). So an entry that still names `cb` when a
 //! submission of `cb` reads it holds `cb`'s current recording, whose command buffer's cell
 //! keeps the trace alive: the entry's pointer is safe to take a count of. A trace is in one
-//! entry at most (its [`RecordedTrace::memo`]): learning a new place clears the old one.
+//! entry at most (its [`RecordedTrace::order_entry`]): learning a new place clears the old one.
 
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use super::order_entry::{self, NONE};
 use super::recorded_trace::RecordedTrace;
 
 /// Entries of a queue's order: as many reusable command buffers as the application's
 /// submissions on a queue go through before they come round again.
 pub const ORDER_ENTRIES: usize = 512;
 
-/// No entry.
-const NONE: usize = usize::MAX;
-
-/// One command buffer of the order, its trace, and the entry of the command buffer
-/// submitted after it last time. Two to a line.
-#[repr(align(32))]
-pub struct OrderEntry {
-    /// The command buffer (0: none).
-    key: AtomicU64,
-    trace: AtomicPtr<RecordedTrace>,
-    next: AtomicUsize,
-}
+type OrderEntry = order_entry::OrderEntry<RecordedTrace>;
 
 pub struct SubmitOrder {
     entries: Box<[OrderEntry]>,
@@ -54,13 +44,7 @@ pub struct SubmitOrder {
 impl Default for SubmitOrder {
     fn default() -> Self {
         SubmitOrder {
-            entries: (0..ORDER_ENTRIES)
-                .map(|_| OrderEntry {
-                    key: AtomicU64::new(0),
-                    trace: AtomicPtr::new(std::ptr::null_mut()),
-                    next: AtomicUsize::new(NONE),
-                })
-                .collect(),
+            entries: (0..ORDER_ENTRIES).map(|_| OrderEntry::default()).collect(),
             last: AtomicUsize::new(NONE),
             fresh: AtomicUsize::new(0),
             found: AtomicU64::new(0),
@@ -138,7 +122,7 @@ impl SubmitOrder {
                 if !old.is_null() && !std::ptr::eq(old, entry) {
                     // SAFETY: entries live as long as their queue's order, which outlives
                     // every trace the device's command buffers hold (see `Queues`).
-                    unsafe { forget_entry(old, cb) };
+                    unsafe { &*old }.forget(cb);
                 }
                 at
             }
@@ -176,31 +160,6 @@ impl SubmitOrder {
 /// instruction.
 fn bump(count: &AtomicU64) {
     count.store(count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-}
-
-/// Clears `entry` if it still names `cb` (another command buffer may have taken it since).
-///
-/// # Safety
-/// `entry` is an entry of a live [`SubmitOrder`].
-unsafe fn forget_entry(entry: *const OrderEntry, cb: u64) {
-    // SAFETY: the caller's promise.
-    let entry = unsafe { &*entry };
-    let _ = entry
-        .key
-        .compare_exchange(cb, 0, Ordering::Relaxed, Ordering::Relaxed);
-}
-
-impl RecordedTrace {
-    /// The command buffer lets this recording go (begin, reset, free): no submission finds
-    /// it in an order from now on. The entry stays noted: the command buffer's next
-    /// recording takes it again if no other took it meanwhile.
-    pub fn forget_order(&self) {
-        let entry = self.order_entry.load(Ordering::Relaxed);
-        if !entry.is_null() {
-            // SAFETY: as in `SubmitOrder::learn`.
-            unsafe { forget_entry(entry, ash::vk::Handle::as_raw(self.cmd)) };
-        }
-    }
 }
 
 #[cfg(test)]
