@@ -271,3 +271,31 @@ fn re_recording_resetting_and_replacing_a_resubmitted_command_buffer_keeps_its_t
         "{counts:?}"
     );
 }
+
+#[test]
+fn command_buffers_resubmitted_in_a_changing_order_each_run_their_own_recording() {
+    let frames = 120;
+    let (run, trace, counts) = traced("shuffled-resubmits", frames, &[], &[]);
+    let submissions = &run.report().devices[0].submissions;
+    assert_eq!(trace.batches.len(), submissions.len());
+    for (batch, sub) in trace.batches.iter().zip(submissions) {
+        let (_, ids) = sub.label.split_once(':').expect("ids in the label");
+        let expected: Vec<String> = ids
+            .split(',')
+            .map(|id| (4 * id.parse::<u32>().expect("an id")).to_string())
+            .collect();
+        let sizes: Vec<&str> = batch
+            .events
+            .iter()
+            .filter(|e| e.name == "start_fill_buffer")
+            .filter_map(|e| e.arg("size"))
+            .collect();
+        assert_eq!(sizes, expected, "{}: the recordings submitted", sub.label);
+    }
+    // Most were found in the queue's order; those the order had changed around, and every
+    // new recording, were looked up.
+    assert!(
+        counts.found_in_order > counts.looked_up && counts.looked_up > 100,
+        "{counts:?}"
+    );
+}

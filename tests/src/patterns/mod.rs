@@ -24,6 +24,7 @@ mod passes;
 mod proc_addrs;
 pub mod rerecord;
 mod resubmission;
+mod shuffled;
 mod submits;
 mod transfer_queue;
 mod unsignalled;
@@ -52,6 +53,7 @@ pub const SCENARIOS: &[&str] = &[
     "resubmit-busy",
     "resubmit-busy-many",
     "fallback",
+    "shuffled-resubmits",
 ];
 
 pub fn is_scenario(name: &str) -> bool {
@@ -83,6 +85,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames, 1),
         "resubmit-busy-many" => busy_resubmission::resubmit_busy(dev, sub, frames, 6),
         "fallback" => fallback::fallback(dev, sub),
+        "shuffled-resubmits" => shuffled::shuffled(dev, sub, frames),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }

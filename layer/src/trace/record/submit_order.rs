@@ -116,9 +116,11 @@ impl SubmitOrder {
                 entry.trace.store(ptr, Ordering::Relaxed);
                 // Release: the pointer before the key that vouches for it.
                 entry.key.store(cb, Ordering::Release);
+                // AcqRel: a trace learnt on two queues at once (simultaneous use) makes the
+                // second learner see the first one's key, which it then clears.
                 let old = trace
                     .order_entry
-                    .swap(std::ptr::from_ref(entry).cast_mut(), Ordering::Relaxed);
+                    .swap(std::ptr::from_ref(entry).cast_mut(), Ordering::AcqRel);
                 if !old.is_null() && !std::ptr::eq(old, entry) {
                     // SAFETY: entries live as long as their queue's order, which outlives
                     // every trace the device's command buffers hold (see `Queues`).
