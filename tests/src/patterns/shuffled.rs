@@ -8,7 +8,7 @@
 
 use ash::vk;
 
-use super::pool;
+use super::{allocate, pool};
 use crate::submitter::Submitter;
 use crate::vk::{check, Buffer, Device, Result};
 
@@ -41,18 +41,6 @@ fn record(
     };
     dev.end(cb)?;
     Ok(Recorded { cb, id })
-}
-
-fn allocate(dev: &Device, pool: vk::CommandPool, count: u32) -> Result<Vec<vk::CommandBuffer>> {
-    let info = vk::CommandBufferAllocateInfo::default()
-        .command_pool(pool)
-        .level(vk::CommandBufferLevel::PRIMARY)
-        .command_buffer_count(count);
-    // SAFETY: valid allocate info.
-    check(
-        unsafe { dev.device.allocate_command_buffers(&info) },
-        "vkAllocateCommandBuffers",
-    )
 }
 
 /// The order of frame `i`: the same for four frames, then rotated, every other time
