@@ -97,42 +97,47 @@ impl SubmitOrder {
         let ptr = Arc::as_ptr(trace).cast_mut();
         let known = self.position(trace.order_entry.load(Ordering::Relaxed));
         let key = known.map(|at| self.entries[at].key.load(Ordering::Relaxed));
-        let reusable = known.filter(|_| key == Some(0) || key == Some(cb));
-        let at = match reusable {
+        let at = match known {
             // Still there: the order only moved.
             Some(at)
                 if key == Some(cb) && self.entries[at].trace.load(Ordering::Relaxed) == ptr =>
             {
                 at
             }
+            // Its entry, unless another command buffer took it since.
+            Some(at) if key == Some(0) || key == Some(cb) => self.hold(at, cb, trace),
             _ => {
-                let at = reusable.unwrap_or_else(|| {
-                    let at = self.fresh.load(Ordering::Relaxed);
-                    self.fresh
-                        .store((at + 1) % ORDER_ENTRIES, Ordering::Relaxed);
-                    at
-                });
-                let entry = &self.entries[at];
-                entry.trace.store(ptr, Ordering::Relaxed);
-                // Release: the pointer before the key that vouches for it.
-                entry.key.store(cb, Ordering::Release);
-                // AcqRel: a trace learnt on two queues at once (simultaneous use) makes the
-                // second learner see the first one's key, which it then clears.
-                let old = trace
-                    .order_entry
-                    .swap(std::ptr::from_ref(entry).cast_mut(), Ordering::AcqRel);
-                if !old.is_null() && !std::ptr::eq(old, entry) {
-                    // SAFETY: entries live as long as their queue's order, which outlives
-                    // every trace the device's command buffers hold (see `Queues`).
-                    unsafe { &*old }.forget(cb);
-                }
-                at
+                let at = self.fresh.load(Ordering::Relaxed);
+                self.fresh
+                    .store((at + 1) % ORDER_ENTRIES, Ordering::Relaxed);
+                self.hold(at, cb, trace)
             }
         };
         if let Some(last) = self.entries.get(self.last.load(Ordering::Relaxed)) {
             last.next.store(at, Ordering::Relaxed);
         }
         self.last.store(at, Ordering::Relaxed);
+    }
+
+    /// Entry `at` holds `cb`'s `trace` from now on, the trace's only entry. Returns `at`.
+    fn hold(&self, at: usize, cb: u64, trace: &Arc<RecordedTrace>) -> usize {
+        let entry = &self.entries[at];
+        entry
+            .trace
+            .store(Arc::as_ptr(trace).cast_mut(), Ordering::Relaxed);
+        // Release: the pointer before the key that vouches for it.
+        entry.key.store(cb, Ordering::Release);
+        // AcqRel: a trace learnt on two queues at once (simultaneous use) makes the second
+        // learner see the first one's key, which it then clears.
+        let old = trace
+            .order_entry
+            .swap(std::ptr::from_ref(entry).cast_mut(), Ordering::AcqRel);
+        if !old.is_null() && !std::ptr::eq(old, entry) {
+            // SAFETY: entries live as long as their queue's order, which outlives every
+            // trace the device's command buffers hold (see `Queues`).
+            unsafe { &*old }.forget(cb);
+        }
+        at
     }
 
     /// The index of `entry` if it is one of this order's.

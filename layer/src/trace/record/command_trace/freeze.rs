@@ -45,7 +45,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             },
             None => Arc::new(RecordedTrace::new(parts, Arc::clone(pool))),
         };
-        // Always let go at the begin (`reset`); never left found in a submission order.
+        // `reset` let the last recording go at the begin; one still here leaves its
+        // submission order as it would there.
         if let Some(old) = self.recorded.replace(trace) {
             old.forget_order();
         }
