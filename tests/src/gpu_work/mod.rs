@@ -8,6 +8,7 @@ pub mod graphics;
 mod labels;
 mod passes;
 mod pipeline;
+pub mod scene_target;
 mod secondaries;
 mod work;
 

@@ -8,6 +8,7 @@ use ash::vk;
 use super::graphics::{
     self, area, clears, framebuffer, Image, Pipeline, Target, COLOR, DEPTH, SIZE,
 };
+use super::scene_target::SceneTarget;
 use super::{free, record_once, used};
 use crate::submitter::Submitter;
 use crate::vk::{Buffer, Device, Instance, Result};
@@ -62,28 +63,7 @@ pub fn render_pass(
     features: &mut Vec<String>,
 ) -> Result<bool> {
     let d = &dev.device;
-    let color = Image::new(
-        dev,
-        COLOR,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let depth = Image::new(
-        dev,
-        DEPTH,
-        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let pass = graphics::render_pass(dev, true)?;
-    let fb = framebuffer(dev, pass, &[color.view, depth.view])?;
-    let pipeline = Pipeline::new(
-        dev,
-        Target::Subpass {
-            pass,
-            subpass: 0,
-            depth: true,
-        },
-    )?;
+    let target = SceneTarget::new(dev, true)?;
     let indices = Buffer::new(dev, 64, vk::BufferUsageFlags::INDEX_BUFFER)?;
     let indirect = Buffer::new(dev, 256, vk::BufferUsageFlags::INDIRECT_BUFFER)?;
     let readback = Buffer::new(dev, 64, vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -106,18 +86,13 @@ pub fn render_pass(
         }
     }
     let multi = ash::ext::multi_draw::Device::new(&inst.instance, d);
-    let clear_values = clears(true);
     let cb = record_once(dev, |cb| {
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(area())
-            .clear_values(&clear_values);
+        let begin = target.begin_info();
         // SAFETY: `cb` is recording; every object belongs to this device and the buffers
         // hold what the draws read.
         unsafe {
             d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
-            pipeline.bind(dev, cb);
+            target.pipeline.bind(dev, cb);
             d.cmd_draw(cb, 3, 1, 0, 0);
             d.cmd_bind_index_buffer(cb, indices.buffer, 0, vk::IndexType::UINT32);
             d.cmd_draw_indexed(cb, 3, 2, 0, 0, 0);
@@ -151,7 +126,7 @@ pub fn render_pass(
             }
             d.cmd_end_render_pass(cb);
         }
-        read_center(dev, cb, color.image, &readback);
+        read_center(dev, cb, target.color.image, &readback);
         Ok(())
     })?;
     sub.submit("render-pass", &[cb], None)?;
@@ -165,7 +140,7 @@ pub fn render_pass(
 
     // Two subpasses through the render pass 2 commands.
     let pass2 = graphics::render_pass2_two_subpasses(dev)?;
-    let fb2 = framebuffer(dev, pass2, &[color.view])?;
+    let fb2 = framebuffer(dev, pass2, &[target.color.view])?;
     let first = Pipeline::new(
         dev,
         Target::Subpass {
@@ -201,7 +176,7 @@ pub fn render_pass(
             d.cmd_draw(cb, 3, 1, 0, 0);
             d.cmd_end_render_pass2(cb, &end);
         }
-        read_center(dev, cb, color.image, &readback);
+        read_center(dev, cb, target.color.image, &readback);
         Ok(())
     })?;
     // SAFETY: no GPU work is pending on the readback buffer.
@@ -212,19 +187,16 @@ pub fn render_pass(
     free(dev, &[cb, cb2]);
     // SAFETY: no pending work uses these objects.
     unsafe {
-        d.destroy_framebuffer(fb, None);
         d.destroy_framebuffer(fb2, None);
-        d.destroy_render_pass(pass, None);
         d.destroy_render_pass(pass2, None);
     }
-    for p in [pipeline, first, second] {
+    for p in [first, second] {
         p.destroy(dev);
     }
     for b in [indices, indirect, readback] {
         b.destroy(dev);
     }
-    color.destroy(dev);
-    depth.destroy(dev);
+    target.destroy(dev);
     Ok(ok)
 }
 

@@ -4,8 +4,8 @@
 use ash::vk;
 use ash::vk::Handle;
 
-use super::graphics::{self, area, clears, framebuffer, Image, Pipeline, Target, COLOR};
 use super::passes::{pixel_is, read_center, ORANGE};
+use super::scene_target::SceneTarget;
 use super::{free, record_once};
 use crate::submitter::Submitter;
 use crate::vk::{Buffer, Device, FillPipeline, Result};
@@ -14,22 +14,8 @@ use crate::vk::{Buffer, Device, FillPipeline, Result};
 /// buffers, and one dispatching outside any render pass, all executed by one primary.
 pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
-    let color = Image::new(
-        dev,
-        COLOR,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let pass = graphics::render_pass(dev, false)?;
-    let fb = framebuffer(dev, pass, &[color.view])?;
-    let pipeline = Pipeline::new(
-        dev,
-        Target::Subpass {
-            pass,
-            subpass: 0,
-            depth: false,
-        },
-    )?;
+    let target = SceneTarget::new(dev, false)?;
+    let (pass, fb) = (target.pass, target.framebuffer);
     let data = Buffer::new(dev, 4096 * 4, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     let fill = FillPipeline::new(dev, &data)?;
     let readback = Buffer::new(dev, 64, vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -39,7 +25,7 @@ pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         .subpass(0)
         .framebuffer(fb);
     let draw = |cb| {
-        pipeline.bind(dev, cb);
+        target.pipeline.bind(dev, cb);
         // SAFETY: `cb` continues the render pass with the pipeline bound.
         unsafe { d.cmd_draw(cb, 3, 1, 0, 0) };
     };
@@ -51,13 +37,8 @@ pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         fill.record(dev, cb, 5, 4096)
     })?;
 
-    let clear_values = clears(false);
     let primary = record_once(dev, |cb| {
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(area())
-            .clear_values(&clear_values);
+        let begin = target.begin_info();
         // SAFETY: `cb` is recording; the secondaries were recorded for this render pass
         // (or for outside one).
         unsafe {
@@ -66,7 +47,7 @@ pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
             d.cmd_end_render_pass(cb);
             d.cmd_execute_commands(cb, &[s3]);
         }
-        read_center(dev, cb, color.image, &readback);
+        read_center(dev, cb, target.color.image, &readback);
         Ok(())
     })?;
     sub.submit("secondaries", &[primary], None)?;
@@ -80,15 +61,9 @@ pub fn secondaries(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         pixel_is(&readback, ORANGE, "secondaries") & crate::vk::verify_fill(&data, 5, 4096).is_ok();
 
     free(dev, &[primary, s1, s2, s3]);
-    // SAFETY: no pending work uses these objects.
-    unsafe {
-        d.destroy_framebuffer(fb, None);
-        d.destroy_render_pass(pass, None);
-    }
-    pipeline.destroy(dev);
+    target.destroy(dev);
     fill.destroy(dev);
     data.destroy(dev);
     readback.destroy(dev);
-    color.destroy(dev);
     Ok(ok)
 }

@@ -54,29 +54,7 @@ pub(super) fn demo(
     dev.end(copy_cb)?;
 
     // The scene: two draws into an offscreen image, shown by a blit to the swapchain.
-    use crate::gpu_work::graphics::{self, Image, Pipeline, Target, COLOR, DEPTH};
-    let color = Image::new(
-        dev,
-        COLOR,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let depth = Image::new(
-        dev,
-        DEPTH,
-        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-        vk::SampleCountFlags::TYPE_1,
-    )?;
-    let pass = graphics::render_pass(dev, true)?;
-    let fb = graphics::framebuffer(dev, pass, &[color.view, depth.view])?;
-    let scene = Pipeline::new(
-        dev,
-        Target::Subpass {
-            pass,
-            subpass: 0,
-            depth: true,
-        },
-    )?;
+    let target = crate::gpu_work::scene_target::SceneTarget::new(dev, true)?;
     let labels = ash::ext::debug_utils::Device::new(&inst.instance, d);
     // Names shown by Perfetto on the stages of these objects.
     // SAFETY: live objects of this device; VK_EXT_debug_utils is enabled on the instance.
@@ -91,7 +69,7 @@ pub(super) fn demo(
         labels
             .set_debug_utils_object_name(
                 &vk::DebugUtilsObjectNameInfoEXT::default()
-                    .object_handle(pass)
+                    .object_handle(target.pass)
                     .object_name(c"scene pass"),
             )
             .map_err(|e| format!("vkSetDebugUtilsObjectNameEXT: {e}"))?;
@@ -123,7 +101,6 @@ pub(super) fn demo(
     };
     // SAFETY: closes the label opened last in `cb`.
     let end_label = |cb| unsafe { labels.cmd_end_debug_utils_label(cb) };
-    let clear_values = graphics::clears(true);
 
     let mut ok = true;
     for f in 0..frames {
@@ -144,15 +121,11 @@ pub(super) fn demo(
         let show = dev.command_buffers(1)?[0];
         dev.begin(show, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
         label(show, c"scene");
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(pass)
-            .framebuffer(fb)
-            .render_area(graphics::area())
-            .clear_values(&clear_values);
+        let begin = target.begin_info();
         // SAFETY: `show` is recording; the pipeline was made for this render pass.
         unsafe {
             d.cmd_begin_render_pass(show, &begin, vk::SubpassContents::INLINE);
-            scene.bind(dev, show);
+            target.pipeline.bind(dev, show);
             d.cmd_draw(show, 3, 1, 0, 0);
             d.cmd_draw(show, 3, 2, 0, 0);
             d.cmd_end_render_pass(show);
@@ -162,7 +135,13 @@ pub(super) fn demo(
             Some(sc) => {
                 let index = sc.acquire()?;
                 label(show, c"present");
-                sc.record_blit(dev, show, index, color.image, graphics::SIZE);
+                sc.record_blit(
+                    dev,
+                    show,
+                    index,
+                    target.color.image,
+                    crate::gpu_work::graphics::SIZE,
+                );
                 end_label(show);
                 dev.end(show)?;
                 let sync = Some((
@@ -183,14 +162,7 @@ pub(super) fn demo(
         // SAFETY: both submissions completed.
         unsafe { d.free_command_buffers(dev.pool, &[work, show]) };
     }
-    // SAFETY: all work completed.
-    unsafe {
-        d.destroy_framebuffer(fb, None);
-        d.destroy_render_pass(pass, None);
-    }
-    scene.destroy(dev);
-    color.destroy(dev);
-    depth.destroy(dev);
+    target.destroy(dev);
     // SAFETY: all work completed.
     unsafe { d.free_command_buffers(dev.pool, &[copy_cb]) };
     pipeline.destroy(dev);
