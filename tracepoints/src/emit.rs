@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+mod brackets;
+
 use crate::spec::{Arg, Category, RangeKind, Spec, Tracepoint};
 use crate::types::{Repr, ValueKind};
 
@@ -123,6 +125,7 @@ pub fn emit(spec: &Spec, file: &str) -> String {
     for (id, tp) in spec.tracepoints.iter().enumerate() {
         emit_trace_fn(&mut o, id, tp);
     }
+    brackets::emit_brackets(&mut o, spec);
     o
 }
 
@@ -174,12 +177,12 @@ fn print_call(a: &Arg) -> String {
     format!("args::{}(out, &p.{}{strings})", a.ty.printer, a.name)
 }
 
-fn words(tp: &Tracepoint) -> usize {
+pub(crate) fn words(tp: &Tracepoint) -> usize {
     tp.args.iter().map(|a| a.ty.repr.words()).sum()
 }
 
 /// The words one argument's value `v` takes.
-fn encode(repr: Repr, v: &str) -> Vec<String> {
+pub(crate) fn encode(repr: Repr, v: &str) -> Vec<String> {
     match repr {
         Repr::U32 => vec![v.to_string()],
         Repr::I32 => vec![format!("{v} as u32")],

@@ -7,6 +7,7 @@ use ash::vk;
 
 use super::args;
 use super::record::command_trace;
+use super::record::command_trace::Bracket;
 use super::record::recorder::Recorder;
 pub use super::tracepoint::{
     Category, FieldInfo, LabelInput, LabelRef, RangeKind, Toggle, TracepointInfo, ValueKind,

@@ -10,22 +10,19 @@ bracketed! {
     /// `vkCmdDispatch`.
     cmd_dispatch(cb, x: u32, y: u32, z: u32) = core cmd_dispatch;
     switch toggle::DISPATCH;
-    before |r, t| { let p = t.pipelines.compute; record_start_dispatch(r, t, x, y, z, 0, 0, 0, p) };
-    after |r, t| record_end_dispatch(r, t);
+    bracket dispatch |t| (x, y, z, 0, 0, 0, t.pipelines.compute);
 }
 
 bracketed! {
     /// `vkCmdDispatchBase` (and `vkCmdDispatchBaseKHR`).
     cmd_dispatch_base(cb, base_x: u32, base_y: u32, base_z: u32, x: u32, y: u32, z: u32) = ext cmd_dispatch_base;
     switch toggle::DISPATCH;
-    before |r, t| { let p = t.pipelines.compute; record_start_dispatch(r, t, x, y, z, base_x, base_y, base_z, p) };
-    after |r, t| record_end_dispatch(r, t);
+    bracket dispatch |t| (x, y, z, base_x, base_y, base_z, t.pipelines.compute);
 }
 
 bracketed! {
     /// `vkCmdDispatchIndirect`.
     cmd_dispatch_indirect(cb, buffer: vk::Buffer, offset: u64) = core cmd_dispatch_indirect;
     switch toggle::DISPATCH_INDIRECT;
-    before |r, t| { let p = t.pipelines.compute; record_start_dispatch_indirect(r, t, buffer.as_raw(), offset, p) };
-    after |r, t| record_end_dispatch_indirect(r, t);
+    bracket dispatch_indirect |t| (buffer.as_raw(), offset, t.pipelines.compute);
 }

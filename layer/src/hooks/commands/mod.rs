@@ -43,6 +43,44 @@ macro_rules! bracketed {
         before |$r1:ident, $t1:ident| $before:expr;
         after |$r2:ident, $t2:ident| $after:expr;
     ) => {
+        bracketed! {
+            @hook
+            $(#[$doc])*
+            $name($cb $(, $arg: $ty)*) = $table $field;
+            $(switch $switch;)?
+            before |$r1, $t1| $before;
+            after |$r2, $t2| $after;
+            short [];
+        }
+    };
+    (
+        $(#[$doc:meta])*
+        $name:ident($cb:ident $(, $arg:ident: $ty:ty)* $(,)?) = $table:ident $field:ident;
+        switch $switch:path;
+        bracket $range:ident |$t:ident| ($($word:expr),* $(,)?);
+    ) => {
+        bracketed! {
+            @hook
+            $(#[$doc])*
+            $name($cb $(, $arg: $ty)*) = $table $field;
+            switch $switch;
+            before |r, t| {
+                let words = bracketed!(@words t, $range |$t| ($($word),*));
+                crate::trace::tracepoints::brackets::$range::start(r, t, words)
+            };
+            after |r, t| crate::trace::tracepoints::brackets::$range::end(r, t);
+            short [$range |$t| ($($word),*)];
+        }
+    };
+    (
+        @hook
+        $(#[$doc:meta])*
+        $name:ident($cb:ident $(, $arg:ident: $ty:ty)*) = $table:ident $field:ident;
+        $(switch $switch:path;)?
+        before |$r1:ident, $t1:ident| $before:expr;
+        after |$r2:ident, $t2:ident| $after:expr;
+        short [$($short:tt)*];
+    ) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -123,8 +161,9 @@ macro_rules! bracketed {
                                  $t2: &mut crate::trace::tracepoints::CommandTrace| {
                         $after;
                     };
+                    let both = bracketed!(@short [$($short)*]);
                     // SAFETY: `$cb` is the command buffer of the application's current call.
-                    unsafe { tracer.around_recording($cb, before, call, after) }
+                    unsafe { tracer.around_recording($cb, both, before, call, after) }
                 }
                 // SAFETY: forwarded with the application's arguments.
                 traced(tracer, move || unsafe { next($cb $(, $arg)*) }, $cb $(, $arg)*)
@@ -139,6 +178,21 @@ macro_rules! bracketed {
     (@switch) => {
         None
     };
+    // `around_recording`'s short path: both events at once, for a `bracket` hook.
+    (@short []) => {
+        |_: &mut crate::trace::tracepoints::CommandTrace| None
+    };
+    (@short [$range:ident |$t:ident| ($($word:expr),*)]) => {
+        |t: &mut crate::trace::tracepoints::CommandTrace| {
+            let words = bracketed!(@words t, $range |$t| ($($word),*));
+            crate::trace::tracepoints::brackets::$range::both(t, words)
+        }
+    };
+    // A bracket's start words, computed from the trace before it is borrowed to record.
+    (@words $trace:ident, $range:ident |$t:ident| ($($word:expr),*)) => {{
+        let $t: &crate::trace::tracepoints::CommandTrace = &*$trace;
+        crate::trace::tracepoints::brackets::$range::words($($word),*)
+    }};
     (@switch $switch:path) => {
         Some($switch)
     };

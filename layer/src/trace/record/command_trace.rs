@@ -27,6 +27,9 @@ use super::recorder::Recorder;
 use crate::trace::tracepoint::{LabelInput, LabelRef};
 
 mod freeze;
+mod pair;
+
+pub use pair::Bracket;
 
 /// An event held back (`start_cmd_buffer`, until the first command that does work).
 #[derive(Clone, Copy, Debug)]

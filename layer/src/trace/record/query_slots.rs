@@ -48,6 +48,15 @@ impl Default for QuerySlots {
     }
 }
 
+#[cfg(test)]
+impl QuerySlots {
+    /// A current chunk with `left` queries, for tests that never reach Vulkan.
+    pub fn pretend_chunk(&mut self, left: u32) {
+        self.current = ash::vk::Handle::from_raw(1);
+        self.used = CHUNK_QUERIES - left;
+    }
+}
+
 impl QuerySlots {
     /// Queries left in the current chunk (none while there is none): how many one-view
     /// timestamps [`Self::take_one`] may still place.

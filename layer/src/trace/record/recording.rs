@@ -8,6 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 
+use super::command_trace::Bracket;
 use super::recorded_trace::RecordedTrace;
 use super::recorder::Recorder;
 use crate::trace::objects;
@@ -78,15 +79,20 @@ impl DeviceTracer {
             return call();
         }
         // SAFETY: forwarded from the caller.
-        unsafe { self.around_recording(cb, before, call, after) }
+        unsafe { self.around_recording(cb, |_| None, before, call, after) }
     }
 
     /// [`Self::around`] for a hook that has already seen a recording in progress (the
     /// `bracketed!` hooks test that on their idle path).
     ///
-    /// `before` and `after` run in guards of their own and the call goes down between them,
-    /// exactly once whatever the layer's part does; after a panic in `before`, `after` is
-    /// left out (the trace may be half-written; the device's health turns tracing off).
+    /// `both` is the short path of a command whose two tracepoints can be recorded at once
+    /// (`CommandTrace::append_bracket`; other commands decline): where it gives their
+    /// places, the start's timestamp is written, the call goes down and the end's
+    /// timestamp follows, with no closure guarded (nothing there allocates or indexes).
+    /// Otherwise `before` and `after` run in guards of their own and the call goes down
+    /// between them, exactly once whatever the layer's part does; after a panic in
+    /// `before`, `after` is left out (the trace may be half-written; the device's health
+    /// turns tracing off).
     ///
     /// # Safety
     /// As [`Self::around`].
@@ -94,6 +100,7 @@ impl DeviceTracer {
     pub unsafe fn around_recording(
         &self,
         cb: vk::CommandBuffer,
+        both: impl FnOnce(&mut CommandTrace) -> Option<Bracket>,
         before: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
         call: impl FnOnce(),
         after: impl FnOnce(&Recorder<'_>, &mut CommandTrace),
@@ -104,6 +111,16 @@ impl DeviceTracer {
         };
         // SAFETY: a `vkCmd*` call is externally synchronised for its command buffer.
         let trace = unsafe { cell.trace_mut() };
+        if let Some(Bracket { start, end }) = both(trace) {
+            let timestamps = self.backend.timestamps();
+            // SAFETY: the command buffer is recording (the trace had room for its events)
+            // and every batch that runs it re-arms the queries first.
+            unsafe { timestamps.write(cb, false, start.pool, start.query) };
+            call();
+            // SAFETY: as above.
+            unsafe { timestamps.write(cb, true, end.pool, end.query) };
+            return;
+        }
         if !trace.is_instrumented() {
             return call();
         }
