@@ -5,6 +5,7 @@
 use ash::vk;
 use serde_json::{json, Value};
 
+use super::arena::ArenaPool;
 use super::rows::{self, SUBMITS, THREADS};
 use super::side::Side;
 use super::stats::Series;
@@ -59,6 +60,9 @@ struct Sides {
     threads: [Vec<rows::ThreadPool>; 3],
     /// Per side, the queries the benchmark's own timed draws write (A and A').
     queries: [vk::QueryPool; 3],
+    /// Per side, the share row's command buffer, its pool's memory an arena (see
+    /// `arena.rs`: the same layout on every side, round and process).
+    share: [ArenaPool; 3],
 }
 
 const A: usize = 0;
@@ -77,6 +81,11 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
     let mut reusable = [vec![], vec![], vec![]];
     let mut threads = [vec![], vec![], vec![]];
     let mut queries = [vk::QueryPool::null(); 3];
+    let share = [
+        ArenaPool::new(&all[A])?,
+        ArenaPool::new(&all[A2])?,
+        ArenaPool::new(&all[B])?,
+    ];
     for (i, s) in all.iter().enumerate() {
         queries[i] = rows::timed_draw_queries(s)?;
         one_time[i] = s.dev.command_buffers(SUBMITS as u32)?;
@@ -92,14 +101,19 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         reusable,
         threads,
         queries,
+        share,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
     let table: [(&str, Work); 9] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
-        // B as in `draws`; A and A' time each draw themselves (the driver's floor).
-        ("timed_draws", |s, i| match i {
-            B => rows::draws(&s.all[i]),
-            _ => rows::hand_timed_draws(&s.all[i], s.queries[i]),
+        // B as in `draws`; A and A' time each draw themselves (the driver's floor). Each
+        // side records into its arena-backed command buffer.
+        ("timed_draws", |s, i| {
+            let (side, share) = (&s.all[i], &s.share[i]);
+            match i {
+                B => rows::draws_into(side, share.cb, Some(&share.arena)),
+                _ => rows::hand_timed_draws(side, s.queries[i], share.cb, Some(&share.arena)),
+            }
         }),
         ("dispatches", |s, i| rows::dispatches(&s.all[i])),
         ("small_submits", |s, i| {
@@ -144,10 +158,16 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         }
         out.insert(name.to_string(), row.json());
     }
-    for ((s, pools), queries) in sides.all.into_iter().zip(sides.threads).zip(sides.queries) {
+    let each = sides
+        .threads
+        .into_iter()
+        .zip(sides.queries)
+        .zip(sides.share);
+    for (s, ((pools, queries), share)) in sides.all.into_iter().zip(each) {
         for p in pools {
             p.destroy(&s.dev);
         }
+        share.destroy(&s);
         // SAFETY: recorded into, never submitted; the command buffers go with the side.
         unsafe { s.dev.device.destroy_query_pool(queries, None) };
         s.destroy();

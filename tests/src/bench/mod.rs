@@ -3,6 +3,7 @@
 //! without it, with the A/A noise floor beside it; and how fast its traceq thread writes.
 
 pub mod ab;
+pub mod arena;
 pub mod rows;
 pub mod side;
 pub mod stats;

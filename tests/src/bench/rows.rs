@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use ash::vk;
 
+use super::arena::Arena;
 use super::side::Side;
 use crate::vk::{check, Device, FillPipeline, Result};
 
@@ -17,48 +18,63 @@ pub const THREADS: usize = 8;
 
 /// `vkCmdDraw` inside a render pass, per draw.
 pub fn draws(s: &Side) -> Result<f64> {
+    draws_into(s, s.cb, None)
+}
+
+/// As [`draws`], into `cb`, whose pool's memory is `arena` (if any).
+pub fn draws_into(s: &Side, cb: vk::CommandBuffer, arena: Option<&Arena>) -> Result<f64> {
     let d = &s.dev.device;
-    record_draws(s, |i| {
+    record_draws(s, cb, arena, |i| {
         // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound.
-        unsafe { d.cmd_draw(s.cb, 3, 1, i % 3, 0) };
+        unsafe { d.cmd_draw(cb, 3, 1, i % 3, 0) };
     })
 }
 
-/// Records [`COMMANDS`] of `draw(i)` into the side's command buffer, in a render pass;
-/// nanoseconds per draw.
-fn record_draws(s: &Side, draw: impl Fn(u32)) -> Result<f64> {
+/// Records [`COMMANDS`] of `draw(i)` into `cb`, in a render pass; nanoseconds per draw. An
+/// arena behind `cb`'s pool is filled from its start again once `cb` was begun (which freed
+/// the last recording's commands).
+fn record_draws(
+    s: &Side,
+    cb: vk::CommandBuffer,
+    arena: Option<&Arena>,
+    draw: impl Fn(u32),
+) -> Result<f64> {
     s.dev
-        .begin(s.cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
-    s.begin_pass(s.cb);
+        .begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    if let Some(arena) = arena {
+        arena.restart();
+    }
+    s.begin_pass(cb);
     let t = Instant::now();
     for i in 0..COMMANDS {
         draw(i);
     }
     let ns = t.elapsed().as_nanos() as f64;
     // SAFETY: inside the render pass begun above.
-    unsafe { s.dev.device.cmd_end_render_pass(s.cb) };
-    s.dev.end(s.cb)?;
+    unsafe { s.dev.device.cmd_end_render_pass(cb) };
+    s.dev.end(cb)?;
     Ok(ns / f64::from(COMMANDS))
 }
 
 /// `vkCmdDraw` between two `vkCmdWriteTimestamp` (top and bottom of pipe, as the layer writes
 /// them) that the benchmark records itself into `pool` (two queries per draw), on a side
 /// without the layer: the driver's own floor for a timed draw, which the layer's every-draw
-/// mode is compared with. Recorded only, never submitted.
-pub fn hand_timed_draws(s: &Side, pool: vk::QueryPool) -> Result<f64> {
+/// mode is compared with. Recorded only, never submitted, into `cb` (whose pool's memory is
+/// `arena`).
+pub fn hand_timed_draws(
+    s: &Side,
+    pool: vk::QueryPool,
+    cb: vk::CommandBuffer,
+    arena: Option<&Arena>,
+) -> Result<f64> {
     let d = &s.dev.device;
-    record_draws(s, |i| {
+    record_draws(s, cb, arena, |i| {
         // SAFETY: `cb` is recording inside a render pass with a graphics pipeline bound; the
         // pool holds 2 * COMMANDS timestamp queries.
         unsafe {
-            d.cmd_write_timestamp(s.cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i);
-            d.cmd_draw(s.cb, 3, 1, i % 3, 0);
-            d.cmd_write_timestamp(
-                s.cb,
-                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                pool,
-                2 * i + 1,
-            );
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i);
+            d.cmd_draw(cb, 3, 1, i % 3, 0);
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 2 * i + 1);
         }
     })
 }
