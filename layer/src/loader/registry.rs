@@ -151,6 +151,13 @@ impl<R> Registry<R> {
     pub unsafe fn device_of<H: Handle>(&self, handle: H) -> Option<&R> {
         // SAFETY: forwarded from the caller.
         let key = unsafe { dispatch_key(handle) };
+        // The first device, tested before the count of slots in use is read: most
+        // processes have one.
+        let first = &self.fast[0];
+        if first.key.load(Ordering::Acquire) == key {
+            // SAFETY: as below.
+            return unsafe { first.device.load(Ordering::Relaxed).as_ref() };
+        }
         let used = self.fast_used.load(Ordering::Acquire).min(FAST_SLOTS);
         for slot in &self.fast[..used] {
             if slot.key.load(Ordering::Acquire) == key {
