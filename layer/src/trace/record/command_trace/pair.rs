@@ -45,8 +45,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         // most words (`MAX_WORDS` >= N) in the lists' capacity (see `refresh_fast`), so the
         // writes stay inside the allocations and the new lengths cover written values.
         // Stored directly, not pushed: a push's test of the capacity, with its path that
-        // grows the list, kept registers on the stack across the hook (1.3 to 2 ns of a
-        // traced draw on Lavapipe, measured).
+        // grows the list, kept registers on the stack across the hook (about 2.5 ns of a
+        // traced draw on Lavapipe, measured with the benchmark's share row).
         unsafe {
             let at = self.events.as_mut_ptr().add(events);
             at.write(RecordedEvent {
