@@ -26,15 +26,21 @@ pub mod transfer;
 /// }
 /// ```
 ///
+/// A draw or a dispatch names its range instead (`bracket draw |t| (vertex_count, ...,
+/// t.pipelines.graphics)`, the arguments of the range's start, computed with the trace as
+/// `t`): its hook gets `before` and `after` from the generated `brackets::draw`, and the
+/// short path that records both events at once where the trace has room
+/// (`CommandTrace::append_bracket`).
+///
 /// `core NAME` calls down through the 1.0 table, `ext NAME` through the optional table (the
 /// hook is only handed out where the next layer has the command). `switch` names the
 /// tracepoints' `GPU_TRACEPOINTS` switch: when it is off the call goes straight down,
 /// before anything is looked up or any argument is built (and when it is off as devices are
 /// created, `vkGetDeviceProcAddr` does not hand the hook out at all: the module of the
-/// hook's name says its switch). Where the switch is the toggle of both tracepoints (draws,
-/// dispatches), `before` and `after` call the generated `record_*` instead of `trace_*`,
-/// which would test it again: one test per command, and a command whose begin was written
-/// always gets its end.
+/// hook's name says its switch). Where the switch is the toggle of both tracepoints, `before`
+/// and `after` call what does not test it again (the generated `record_*` or `brackets::*`,
+/// not `trace_*`): one test per command, and a command whose begin was written always gets
+/// its end.
 macro_rules! bracketed {
     (
         $(#[$doc:meta])*
@@ -178,6 +184,9 @@ macro_rules! bracketed {
     (@switch) => {
         None
     };
+    (@switch $switch:path) => {
+        Some($switch)
+    };
     // `around_recording`'s short path: both events at once, for a `bracket` hook.
     (@short []) => {
         |_: &mut crate::trace::tracepoints::CommandTrace| None
@@ -193,9 +202,6 @@ macro_rules! bracketed {
         let $t: &crate::trace::tracepoints::CommandTrace = &*$trace;
         crate::trace::tracepoints::brackets::$range::words($($word),*)
     }};
-    (@switch $switch:path) => {
-        Some($switch)
-    };
     (@next $dev:ident $table:ident $field:ident) => {
         bracketed!(@fp (&$dev.dispatch), $table $field)
     };
