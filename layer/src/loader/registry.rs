@@ -159,7 +159,8 @@ impl<R> Registry<R> {
             return unsafe { first.device.load(Ordering::Relaxed).as_ref() };
         }
         let used = self.fast_used.load(Ordering::Acquire).min(FAST_SLOTS);
-        for slot in &self.fast[..used] {
+        // The first slot was tested above.
+        for slot in self.fast[..used].iter().skip(1) {
             if slot.key.load(Ordering::Acquire) == key {
                 let device = slot.device.load(Ordering::Relaxed);
                 // SAFETY: a slot's pointer is its key's record, kept alive by the map until
