@@ -24,6 +24,9 @@ pub struct Options {
     pub exit_without_destroy: bool,
     /// The pass the `passes` scenario makes heavier.
     pub heavy: Option<crate::frame_passes::Heavy>,
+    /// The `frames` scenario ends at the first frame after this file exists (or after
+    /// `frames`): a test's way to let a capture begin before the frames run out.
+    pub frames_until: Option<std::path::PathBuf>,
 }
 
 /// Commands whose `vkGetDeviceProcAddr` answer the tests compare with and without the
@@ -108,10 +111,16 @@ fn report_check(r: Result<()>) -> bool {
     }
 }
 
-/// `frames` frames presented through a swapchain; each frame a fresh one-time command
-/// buffer with a dispatch and the clear of the acquired image, submitted with a reusable
-/// command buffer recorded at start-up.
-fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32) -> Result<bool> {
+/// `frames` frames presented through a swapchain (fewer if `until` comes to exist); each
+/// frame a fresh one-time command buffer with a dispatch and the clear of the acquired
+/// image, submitted with a reusable command buffer recorded at start-up.
+fn frames(
+    dev: &Device,
+    swapchain: &Swapchain,
+    sub: &mut Submitter,
+    frames: u32,
+    until: Option<&std::path::Path>,
+) -> Result<bool> {
     let data = Buffer::new(
         dev,
         u64::from(WORDS) * 4,
@@ -131,6 +140,9 @@ fn frames(dev: &Device, swapchain: &Swapchain, sub: &mut Submitter, frames: u32)
     dev.end(startup)?;
     let mut ok = true;
     for f in 0..frames {
+        if until.is_some_and(|u| u.exists()) {
+            break;
+        }
         let index = swapchain.acquire()?;
         let cb = dev.command_buffers(1)?[0];
         dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
@@ -240,7 +252,13 @@ pub fn run(opts: &Options) -> Result<Report> {
         let results_ok = match (opts.scenario.as_str(), &window) {
             ("frames", Some(w)) => {
                 let sc = Swapchain::new(&inst, dev, w)?;
-                let ok = frames(dev, &sc, &mut sub, opts.frames);
+                let ok = frames(
+                    dev,
+                    &sc,
+                    &mut sub,
+                    opts.frames,
+                    opts.frames_until.as_deref(),
+                );
                 // SAFETY: a live device.
                 check(unsafe { dev.device.device_wait_idle() }, "vkDeviceWaitIdle")?;
                 sc.destroy(dev);

@@ -82,14 +82,14 @@ fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String
         "capture frames={frames} format={format} path={}",
         out.display()
     );
-    let (mut started, mut done, mut error) = (false, None, None);
+    let (mut started, mut last, mut error) = (false, None, None);
     let result = ask(&path, &request, &mut |line| {
         if line == "started" {
             started = true;
-        } else if let Some(counts) = line.strip_prefix("done ") {
-            done = Some(counts.to_string());
         } else if let Some(e) = line.strip_prefix("error ") {
             error = Some(e.to_string());
+        } else if let Some(end) = Ending::parse(line) {
+            last = Some(end);
         }
     });
     if let Err(e) = result {
@@ -100,43 +100,96 @@ fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String
     if let Some(e) = error {
         return Err(format!("process {pid}: {e}"));
     }
-    match done {
-        Some(done) => {
-            // The file goes last (a path may hold spaces): the one asked for, or a
-            // pid-named one beside it if another process was writing that one.
-            let (counts, written) = match done.split_once(" file=") {
-                Some((counts, file)) => (counts, PathBuf::from(file)),
-                None => (done.as_str(), out.clone()),
-            };
-            let field = |k: &str| {
-                counts
-                    .split_whitespace()
-                    .find_map(|f| f.strip_prefix(k)?.strip_prefix('='))
-                    .unwrap_or("?")
-                    .to_string()
-            };
-            let stopped = if counts.contains("stopped=1") {
-                " (stopped early)"
-            } else {
-                ""
-            };
-            println!(
-                "captured {} frames, {} batches, {} events ({} dropped) to {}{stopped}",
-                field("frames"),
-                field("batches"),
-                field("events"),
-                field("dropped"),
-                written.display()
-            );
-            Ok(())
-        }
+    match last {
+        Some(end) => end.say(pid, frames, &out),
         None if started => Err(format!(
-            "process {pid} exited during the capture; {} holds every batch written until then",
-            out.display()
+            "process {pid} exited during the capture, without a word (killed?); {} holds {}",
+            out.display(),
+            frames_held(&out)
         )),
         None => Err(format!(
             "process {pid} closed the connection without an answer"
         )),
+    }
+}
+
+/// A capture's last line: `done` (every frame asked was written) or `ended` (cut short).
+struct Ending {
+    done: bool,
+    counts: String,
+    /// The file written: the one asked for, or a pid-named one beside it if another
+    /// process was writing that one.
+    file: Option<PathBuf>,
+}
+
+impl Ending {
+    fn parse(line: &str) -> Option<Ending> {
+        let (done, rest) = match line.split_once(' ')? {
+            ("done", rest) => (true, rest),
+            ("ended", rest) => (false, rest),
+            _ => return None,
+        };
+        // The file goes last (a path may hold spaces).
+        let (counts, file) = match rest.split_once(" file=") {
+            Some((counts, file)) => (counts, Some(PathBuf::from(file))),
+            None => (rest, None),
+        };
+        Some(Ending {
+            done,
+            counts: counts.to_string(),
+            file,
+        })
+    }
+
+    fn field(&self, key: &str) -> String {
+        self.counts
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or("?")
+            .to_string()
+    }
+
+    /// Says what the capture holds: `Ok` when it is what was asked (every frame, or ended
+    /// by `--stop`), an error when the process cut it short.
+    fn say(&self, pid: u32, asked: u32, out: &Path) -> Result<(), String> {
+        let written = self.file.as_deref().unwrap_or(out).display();
+        let counts = format!(
+            "{} batches, {} events ({} dropped)",
+            self.field("batches"),
+            self.field("events"),
+            self.field("dropped")
+        );
+        let frames = self.field("frames");
+        // Layers before `ended` said `done ... stopped=1` for every early end.
+        let stopped = self.field("stopped") == "1";
+        if self.done && !stopped {
+            println!("captured {frames} frames, {counts} to {written}");
+            Ok(())
+        } else if stopped {
+            println!("captured {frames} of {asked} frames, {counts} to {written} (stopped early)");
+            Ok(())
+        } else {
+            Err(format!(
+                "process {pid} ended its devices or exited during the capture: {written} holds {frames} of the {asked} frames asked, {counts}"
+            ))
+        }
+    }
+}
+
+/// What a capture's file holds, for a process that could not say: its frames, as far as it
+/// can be read.
+fn frames_held(out: &Path) -> String {
+    match crate::trace::read(out) {
+        Ok(trace) => {
+            let mut frames: Vec<u64> = trace.batches.iter().map(|b| b.frame).collect();
+            frames.dedup();
+            format!(
+                "{} batches of {} frames, as far as it could be read",
+                trace.batches.len(),
+                frames.len()
+            )
+        }
+        Err(e) => format!("what was written ({e})"),
     }
 }
 
@@ -173,6 +226,27 @@ mod tests {
         assert_eq!(of("a").unwrap(), "txt");
         assert_eq!(format_of(None).unwrap(), "txt");
         assert!(of("a.pftrace").unwrap_err().contains("GPU_TRACEFILE"));
+    }
+
+    #[test]
+    fn a_capture_cut_short_is_an_error_unless_stopped() {
+        let out = Path::new("/x/cut.txt");
+        let said = |line: &str| Ending::parse(line).unwrap().say(7, 10, out);
+        assert!(said("done frames=10 batches=3 events=9 dropped=0 file=/x/a b.txt").is_ok());
+        assert!(
+            said("ended frames=4 batches=3 events=9 dropped=0 asked=10 stopped=1 file=/x/c")
+                .is_ok()
+        );
+        // Older layers said `done ... stopped=1` for every early end.
+        assert!(said("done frames=4 batches=3 events=9 dropped=0 stopped=1").is_ok());
+        let e = said("ended frames=4 batches=3 events=9 dropped=0 asked=10 file=/x/a b.txt")
+            .unwrap_err();
+        assert!(
+            e.contains("/x/a b.txt holds 4 of the 10 frames asked"),
+            "{e}"
+        );
+        assert!(Ending::parse("started").is_none());
+        assert!(Ending::parse("second ms=1").is_none());
     }
 
     #[test]

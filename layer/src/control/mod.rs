@@ -11,9 +11,11 @@
 //!   capture or a watch is in progress; `batches`: batches traced so far, by any output)
 //! - `capture frames=N format=txt|json|csv path=ABSOLUTE` -> `started`, then, once the N
 //!   frames after the current one are written, `done frames=.. batches=.. events=..
-//!   dropped=.. file=PATH` (`stopped=1` before `file` when `stop` ended it early; `file`
-//!   last, as a path may hold spaces: the path asked for, or a pid-named one beside it when
-//!   another process was writing that one)
+//!   dropped=.. file=PATH`; or, when `stop`, the devices' end or the process's exit cut it
+//!   short, `ended frames=K batches=.. events=.. dropped=.. asked=N [stopped=1] file=PATH`
+//!   (K frames written; `stopped=1` when `stop` ended it). `file` goes last, as a path may
+//!   hold spaces: the path asked for, or a pid-named one beside it when another process
+//!   was writing that one
 //! - `watch` -> `started`, then a `second ...` line a second (see `watch.rs`) until the
 //!   client closes the connection or sends a line; `done stopped=1` when `stop` ended it,
 //!   `done gone=1` when the devices went. Traces only while it lasts.
@@ -31,4 +33,5 @@ pub mod request;
 mod server;
 mod watch;
 
+pub use capture::answered as captures_answered;
 pub use server::{remove_socket, start};

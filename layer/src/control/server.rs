@@ -209,26 +209,10 @@ fn handle(mut stream: UnixStream) {
             format,
             path,
         }) => {
-            let mut writer = match stream.try_clone() {
-                Ok(s) => s,
-                Err(e) => return reply(&mut stream, &format!("error {e}")),
-            };
-            let result = capture::run(frames, format, &path, &mut || reply(&mut writer, "started"));
-            match result {
-                Ok(d) => reply(
-                    &mut stream,
-                    &format!(
-                        "done frames={} batches={} events={} dropped={}{} file={}",
-                        d.frames,
-                        d.batches,
-                        d.events,
-                        d.dropped,
-                        if d.stopped { " stopped=1" } else { "" },
-                        d.path
-                    ),
-                ),
-                Err(e) => reply(&mut stream, &format!("error {e}")),
-            }
+            // A client that stops reading cannot hold the capture's end (nor the exit
+            // handler waiting for it) longer than this.
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+            capture::run(frames, format, &path, &mut |line| reply(&mut stream, line));
         }
     }
 }

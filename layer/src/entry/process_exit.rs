@@ -42,6 +42,9 @@ extern "C" fn on_unload() {
 
 /// How long exit waits, in all, for the text outputs to write what they hold.
 const OUTPUT_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long exit waits for a capture in progress, ended by the traces' close, to say so to
+/// its client (its file's end is written within 5 s on a full disk, far sooner otherwise).
+const CAPTURE_ANSWER: std::time::Duration = std::time::Duration::from_secs(6);
 
 /// Writes and closes every live device's trace (idempotent: a stopped device is skipped),
 /// then waits (bounded) for the text outputs, which say what they could not write.
@@ -54,6 +57,10 @@ fn close_all() {
             if let Some(tracer) = device.tracer.as_ref() {
                 tracer.shutdown(true);
             }
+        }
+        // A capture's client hears `ended` from the process, not only the connection's end.
+        if !crate::control::captures_answered(CAPTURE_ANSWER) {
+            log::warn!("a capture in progress could not be answered before the exit");
         }
         crate::sink::destinations::drain_all(OUTPUT_DRAIN);
         crate::control::remove_socket();

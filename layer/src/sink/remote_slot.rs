@@ -33,6 +33,14 @@ static SLOTS: LazyLock<Mutex<Vec<Weak<Mutex<Inner>>>>> = LazyLock::new(Default::
 /// batches of that device are written: they come before it).
 static DONE: LazyLock<(std::sync::Mutex<bool>, Condvar)> = LazyLock::new(Default::default);
 
+/// What the capture wrote for the devices that went during it (their slots are gone by its
+/// end, their counts with them otherwise).
+static CLOSED: Mutex<Totals> = Mutex::new(Totals {
+    frames: 0,
+    batches: 0,
+    events: 0,
+});
+
 /// Batches traced in this process, by every output (each passes every device's slot): the
 /// control socket's `status` says it, so that one can see tracing stop.
 static TRACED_BATCHES: AtomicU64 = AtomicU64::new(0);
@@ -63,6 +71,7 @@ pub fn install(make: &dyn Fn(u32) -> Box<dyn Sink>) -> Vec<u32> {
     if let Ok(mut done) = DONE.0.lock() {
         *done = false;
     }
+    *CLOSED.lock() = Totals::default();
     let slots = live();
     for s in &slots {
         let mut inner = s.lock();
@@ -102,13 +111,13 @@ pub fn any_open() -> bool {
 }
 
 /// Ends the capture's file: each device's end of trace (its counts), everything written
-/// (bounded by `timeout`), the sinks closed.
+/// (bounded by `timeout`), the sinks closed. The totals count the devices whose part was
+/// closed before (they went) and those closed now.
 pub fn finish(timeout: Duration) -> Totals {
-    let mut totals = Totals::default();
+    let mut totals = std::mem::take(&mut *CLOSED.lock());
     for s in live() {
         let mut inner = s.lock();
         let (device, batches, events) = (inner.device, inner.batches, inner.events);
-        totals.frames = totals.frames.max(inner.frames);
         if let Some(mut sink) = inner.sink.take() {
             sink.end_of_trace(&TraceSummary {
                 device,
@@ -117,9 +126,10 @@ pub fn finish(timeout: Duration) -> Totals {
                 dropped: 0,
             });
             sink.drain(timeout);
+            totals.frames = totals.frames.max(inner.frames);
+            totals.batches += batches;
+            totals.events += events;
         }
-        totals.batches += batches;
-        totals.events += events;
     }
     totals
 }
@@ -167,6 +177,10 @@ impl Sink for Slot {
                 dropped: 0,
             });
             sink.drain(Duration::from_secs(1));
+            let mut closed = CLOSED.lock();
+            closed.frames = closed.frames.max(inner.frames);
+            closed.batches += batches;
+            closed.events += events;
         }
     }
 

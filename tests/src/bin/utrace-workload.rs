@@ -7,6 +7,7 @@
 //! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
 //!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
+//!                 [--exit-when PATH] [--frames-until PATH]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -15,21 +16,37 @@
 //! validation-error (one deliberate validation error: the tests' positive control);
 //! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` times
 //! heavier: what `utrace diff` compares; 20 frames unless `--frames` says).
+//! `--frames-until PATH`: the `frames` scenario stops at the first frame after PATH
+//! exists. `--exit-when PATH`: once the work is done and the devices and instances are destroyed,
+//! wait until PATH exists before exiting (a test's way to order what it sees before the
+//! process goes).
 //! Without arguments (or with a bad one) the usage names them all.
 
 use std::process::ExitCode;
 
 use utrace_tests::workload::{self, Options};
 
-fn parse() -> Result<(Options, Option<String>), String> {
+/// The most `--exit-when` waits: a test that never creates the file fails by its own limit
+/// before this.
+const EXIT_WHEN_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+struct Args {
+    opts: Options,
+    report: Option<String>,
+    exit_when: Option<std::path::PathBuf>,
+}
+
+fn parse() -> Result<Args, String> {
     let mut opts = Options {
         scenario: String::new(),
         layers: Vec::new(),
         frames: 3,
         exit_without_destroy: false,
         heavy: None,
+        frames_until: None,
     };
     let mut report = None;
+    let mut exit_when = None;
     let mut frames = None;
     let mut heavy_factor = None;
     let mut layer_settings = Vec::new();
@@ -74,6 +91,8 @@ fn parse() -> Result<(Options, Option<String>), String> {
                 layer_settings.push((key.to_string(), value.to_string()));
             }
             "--exit-without-destroy" => opts.exit_without_destroy = true,
+            "--exit-when" => exit_when = Some(std::path::PathBuf::from(value()?)),
+            "--frames-until" => opts.frames_until = Some(std::path::PathBuf::from(value()?)),
             "--chatter" => utrace_tests::chatter::enable(),
             "--pace-ms" => {
                 let v = value()?;
@@ -104,12 +123,16 @@ fn parse() -> Result<(Options, Option<String>), String> {
         _ => {}
     }
     utrace_tests::vk::layer_settings::set(layer_settings);
-    Ok((opts, report))
+    Ok(Args {
+        opts,
+        report,
+        exit_when,
+    })
 }
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH]\nscenarios: {}",
         workload::scenarios()
     )
 }
@@ -120,7 +143,11 @@ fn main() -> ExitCode {
     // something writes to a pipe nobody reads. The layer must cope with that default.
     // SAFETY: setting a signal's disposition to the default, before any other thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let (opts, report_path) = match parse() {
+    let Args {
+        opts,
+        report: report_path,
+        exit_when,
+    } = match parse() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("utrace-workload: {e}");
@@ -139,6 +166,12 @@ fn main() -> ExitCode {
         if let Err(e) = std::fs::write(&path, json) {
             eprintln!("utrace-workload: cannot write the report {path}: {e}");
             return ExitCode::FAILURE;
+        }
+    }
+    if let Some(path) = exit_when {
+        let since = std::time::Instant::now();
+        while !path.exists() && since.elapsed() < EXIT_WHEN_LIMIT {
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
     if report.devices.iter().all(|d| d.results_ok) {
