@@ -12,6 +12,7 @@
 pub mod bench;
 pub mod chatter;
 pub mod checks;
+pub mod clock_truth;
 pub mod control_socket;
 pub mod frame_passes;
 pub mod gpu_work;

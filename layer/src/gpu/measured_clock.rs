@@ -1,8 +1,11 @@
 //! The GPU clock measured against the CPU's where the device cannot sample both at once
 //! (no calibrated timestamps, or `UTRACE_FORCE_MEASURED_CLOCK=1`). Each round brackets one
-//! timestamp the device writes between two CPU clock reads (a [`Window`]); the round with
-//! the narrowest window is kept, its midpoint paired with the timestamp, to within half the
-//! window. Rounds are, best first:
+//! timestamp the device writes between two CPU clock reads (a [`Window`]). The narrowest
+//! round's timestamp is paired with the CPU time every round agrees on
+//! ([`super::clock_window::intersect`]): the intersection of their windows, each moved by
+//! the GPU time between the timestamps, to within half its width. One round may bound the
+//! timestamp closely from below and another from above, so the pair is tighter than any
+//! single window. Rounds are, best first:
 //! - *gated* ([`super::gated_round`]): the device waits for an event the host sets, then
 //!   writes the timestamp; the window is the set and one poll, 1-2 µs on Lavapipe. Repeated
 //!   until enough of them gave a narrow window, for at most [`GATED_BUDGET_NS`];
@@ -21,7 +24,7 @@ use ash::vk::Handle;
 use super::calibration::{MeasuredPair, Rounds};
 use super::check;
 use super::clock_objects::ClockObjects;
-use super::clock_window::Window;
+use super::clock_window::{intersect, Window};
 use super::cpu_clock;
 use super::gated_round;
 use super::layer_commands::SetLoaderData;
@@ -29,11 +32,12 @@ use crate::loader::dispatch::DeviceDispatch;
 
 /// How long the gated rounds may go on (a CPU driver on a busy machine gives narrow
 /// windows only now and then); they stop after [`GATED_ROUNDS`], or sooner once
-/// [`GATED_ROUNDS_ENOUGH`] rounds gave a window of [`GATED_WIDTH_ENOUGH_NS`] or less.
+/// [`GATED_ROUNDS_ENOUGH`] rounds together placed the timestamp to within
+/// [`GATED_WITHIN_ENOUGH_NS`].
 pub const GATED_BUDGET_NS: u64 = 50_000_000;
 const GATED_ROUNDS: usize = 2_000;
 const GATED_ROUNDS_ENOUGH: usize = 32;
-const GATED_WIDTH_ENOUGH_NS: u64 = 2_000;
+const GATED_WITHIN_ENOUGH_NS: u64 = 500;
 const FIRST_SPIN_NS: u64 = 50_000;
 const FENCED_ROUNDS: usize = 5;
 
@@ -45,7 +49,7 @@ fn narrowest(best: Option<Window>, w: Window) -> Option<Window> {
     }
 }
 
-/// The pair, to within half the narrowest window.
+/// The pair every round agrees on, to within half the width they leave.
 pub fn measure(
     d: &DeviceDispatch,
     set_loader_data: Option<SetLoaderData>,
@@ -70,63 +74,85 @@ pub fn measure(
     let mut objects = ClockObjects::default();
     let result = objects
         .create(d, set_loader_data, family)
-        .and_then(|()| narrowest_window(&mut objects, d, queue));
+        .and_then(|()| rounds(&mut objects, d, queue, mask, period));
     objects.destroy(d);
-    let (window, rounds) = result?;
-    Ok(window.pair(mask, period, rounds))
+    let (windows, rounds) = result?;
+    placed(&windows, mask, period, rounds).ok_or(vk::Result::ERROR_UNKNOWN)
 }
 
-/// The narrowest window of the gated rounds, or of the fenced ones if those fail.
-fn narrowest_window(
+/// The narrowest window's timestamp placed by all of them; by that window alone where
+/// they disagree (a period that is not the clock's).
+fn placed(windows: &[Window], mask: u64, period: f32, rounds: Rounds) -> Option<MeasuredPair> {
+    let reference = windows.iter().copied().fold(None, narrowest)?;
+    intersect(windows, &reference, mask, period, rounds).or_else(|| {
+        log::debug!("the GPU clock's rounds disagree; the narrowest alone is kept");
+        Some(reference.pair(mask, period, rounds))
+    })
+}
+
+/// The windows of the gated rounds, or of the fenced ones if those fail.
+fn rounds(
     o: &mut ClockObjects,
     d: &DeviceDispatch,
     queue: vk::Queue,
-) -> Result<(Window, Rounds), vk::Result> {
+    mask: u64,
+    period: f32,
+) -> Result<(Vec<Window>, Rounds), vk::Result> {
     if o.gated != vk::CommandBuffer::null() {
-        if let Some(best) = gated_rounds(o, d, queue) {
-            return Ok((best, Rounds::Gated));
+        let windows = gated_rounds(o, d, queue, mask, period);
+        if !windows.is_empty() {
+            return Ok((windows, Rounds::Gated));
         }
         if o.in_flight {
             // Not waited for: nothing more can be submitted safely.
             return Err(vk::Result::TIMEOUT);
         }
     }
-    let mut best = None;
-    for _ in 0..FENCED_ROUNDS {
-        best = narrowest(best, fenced_round(o, d, queue)?);
-    }
-    Ok((best.ok_or(vk::Result::ERROR_UNKNOWN)?, Rounds::Fenced))
+    let windows = (0..FENCED_ROUNDS)
+        .map(|_| fenced_round(o, d, queue))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((windows, Rounds::Fenced))
 }
 
-/// The narrowest window of gated rounds run until the budget is spent or one is narrow
-/// enough; `None` if the first failed.
-fn gated_rounds(o: &mut ClockObjects, d: &DeviceDispatch, queue: vk::Queue) -> Option<Window> {
+/// The windows of gated rounds run until the budget is spent or they place the timestamp
+/// closely enough; empty if the first failed.
+fn gated_rounds(
+    o: &mut ClockObjects,
+    d: &DeviceDispatch,
+    queue: vk::Queue,
+    mask: u64,
+    period: f32,
+) -> Vec<Window> {
     let start = cpu_clock::boottime_ns();
+    let mut windows = Vec::with_capacity(GATED_ROUNDS);
     let mut best: Option<Window> = None;
-    let mut rounds = 0;
-    while rounds < GATED_ROUNDS {
+    while windows.len() < GATED_ROUNDS {
         // `done` is awaited spinning for 50 µs at most, and no longer than the narrowest
-        // window so far: a slower round would not be kept.
+        // window so far: a slower round would add little.
         let spin = best.map_or(FIRST_SPIN_NS, |b| b.width().min(FIRST_SPIN_NS));
         match gated_round::round(o, d, queue, spin) {
-            Ok(w) => best = narrowest(best, w),
+            Ok(w) => {
+                best = narrowest(best, w);
+                windows.push(w);
+            }
             Err(e) => {
                 log::debug!("the GPU clock's gated rounds stopped ({e})");
                 break;
             }
         }
-        rounds += 1;
-        let enough = rounds >= GATED_ROUNDS_ENOUGH
-            && best.is_some_and(|b| b.width() <= GATED_WIDTH_ENOUGH_NS);
+        let enough = windows.len() >= GATED_ROUNDS_ENOUGH
+            && placed(&windows, mask, period, Rounds::Gated)
+                .is_some_and(|p| p.within_ns <= GATED_WITHIN_ENOUGH_NS);
         if enough || cpu_clock::boottime_ns() > start + GATED_BUDGET_NS {
             break;
         }
     }
     log::debug!(
-        "the GPU clock measured in {rounds} gated rounds over {} µs",
+        "the GPU clock measured in {} gated rounds over {} µs",
+        windows.len(),
         (cpu_clock::boottime_ns() - start) / 1_000
     );
-    best
+    windows
 }
 
 /// Submits the fenced command buffer: its timestamp was written after the read before the
@@ -161,17 +187,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_narrowest_window_is_kept_and_paired_at_its_midpoint() {
+    fn the_narrowest_window_is_the_reference_and_every_window_places_it() {
         let w = |before, after| Window {
             ticks: 1_000,
             before,
             after,
         };
-        let best = [w(100, 900), w(500, 540), w(0, 4_000)]
-            .into_iter()
-            .fold(None, narrowest)
-            .unwrap();
+        let windows = [w(100, 900), w(500, 540), w(0, 4_000)];
+        let best = windows.iter().copied().fold(None, narrowest).unwrap();
         assert_eq!(best, w(500, 540));
+        // Written at the same GPU time, the windows intersect in the narrowest.
+        assert_eq!(
+            placed(&windows, u64::MAX, 1.0, Rounds::Gated),
+            Some(best.pair(u64::MAX, 1.0, Rounds::Gated))
+        );
+        // Windows that cannot hold one instant: the narrowest alone.
+        let apart = [
+            w(500, 540),
+            Window {
+                ticks: 9_000_000,
+                ..w(500, 540)
+            },
+        ];
+        assert_eq!(
+            placed(&apart, u64::MAX, 1.0, Rounds::Gated),
+            Some(best.pair(u64::MAX, 1.0, Rounds::Gated))
+        );
         // Ticks masked to the valid bits, then scaled by the period.
         let m = Window {
             ticks: (1 << 40) | 1_000,
