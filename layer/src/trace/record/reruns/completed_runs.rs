@@ -53,7 +53,13 @@ impl<S: SavedRun> Reruns<S> {
     ) -> Result<(), vk::Result> {
         let mut read = Ok(());
         match self.take_completed(submission, queries, || read = queries.read(out)) {
-            Completed::InQueries => read,
+            Completed::InQueries => {
+                // The trace is resubmitted: its next run may be read early, by a
+                // submission, which must then find a list to read into (allocated here,
+                // on traceq's time, once).
+                lock_for_traceq(&self.reads).provision(out.len());
+                read
+            }
             Completed::Read(values, read) => {
                 if read.is_ok() {
                     let n = out.len().min(values.len());

@@ -87,6 +87,18 @@ impl<S: SavedRun> EarlyRuns<S> {
         true
     }
 
+    /// Ready for an early read of `slots` values that allocates nothing on the thread that
+    /// makes it (a submission): a spare list that holds them and room for one more run.
+    /// traceq calls it as it reads a run the usual way, once per recording in effect.
+    pub fn provision(&mut self, slots: usize) {
+        match self.spare.last_mut() {
+            Some(spare) if spare.capacity() >= slots => {}
+            Some(spare) => spare.reserve_exact(slots - spare.len()),
+            None => self.spare.push(Vec::with_capacity(slots)),
+        }
+        self.runs.reserve(1);
+    }
+
     /// The run of `submission`, read now by `read` into `slots` values. Whether an older run
     /// was dropped for room.
     pub fn push_read(

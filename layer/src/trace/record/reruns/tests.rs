@@ -384,3 +384,32 @@ impl SavedRun for FakeSaved {
         self.finished.store(3, Ordering::Relaxed);
     }
 }
+
+/// A resubmission that reads its last run itself (traceq behind, the device idle) does so
+/// into a list traceq gave the trace as it read a run the usual way: nothing allocated on
+/// the submitting thread, even the first time. A trace traceq never read allocates then.
+#[cfg(debug_assertions)]
+#[test]
+fn an_early_read_after_traceq_read_a_run_allocates_nothing_on_the_submitting_thread() {
+    let count = crate::alloc_count::utrace_debug_allocations_on_this_thread;
+    let early_read = |traceq_read_one_first: bool| {
+        let (r, q) = (armed(), Fake::default());
+        q.reads.borrow_mut().reserve(16);
+        let mut out = [0; 4];
+        assert_eq!(r.take(1, 4, &q, || true), Taken::Armed);
+        q.run(10);
+        if traceq_read_one_first {
+            r.read(1, &mut out, &q).unwrap();
+        }
+        assert_ne!(r.take(2, 4, &q, || true), Taken::No);
+        q.run(20);
+        let before = count();
+        assert!(read_now(r.take(3, 4, &q, || true)));
+        count() - before
+    };
+    assert_eq!(early_read(true), 0);
+    assert!(
+        early_read(false) > 0,
+        "the contrast: a cold trace's early read allocates"
+    );
+}
