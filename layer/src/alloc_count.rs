@@ -1,11 +1,13 @@
 //! Debug builds only: the layer's allocations counted per thread, for the test that proves
 //! the recording and submission paths allocate nothing in the steady state
 //! (`tests/src/patterns/allocations.rs`), and the bytes a thread holds at most, for the
-//! unit tests that bound traceq's memory. A release build has no such allocator and no
-//! such symbol.
+//! unit tests that bound traceq's memory; and the batches the traceq threads have finished
+//! with, so that the allocation test knows when a round's resources are back. A release
+//! build has no such allocator and no such symbols.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 thread_local! {
     // Const-initialised and without a destructor: usable from inside the allocator, on
@@ -82,4 +84,21 @@ static COUNTING: Counting = Counting;
 #[no_mangle]
 pub extern "C" fn utrace_debug_allocations_on_this_thread() -> u64 {
     ALLOCATIONS.try_with(Cell::get).unwrap_or(0)
+}
+
+/// Batches the traceq threads have finished with: written (or given up) and dropped, their
+/// lists, queries and command buffers given back to the pools the recording and
+/// submitting threads take from.
+static BATCHES_RELEASED: AtomicU64 = AtomicU64::new(0);
+
+/// A traceq thread has dropped a batch.
+pub fn batch_released() {
+    BATCHES_RELEASED.fetch_add(1, Ordering::Release);
+}
+
+/// [`BATCHES_RELEASED`], for the allocation test: it waits for its round's batches to be
+/// released before the next round, rather than guessing how long that takes.
+#[no_mangle]
+pub extern "C" fn utrace_debug_batches_released() -> u64 {
+    BATCHES_RELEASED.load(Ordering::Acquire)
 }

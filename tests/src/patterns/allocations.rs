@@ -5,12 +5,14 @@
 //! before traceq read it, with long work of another reusable command buffer in flight: on
 //! Lavapipe the GPU saves the last run, elsewhere the resubmission reads it), and
 //! [`WIDE`] reusable ones submitted together (more than a batch holds inline), each round
-//! waiting until the traceq thread wrote its batches (the trace is txt at
-//! `GPU_TRACEFILE`). After a few rounds of warm-up the tracepoints and the submissions must
-//! allocate nothing; the line this prints says how many allocations each part made.
+//! waiting until the traceq thread has released its batches (the layer's debug counter
+//! says so: their lists and queries are back in the pools). After a few rounds of warm-up
+//! the tracepoints and the submissions must allocate nothing; the line this prints says
+//! how many allocations each part made.
 
 use ash::vk;
 
+use super::layer_debug::{batches_released, layer_counter, wait_released};
 use crate::vk::{check, Buffer, Device, Result};
 
 /// Traced commands per recording (two timestamps each: several chunks).
@@ -26,57 +28,9 @@ const ROUNDS: u32 = 62;
 /// itself (four), so that their heap lists must be recycled.
 const WIDE: usize = 6;
 
-type Counter = unsafe extern "C" fn() -> u64;
-
-/// The counter of the layer loaded in this process, found by its path in the process's
-/// mappings (the loader opens layers with local symbols).
-fn layer_counter() -> Result<Counter> {
-    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
-    let path = maps
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .find(|p| p.ends_with("/libVkLayer_utrace.so"))
-        .ok_or("the utrace layer is not loaded in this process")?;
-    let path = std::ffi::CString::new(path).map_err(|e| e.to_string())?;
-    // SAFETY: a NUL-terminated path; RTLD_NOLOAD only returns a library already loaded.
-    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
-    if lib.is_null() {
-        return Err("dlopen of the loaded layer failed".into());
-    }
-    // SAFETY: a live handle and a NUL-terminated name.
-    let sym = unsafe { libc::dlsym(lib, c"utrace_debug_allocations_on_this_thread".as_ptr()) };
-    if sym.is_null() {
-        return Err("the layer has no allocation counter (a release build?)".into());
-    }
-    // SAFETY: the symbol is the layer's `extern "C" fn() -> u64`.
-    Ok(unsafe { std::mem::transmute::<*mut libc::c_void, Counter>(sym) })
-}
-
-/// Waits (at most 30 s) until the txt trace at `GPU_TRACEFILE` holds `batches` whole
-/// batches.
-fn written_batches(batches: usize) -> Result<()> {
-    let path = std::env::var_os("GPU_TRACEFILE").ok_or("GPU_TRACEFILE is not set")?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let text = std::fs::read(&path).unwrap_or_default();
-        let whole = text
-            .split(|&b| b == b'\n')
-            .filter(|l| l.starts_with(b"ELAPSED: "))
-            .count();
-        if whole >= batches {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(format!(
-                "the trace holds {whole} batches after 30 s, not {batches}"
-            ));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-}
-
 pub(super) fn allocations(dev: &Device) -> Result<bool> {
-    let counter = layer_counter()?;
+    let counter = layer_counter(c"utrace_debug_allocations_on_this_thread")?;
+    let released = batches_released()?;
     // SAFETY: the layer's function, callable from any thread.
     let now = || unsafe { counter() };
     let target = Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -148,10 +102,9 @@ pub(super) fn allocations(dev: &Device) -> Result<bool> {
         check(result, "vkQueueSubmit")?;
         dev.wait_and_reset(fence)?;
         // The steady state, where the traceq thread keeps up with the application: wait
-        // until it wrote this round's batches (on a loaded machine it may lag by several),
-        // then a frame's worth of time while it gives their lists back.
-        written_batches(5 * (round as usize + 1))?;
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // until it released this round's batches (on a loaded machine it may lag by
+        // several), their lists and queries back in the pools.
+        wait_released(released, 5 * (u64::from(round) + 1))?;
         if round >= WARM_UP {
             tracepoints += after_commands - before_commands;
             recording += (before_commands - before_begin) + (after_end - after_commands);

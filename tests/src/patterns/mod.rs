@@ -18,6 +18,7 @@ mod fallback;
 mod fork;
 mod host_signal;
 mod idle_waits;
+mod layer_debug;
 mod lifetime;
 pub mod many_commands;
 mod passes;

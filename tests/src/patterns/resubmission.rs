@@ -176,9 +176,18 @@ pub(super) fn in_flight(dev: &Device, sub: &mut Submitter, count: u32) -> Result
     Ok(ok)
 }
 
+/// Submissions between waits for the layer to catch up (debug builds of the layer only):
+/// its queues' high-water marks then follow the application, not how far a busy machine
+/// let the traceq thread fall behind.
+const CATCH_UP_EVERY: u32 = 100;
+
 /// `count` submissions of two reusable command buffers, not logged one by one; resident
-/// memory sampled ten times along the way (the first sample after a warm-up tenth).
+/// memory sampled ten times along the way (the first sample after a warm-up tenth). With a
+/// debug build of the layer, every [`CATCH_UP_EVERY`] submissions wait until its traceq
+/// thread released them, so that what grows is what the layer keeps, not what it has yet
+/// to write.
 pub(super) fn soak(dev: &Device, sub: &mut Submitter, count: u32) -> Result<bool> {
+    let released = super::layer_debug::batches_released().ok();
     let buffers = [
         Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?,
         Buffer::new(dev, 4096, vk::BufferUsageFlags::TRANSFER_DST)?,
@@ -192,6 +201,9 @@ pub(super) fn soak(dev: &Device, sub: &mut Submitter, count: u32) -> Result<bool
     let tenth = (count / 10).max(1);
     for i in 0..count {
         sub.submit_unlogged(&cbs[i as usize % 2..i as usize % 2 + 1])?;
+        if let Some(released) = released.filter(|_| (i + 1) % CATCH_UP_EVERY == 0) {
+            super::layer_debug::wait_released(released, u64::from(i + 1))?;
+        }
         if (i + 1) % tenth == 0 {
             sub.rss_kib.push(crate::report::rss_kib());
         }

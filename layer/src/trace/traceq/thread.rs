@@ -151,6 +151,8 @@ impl Traceq {
                         self.device_index
                     );
                 }
+                #[cfg(debug_assertions)]
+                crate::alloc_count::batch_released();
             }
             Message::EndOfFrame(frame) => self.sink.end_of_frame(self.device_index, frame),
             Message::Sync(ack) => {
