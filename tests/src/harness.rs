@@ -270,6 +270,9 @@ pub struct Run {
     pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+    /// `CLOCK_BOOTTIME` once the process had ended (and its output was read), to within
+    /// the harness's 10 ms poll.
+    pub ended_boot_ns: u64,
     /// The workload's report, or why it could not be read (see [`Run::report`]).
     report: Result<Report, String>,
 }
@@ -397,6 +400,7 @@ impl Workload {
             cmd.env(k, v);
         }
         let out = output_signalled(cmd, RUN_LIMIT, reader, kill);
+        let ended_boot_ns = crate::vk::boottime_ns();
         let report = read_report(&report_path);
         Run {
             success: out.status.success(),
@@ -404,6 +408,7 @@ impl Workload {
             signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            ended_boot_ns,
             report,
         }
     }

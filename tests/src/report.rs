@@ -17,6 +17,11 @@ pub struct Report {
     /// The thread (Linux thread id) that recorded and submitted the work.
     #[serde(default)]
     pub main_thread: u32,
+    /// `CLOCK_BOOTTIME` when the workload wrote this report, its work done, just before it
+    /// returned from `main` or called `exit` (with the harness's `Run::ended_boot_ns`:
+    /// how long the process took to leave).
+    #[serde(default)]
+    pub leaving_boot_ns: u64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Default, Clone)]
@@ -36,6 +41,10 @@ pub struct DeviceReport {
     /// scenarios that time them, in nanoseconds.
     #[serde(default)]
     pub idle_waits_ns: Vec<u64>,
+    /// How long `vkDestroyDevice` took (the layer's shutdown of the device included), in
+    /// nanoseconds; 0 when the device was left to the exit.
+    #[serde(default)]
+    pub destroy_ns: u64,
     /// Optional device features the scenarios used where the device had them
     /// (`multi_draw`, `draw_indirect_count`, `debug_marker`).
     #[serde(default)]

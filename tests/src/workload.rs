@@ -11,6 +11,19 @@ use crate::window::{Swapchain, Window};
 mod demo;
 use demo::demo;
 
+/// Made (empty) when the frames of `demo` or `frames` begin, their start-up done:
+/// `--ready-file`, a test's way to act at a point of the run rather than at a time.
+pub static READY_FILE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// The frames begin: [`READY_FILE`] is made.
+fn frames_begin() {
+    if let Some(path) = READY_FILE.get() {
+        if let Err(e) = std::fs::write(path, b"") {
+            eprintln!("utrace-workload: cannot make {}: {e}", path.display());
+        }
+    }
+}
+
 /// Words the compute shader writes.
 const WORDS: u32 = 4096;
 /// The buffer `vkCmdFillBuffer` fills in `basic`: large enough to take measurable GPU time.
@@ -139,6 +152,7 @@ fn frames(
     };
     dev.end(startup)?;
     let mut ok = true;
+    frames_begin();
     for f in 0..frames {
         if until.is_some_and(|u| u.exists()) {
             break;
@@ -298,6 +312,7 @@ pub fn run(opts: &Options) -> Result<Report> {
             rss_kib,
             idle_waits_ns,
             features,
+            destroy_ns: 0,
         });
     }
     report.threads = crate::report::thread_names();
@@ -312,8 +327,10 @@ pub fn run(opts: &Options) -> Result<Report> {
         std::mem::forget(window);
         return Ok(report);
     }
-    for dev in devices {
+    for (dev, device_report) in devices.into_iter().zip(&mut report.devices) {
+        let started = crate::vk::monotonic_ns();
         dev.destroy();
+        device_report.destroy_ns = crate::vk::monotonic_ns() - started;
     }
     inst.destroy();
     drop(window);
@@ -368,6 +385,7 @@ fn two_instances(opts: &Options) -> Result<Report> {
             rss_kib,
             idle_waits_ns,
             features: Vec::new(),
+            destroy_ns: 0,
         });
     }
     report.threads = crate::report::thread_names();

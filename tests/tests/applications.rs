@@ -134,7 +134,9 @@ fn glmark2_on_zink_under_xvfb_run_keeps_its_trace_file_to_itself() {
     let trace = parse(&file);
     assert_eq!(trace.ends.len(), 1, "one device's end");
     assert_eq!(trace.ends[0].batches as usize, trace.batches.len());
-    assert!(trace.batches.len() > 10, "{} batches", trace.batches.len());
+    // Frames in glmark2's half second: tens here, fewer on a slow or busy machine; its
+    // trace is more than its first batch either way.
+    assert!(trace.batches.len() > 1, "{} batches", trace.batches.len());
     let others: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .flatten()

@@ -173,7 +173,7 @@ fn a_fresh_folder_is_private_and_idle_connections_are_bounded() {
                 .env("DISPLAY", &x.display)
                 .run(&dir)
         });
-        let socket = socket(&dir, Duration::from_secs(20)).expect("the control socket");
+        let socket = socket(&dir, Duration::from_secs(60)).expect("the control socket");
         let pid = pid_of(&socket);
         assert_eq!(mode(socket.parent().unwrap()), 0o700, "the folder made");
         assert_eq!(mode(&socket), 0o600, "the socket");
@@ -256,7 +256,7 @@ fn a_request_trickled_a_byte_at_a_time_is_cut_off_in_time() {
                 .env("DISPLAY", &x.display)
                 .run(&dir)
         });
-        let socket = socket(&dir, Duration::from_secs(20)).expect("the control socket");
+        let socket = socket(&dir, Duration::from_secs(60)).expect("the control socket");
         let mut s = UnixStream::connect(&socket).unwrap();
         s.set_read_timeout(Some(Duration::from_millis(200)))
             .unwrap();

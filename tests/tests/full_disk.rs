@@ -46,6 +46,16 @@ fn utrace_lines(run: &utrace_tests::harness::Run) -> Vec<&str> {
         .collect()
 }
 
+/// Bytes free on the file system of `path`.
+fn free_bytes(path: &Path) -> u64 {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a zeroed struct for the kernel to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
 /// Fills the file system of `path` up, then frees `room` bytes of it.
 fn fill_leaving(path: &Path, room: u64) {
     let mut filler = std::fs::File::create(path).unwrap();
@@ -70,12 +80,14 @@ fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
                 .env("GPU_TRACEFILE", file.to_str().unwrap())
                 .run(&dir)
         });
-        // Once the trace stopped growing for a while, the disk is full: free it.
+        // Once the disk has no page left and the trace stopped growing for a while (the
+        // batches submitted every 3 ms meanwhile were lost), free it. A writer that only
+        // stalled (a busy machine) is told apart by the room left.
         let (mut size, mut since) = (0, Instant::now());
         let mut freed_at = None;
         while !workload.is_finished() {
             let now = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-            if now != size {
+            if now != size || free_bytes(&fs.0) > 0 {
                 (size, since) = (now, Instant::now());
             } else if size > 0 && since.elapsed() > Duration::from_millis(100) {
                 std::fs::remove_file(&filler).unwrap();
@@ -265,7 +277,13 @@ fn a_perfetto_trace_whose_disk_frees_up_places_its_later_stages_again() {
                 .env("GPU_TRACEFILE", file.to_str().unwrap())
                 .run(&dir)
         });
-        // A few of the layer's reads fail, then the disk is freed.
+        // A few of the layer's writes fail, then the disk is freed: 400 ms once the layer
+        // opened the file (a slow start-up is not counted), four of its 100 ms drains,
+        // with submissions every 3 ms.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !file.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         std::thread::sleep(Duration::from_millis(400));
         std::fs::remove_file(&filler).unwrap();
         workload.join().expect("the workload's thread")

@@ -17,14 +17,17 @@ use utrace_tests::workload;
 const FRAMES: &str = "4000";
 
 /// Runs the headless demo under the layer with no tracing variable, and records a session
-/// from about 1 s into the run for about 1 s. Returns the run, the trace and the session's
+/// from 200 ms after its frames began (its start-up done, however long that took) for
+/// about 1 s. Returns the run, the trace and the session's
 /// CPU window (BOOTTIME: just before it was asked to start, once its trace was written).
 fn session_in_the_middle(extra: &[(&str, &str)]) -> (Run, Resolved, u64, u64) {
     let dir = TempDir::new("system");
     let service = MiniTraced::start(dir.path());
     let out = dir.path().join("session.pftrace");
+    let ready = dir.path().join("ready");
     let mut w = workload!("demo")
         .arg("--frames", FRAMES)
+        .arg("--ready-file", ready.to_str().unwrap())
         .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
         .env(
             "PERFETTO_PRODUCER_SOCK_NAME",
@@ -36,7 +39,12 @@ fn session_in_the_middle(extra: &[(&str, &str)]) -> (Run, Resolved, u64, u64) {
     }
     let (run, window) = std::thread::scope(|s| {
         let app = s.spawn(|| w.run(&dir));
-        std::thread::sleep(std::time::Duration::from_millis(1000));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !ready.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(ready.exists(), "the demo's frames did not begin");
+        std::thread::sleep(std::time::Duration::from_millis(200));
         let start = boottime_ns();
         let recording = Recording::start(&service, &out);
         std::thread::sleep(std::time::Duration::from_millis(1000));

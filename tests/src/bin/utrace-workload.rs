@@ -7,7 +7,7 @@
 //! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
 //!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
-//!                 [--exit-when PATH] [--frames-until PATH]
+//!                 [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -16,6 +16,7 @@
 //! validation-error (one deliberate validation error: the tests' positive control);
 //! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` times
 //! heavier: what `utrace diff` compares; 20 frames unless `--frames` says).
+//! `--ready-file PATH`: made when the frames of `demo` or `frames` begin (start-up done).
 //! `--frames-until PATH`: the `frames` scenario stops at the first frame after PATH
 //! exists. `--exit-when PATH`: once the work is done and the devices and instances are destroyed,
 //! wait until PATH exists before exiting (a test's way to order what it sees before the
@@ -93,6 +94,9 @@ fn parse() -> Result<Args, String> {
             "--exit-without-destroy" => opts.exit_without_destroy = true,
             "--exit-when" => exit_when = Some(std::path::PathBuf::from(value()?)),
             "--frames-until" => opts.frames_until = Some(std::path::PathBuf::from(value()?)),
+            "--ready-file" => {
+                let _ = workload::READY_FILE.set(std::path::PathBuf::from(value()?));
+            }
             "--chatter" => utrace_tests::chatter::enable(),
             "--pace-ms" => {
                 let v = value()?;
@@ -132,7 +136,7 @@ fn parse() -> Result<Args, String> {
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]\nscenarios: {}",
         workload::scenarios()
     )
 }
@@ -154,7 +158,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = match workload::run(&opts) {
+    let mut report = match workload::run(&opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("utrace-workload: {e}");
@@ -162,6 +166,7 @@ fn main() -> ExitCode {
         }
     };
     if let Some(path) = report_path {
+        report.leaving_boot_ns = utrace_tests::vk::boottime_ns();
         let json = serde_json::to_string_pretty(&report).expect("the report serialises");
         if let Err(e) = std::fs::write(&path, json) {
             eprintln!("utrace-workload: cannot write the report {path}: {e}");

@@ -33,7 +33,9 @@ pub(super) fn output_reading(
 
 /// A signal to send the child after a while, and when it was sent (`CLOCK_BOOTTIME`).
 pub struct Kill {
+    /// Counted from when `from` exists (a workload's `--ready-file`), else from the start.
     pub after: std::time::Duration,
+    pub from: Option<std::path::PathBuf>,
     pub signal: i32,
     pub sent_boot_ns: u64,
 }
@@ -61,12 +63,17 @@ pub(super) fn output_signalled(
         v
     });
     let started = std::time::Instant::now();
+    let mut kill_from = None;
     let status = loop {
         if let Some(status) = child.try_wait().expect("waiting for the workload") {
             break status;
         }
         if let Some(k) = kill.as_mut() {
-            if k.sent_boot_ns == 0 && started.elapsed() >= k.after {
+            if kill_from.is_none() && k.from.as_ref().is_none_or(|f| f.exists()) {
+                kill_from = Some(std::time::Instant::now());
+            }
+            let due = kill_from.is_some_and(|at| at.elapsed() >= k.after);
+            if k.sent_boot_ns == 0 && due {
                 k.sent_boot_ns = crate::vk::boottime_ns();
                 // SAFETY: signalling our own child, which has not been reaped (try_wait
                 // above returned None).

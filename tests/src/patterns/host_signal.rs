@@ -3,7 +3,7 @@
 //! `vkSignalSemaphore` only after many more submissions have returned. A layer that makes
 //! a submission wait for earlier batches to complete deadlocks such an application.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ash::vk;
@@ -14,8 +14,10 @@ use crate::vk::{check, monotonic_ns, Device, Result};
 /// Submissions queued behind the waiting one: more than any fixed-size queue of a few
 /// hundred batches holds.
 const BEHIND: usize = 400;
-/// If the submissions have not all returned by then, a watchdog signals the semaphore so
-/// that the run ends (and fails, saying why) instead of hanging.
+/// If no submission returned for this long, a watchdog signals the semaphore so that the
+/// run ends (and fails, saying why) instead of hanging. Each submission takes micro- to
+/// milliseconds, on a slow or busy machine too; one that waits for the host's signal never
+/// returns: progress, not the loop's total time, tells them apart.
 const WATCHDOG: Duration = Duration::from_secs(10);
 
 pub(super) fn wait_before_signal(dev: &Device, sub: &mut Submitter) -> Result<bool> {
@@ -43,18 +45,24 @@ pub(super) fn wait_before_signal(dev: &Device, sub: &mut Submitter) -> Result<bo
         Ok(true)
     };
     let done = AtomicBool::new(false);
+    let returned = AtomicUsize::new(0);
     let started = Instant::now();
     let (result, watchdog_signalled) = std::thread::scope(|scope| {
         let watchdog = scope.spawn(|| {
-            while started.elapsed() < WATCHDOG {
+            let (mut seen, mut since) = (0, Instant::now());
+            while since.elapsed() < WATCHDOG {
                 if done.load(Ordering::SeqCst) {
                     return Ok(false);
+                }
+                let now = returned.load(Ordering::SeqCst);
+                if now != seen {
+                    (seen, since) = (now, Instant::now());
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
             signal()
         });
-        let result = submit_all(dev, &cbs, timeline, fence);
+        let result = submit_all(dev, &cbs, timeline, fence, &returned);
         done.store(true, Ordering::SeqCst);
         let watchdog_signalled = watchdog.join().unwrap_or(Ok(false));
         (result, watchdog_signalled)
@@ -82,8 +90,9 @@ pub(super) fn wait_before_signal(dev: &Device, sub: &mut Submitter) -> Result<bo
     }
     if by_watchdog {
         eprintln!(
-            "utrace-workload: the {} submissions behind a host signal had not returned after {submitted_in:?}: a submission waited for work only the application could release",
-            BEHIND + 1
+            "utrace-workload: of the {} submissions behind a host signal, {} had returned after {submitted_in:?}, the last {WATCHDOG:?} before: a submission waited for work only the application could release",
+            BEHIND + 1,
+            returned.load(Ordering::SeqCst)
         );
         return Ok(false);
     }
@@ -91,12 +100,14 @@ pub(super) fn wait_before_signal(dev: &Device, sub: &mut Submitter) -> Result<bo
 }
 
 /// Submits the first command buffer waiting on `timeline` = 1, then the others, the last
-/// with `fence`; returns each submission's start time.
+/// with `fence`, counting in `returned` the submissions that returned; returns each
+/// submission's start time.
 fn submit_all(
     dev: &Device,
     cbs: &[vk::CommandBuffer],
     timeline: vk::Semaphore,
     fence: vk::Fence,
+    returned: &AtomicUsize,
 ) -> Result<Vec<u64>> {
     let d = &dev.device;
     let mut before = Vec::with_capacity(cbs.len());
@@ -128,6 +139,7 @@ fn submit_all(
             },
             "vkQueueSubmit",
         )?;
+        returned.fetch_add(1, Ordering::SeqCst);
     }
     Ok(before)
 }

@@ -103,6 +103,7 @@ pub(super) fn demo(
     let end_label = |cb| unsafe { labels.cmd_end_debug_utils_label(cb) };
 
     let mut ok = true;
+    super::frames_begin();
     for f in 0..frames {
         let work = dev.command_buffers(1)?[0];
         dev.begin(work, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
