@@ -38,6 +38,7 @@ const LOADER_VARS: &[&str] = &[
 /// and every variable named `GPU_TRACE*`, `UTRACE_*`, `VK_UTRACE_*` or `VK_KHRONOS_VALIDATION_*` (so that
 /// one added later is covered too).
 fn clean_env(cmd: &mut Command) {
+    default_signals(cmd);
     for var in LOADER_VARS {
         cmd.env_remove(var);
     }
@@ -50,6 +51,24 @@ fn clean_env(cmd: &mut Command) {
         {
             cmd.env_remove(&name);
         }
+    }
+}
+
+/// The stopping signals at their default actions in the child, whatever the tests
+/// inherited: a shell without job control starts background commands with SIGINT and
+/// SIGQUIT ignored (a stress run or a CI step started in the background), exec keeps that,
+/// and an application that ignores SIGINT rightly outlives a Ctrl-C or a kill the test
+/// sends.
+pub fn default_signals(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: `signal` is async-signal-safe, as pre_exec requires (after fork, before exec).
+    unsafe {
+        cmd.pre_exec(|| {
+            for s in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            Ok(())
+        });
     }
 }
 
