@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::order_entry::OrderEntry;
-pub use super::reruns::Taken;
+pub use super::reruns::{NoWait, Quiet, Taken};
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
 use crate::gpu::interface::{Arming, CopyRange, QueryRange};

@@ -53,6 +53,29 @@ pub trait RunQueries {
     unsafe fn reset(&self);
 }
 
+/// What traceq knows of the device's other work as it reads a run left in the queries (see
+/// [`Reruns::read`]): on a device whose reads wait for all its work, work submitted since
+/// traceq let the device settle would make the read wait for it under the run's lock, and
+/// a resubmission of the run's command buffer behind the lock.
+pub trait Quiet {
+    /// Whether work was submitted since the device last settled (asked under the lock,
+    /// right before the read).
+    fn newer_work(&self) -> bool;
+    /// Waits for that work (called without the lock).
+    fn settle(&mut self);
+}
+
+/// A read with nothing to wait for first: a device whose reads do not wait, or a run only
+/// discarded.
+pub struct NoWait;
+
+impl Quiet for NoWait {
+    fn newer_work(&self) -> bool {
+        false
+    }
+    fn settle(&mut self) {}
+}
+
 /// What taking a run found (see [`Reruns::take`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taken {

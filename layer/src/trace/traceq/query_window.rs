@@ -13,7 +13,7 @@ use ash::vk;
 
 use super::events::Timestamps;
 use crate::gpu::interface::CopyRange;
-use crate::trace::record::recorded_trace::RecordedTrace;
+use crate::trace::record::recorded_trace::{Quiet, RecordedTrace};
 
 /// Chunks' values held at once. Events go through a trace's queries in order, except
 /// where a secondary's events are spliced in (its queries lie after its parent's) and
@@ -87,10 +87,13 @@ impl<'a, 's, R: ReadCopy> QueryTimestamps<'a, 's, R> {
     /// The timestamps of `traces`, run by the device's `submission`, laid out as the
     /// readback of a copy would be (each trace's region after the previous one's, depth
     /// first). Reads every query once: an error means the batch cannot be read.
+    /// `quiet`: the device's newer work, waited for before a tracked run is read where the
+    /// read would wait for it (see `RecordedTrace::read_run`).
     pub fn new(
         (traces, submission): (&'a [Arc<RecordedTrace>], u64),
         scratch: &'s mut QueryScratch,
         read: R,
+        quiet: &mut dyn Quiet,
     ) -> Result<Self, vk::Result> {
         scratch.tracked.clear();
         for w in &mut scratch.windows {
@@ -105,7 +108,8 @@ impl<'a, 's, R: ReadCopy> QueryTimestamps<'a, 's, R> {
                 let at = scratch.tracked.len();
                 let slots = trace.slots as usize;
                 scratch.tracked.resize(at + slots, 0);
-                outcome = outcome.and(trace.read_run(submission, &mut scratch.tracked[at..]));
+                outcome =
+                    outcome.and(trace.read_run(submission, &mut scratch.tracked[at..], quiet));
                 regions.push(Region {
                     base,
                     slots,

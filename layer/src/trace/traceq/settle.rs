@@ -32,18 +32,19 @@ const BEING_MADE: Duration = Duration::from_millis(5);
 /// resubmission that comes during it waits little. Only work whose signal was submitted
 /// is seen: a burst submitted without fences or semaphores, or without instrumented
 /// command buffers, can still make the read (and a resubmission that comes during it)
-/// wait.
+/// wait. Returns the latest signal of the queue known complete now (0 when not waited for):
+/// the reads check again, under each run's lock, for work newer than that.
 pub fn settle_before_reading(
     reads_wait: bool,
     batch: &Batch,
     (completed_at, settled): (Option<Instant>, &mut u64),
     mut wait: impl FnMut(&QueueContext, &Completion) -> bool,
-) {
+) -> u64 {
     let Completion::Timeline { value: own, .. } = batch.completion else {
-        return;
+        return 0;
     };
     if !reads_wait || !batch.traces.iter().any(|t| t.tracked()) {
-        return;
+        return own;
     }
     let started = Instant::now();
     let settle_from = (own > *settled).then(|| completed_at.unwrap_or(started));
@@ -55,7 +56,7 @@ pub fn settle_before_reading(
             .iter()
             .any(|t| t.run_in_queries(batch.submission));
         if !left {
-            return;
+            return own.max(waited_for);
         }
         let latest = batch.queue.latest_signal();
         let latest_value = match latest {
@@ -67,7 +68,7 @@ pub fn settle_before_reading(
             Some(latest) if latest_value > waited_for => {
                 waited_for = latest_value;
                 if !wait(&batch.queue, &latest) {
-                    return;
+                    return own.max(waited_for);
                 }
             }
             // A submission is being made (the driver may have its work already): its
@@ -79,7 +80,7 @@ pub fn settle_before_reading(
             _ if latest_value <= own && settle_from.is_some_and(|at| at.elapsed() < SETTLE) => {
                 std::thread::sleep(SETTLE_POLL)
             }
-            _ => return,
+            _ => return own.max(waited_for),
         }
     }
 }

@@ -15,7 +15,7 @@ use super::settle::settle_before_reading;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, Completion, QueueContext, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
-use crate::trace::record::recorded_trace::RecordedTrace;
+use crate::trace::record::recorded_trace::{Quiet, RecordedTrace};
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
 
@@ -273,27 +273,39 @@ impl Traceq {
                 let reads_wait = self.backend.query_reads_wait();
                 let mut settled = self.settled;
                 let when = (self.completed_at, &mut settled);
-                settle_before_reading(reads_wait, batch, when, |queue, completion| {
-                    self.wait_for(queue, completion)
-                });
+                let settled_for =
+                    settle_before_reading(reads_wait, batch, when, |queue, completion| {
+                        self.wait_for(queue, completion)
+                    });
                 self.settled = settled;
                 let traces = (&batch.traces[..], batch.submission);
                 // Out of `self` while the batch is written.
                 let mut scratch = std::mem::take(&mut self.query_scratch);
-                let unread =
-                    match QueryTimestamps::new(traces, &mut scratch, RecordedTrace::read_copy) {
-                        Ok(mut values) => {
-                            let unread = self.write(batch, total, &mut values);
-                            if let Some(e) = values.failed {
-                                self.say_read_failed(e);
-                            }
-                            unread
-                        }
-                        Err(e) => {
+                let mut quiet = QueueQuiet {
+                    traceq: self,
+                    queue: &batch.queue,
+                    reads_wait,
+                    settled_for,
+                };
+                let timestamps = QueryTimestamps::new(
+                    traces,
+                    &mut scratch,
+                    RecordedTrace::read_copy,
+                    &mut quiet,
+                );
+                let unread = match timestamps {
+                    Ok(mut values) => {
+                        let unread = self.write(batch, total, &mut values);
+                        if let Some(e) = values.failed {
                             self.say_read_failed(e);
-                            None
                         }
-                    };
+                        unread
+                    }
+                    Err(e) => {
+                        self.say_read_failed(e);
+                        None
+                    }
+                };
                 self.query_scratch = scratch;
                 unread
             }
@@ -368,6 +380,43 @@ impl Traceq {
         }
         if let Results::Copied(resources) = results {
             self.backend.recycle(&batch.queue, resources);
+        }
+    }
+}
+
+/// The latest signal made on `queue`'s timeline (0: none).
+fn latest_value(queue: &QueueContext) -> u64 {
+    match queue.latest_signal() {
+        Some(Completion::Timeline { value, .. }) => value,
+        _ => 0,
+    }
+}
+
+/// The queue's work as traceq reads a batch's runs left in the queries, on a device whose
+/// reads wait for all its work: what was submitted since the batch settled is waited for
+/// before a run is read under its lock (see `Quiet`).
+struct QueueQuiet<'a> {
+    traceq: &'a mut Traceq,
+    queue: &'a QueueContext,
+    reads_wait: bool,
+    /// The latest signal the device settled for.
+    settled_for: u64,
+}
+
+impl Quiet for QueueQuiet<'_> {
+    fn newer_work(&self) -> bool {
+        self.reads_wait
+            && (latest_value(self.queue) > self.settled_for || self.queue.signal_being_made())
+    }
+
+    fn settle(&mut self) {
+        match self.queue.latest_signal() {
+            Some(latest @ Completion::Timeline { value, .. }) if value > self.settled_for => {
+                self.settled_for = value;
+                self.traceq.wait_for(self.queue, &latest);
+            }
+            // A submission being made: its signal comes when the call returns.
+            _ => std::thread::sleep(Duration::from_micros(50)),
         }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use ash::vk;
 
 use super::super::saved_copy::SavedCopy;
-use super::{RecordedTrace, Taken};
+use super::{Quiet, RecordedTrace, Taken};
 use crate::gpu::interface::Completion;
 
 impl RecordedTrace {
@@ -101,8 +101,13 @@ impl RecordedTrace {
 
     /// A tracked trace's completed run of `submission`, left in the queries: its values,
     /// wherever they are now (see [`Reruns::read`]).
-    pub fn read_run(&self, submission: u64, out: &mut [u64]) -> Result<(), vk::Result> {
-        self.reruns.read(submission, out, self)
+    pub fn read_run(
+        &self,
+        submission: u64,
+        out: &mut [u64],
+        quiet: &mut dyn Quiet,
+    ) -> Result<(), vk::Result> {
+        self.reruns.read_settled(submission, out, self, quiet)
     }
 
     /// A tracked trace's completed run of `submission` is done with: not written, or

@@ -9,11 +9,14 @@ use parking_lot::Mutex;
 
 use super::early_runs::{EarlyRuns, Found, SavedRun, Values};
 use super::phase::Phase;
-use super::{Reruns, RunQueries};
+use super::{NoWait, Quiet, Reruns, RunQueries};
 
 /// How long traceq waits for a submission that saves the run it wants to be made (it is
 /// inside the application's submit call) before it counts the run lost.
 const SAVING_WAIT: Duration = Duration::from_secs(1);
+/// How many times traceq lets newer work settle before a read it found the device busy
+/// for: an application that never lets the device idle must still have its runs read.
+const MAX_SETTLES: u32 = 4;
 
 /// The lock as traceq takes it: spinning and yielding, never parked, so that a submitting
 /// thread that held it never has to wake traceq on its way out (a futex call on the
@@ -45,14 +48,28 @@ impl<S: SavedRun> Reruns<S> {
     /// `out`; the queries are reset and the trace armed. Taken early if a resubmission came
     /// first (read by it, or saved by the GPU: then waited for). An error if it cannot be
     /// had (dropped for room, or lost).
+    #[cfg(test)]
     pub fn read(
         &self,
         submission: u64,
         out: &mut [u64],
         queries: &impl RunQueries,
     ) -> Result<(), vk::Result> {
+        self.read_settled(submission, out, queries, &mut NoWait)
+    }
+
+    /// [`Self::read`], where `quiet` says whether the device has work newer than the last it
+    /// settled for, which a read left in the queries would wait for under the lock: that
+    /// work is waited for first, without it.
+    pub fn read_settled(
+        &self,
+        submission: u64,
+        out: &mut [u64],
+        queries: &impl RunQueries,
+        quiet: &mut dyn Quiet,
+    ) -> Result<(), vk::Result> {
         let mut read = Ok(());
-        match self.take_completed(submission, queries, || read = queries.read(out)) {
+        match self.take_completed(submission, queries, quiet, || read = queries.read(out)) {
             Completed::InQueries => {
                 // The trace is resubmitted: its next run may be read early, by a
                 // submission, which must then find a list to read into (allocated here,
@@ -76,7 +93,7 @@ impl<S: SavedRun> Reruns<S> {
     /// The completed run of `submission` is not written (outside a capture, or its batch
     /// could not be read): as [`Self::read`], without the values.
     pub fn discard(&self, submission: u64, queries: &impl RunQueries) {
-        match self.take_completed(submission, queries, || {}) {
+        match self.take_completed(submission, queries, &mut NoWait, || {}) {
             Completed::Read(values, _) => lock_for_traceq(&self.reads).give(values),
             // Only its resources back: the error would be the batch's, not written.
             Completed::Saved(saved) => {
@@ -94,13 +111,24 @@ impl<S: SavedRun> Reruns<S> {
         &self,
         submission: u64,
         queries: &impl RunQueries,
+        quiet: &mut dyn Quiet,
         in_queries: impl FnOnce(),
     ) -> Completed<S> {
         let mut in_queries = Some(in_queries);
         let mut saving_since: Option<Instant> = None;
+        let mut settles = 0;
         loop {
             let mut reads = lock_for_traceq(&self.reads);
             if self.phase() == Phase::InQueries(submission) {
+                // Checked again here, under the lock: work submitted since traceq let the
+                // device settle (the application's next frame, while traceq was on its
+                // way here) would hold the read, and a resubmission behind it.
+                if settles < MAX_SETTLES && quiet.newer_work() {
+                    drop(reads);
+                    quiet.settle();
+                    settles += 1;
+                    continue;
+                }
                 // Under the lock, even where the read waits for all the device's work: a
                 // resubmission's GPU work on these queries (a save, the new run) running
                 // while the driver reads them makes it read them wrong (seen on Lavapipe).

@@ -6,7 +6,7 @@ use super::*;
 use crate::gpu::interface::{Backend, CHUNK_QUERIES};
 use crate::trace::health::Health;
 use crate::trace::record::chunk::ChunkPool;
-use crate::trace::record::recorded_trace::{Child, TraceParts};
+use crate::trace::record::recorded_trace::{Child, NoWait, TraceParts};
 use crate::trace::sink_interface::EventPieces;
 use crate::trace::traceq::events::{self, BatchEvents};
 
@@ -86,8 +86,13 @@ fn each_event_takes_its_own_query_and_a_small_batch_is_read_once() {
     let traces = [primary];
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
-    let values =
-        QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, u32::MAX)).unwrap();
+    let values = QueryTimestamps::new(
+        (&traces, 1),
+        &mut scratch,
+        reader(&reads, u32::MAX),
+        &mut NoWait,
+    )
+    .unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     // The primary's first event, the child's 44, then the primary's 83 others.
     let at = |pool: u64, slot: u32| {
@@ -116,11 +121,21 @@ fn peak_reading(draws: u32) -> i64 {
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
     // Room a first batch leaves the scratch.
-    let warm = QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, u32::MAX));
+    let warm = QueryTimestamps::new(
+        (&traces, 1),
+        &mut scratch,
+        reader(&reads, u32::MAX),
+        &mut NoWait,
+    );
     drop(warm);
     let before = crate::alloc_count::reset_peak();
-    let values =
-        QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, u32::MAX)).unwrap();
+    let values = QueryTimestamps::new(
+        (&traces, 1),
+        &mut scratch,
+        reader(&reads, u32::MAX),
+        &mut NoWait,
+    )
+    .unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     let mut n = 0u64;
     for _ in 0..2 {
@@ -148,13 +163,18 @@ fn a_failed_read_drops_the_batch_before_or_its_events_after() {
     let chunks = traces[0].copies.len() as u32;
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
-    let refused = QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, 5));
+    let refused = QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, 5), &mut NoWait);
     assert_eq!(refused.err(), Some(vk::Result::ERROR_DEVICE_LOST));
 
     let reads = Cell::new(0);
     // The whole batch reads once, then the first reading's chunks fail from the tenth.
-    let values =
-        QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, chunks + 10)).unwrap();
+    let values = QueryTimestamps::new(
+        (&traces, 1),
+        &mut scratch,
+        reader(&reads, chunks + 10),
+        &mut NoWait,
+    )
+    .unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     let got = times(&mut events);
     // Some chunks read again before the reads fail: the events up to there go, the rest
@@ -170,7 +190,13 @@ fn a_batch_never_reads_the_last_batchs_values() {
     let mut scratch = QueryScratch::default();
     let reads = Cell::new(0);
     let first = [trace(100, 1, Vec::new())];
-    let values = QueryTimestamps::new((&first, 1), &mut scratch, reader(&reads, u32::MAX)).unwrap();
+    let values = QueryTimestamps::new(
+        (&first, 1),
+        &mut scratch,
+        reader(&reads, u32::MAX),
+        &mut NoWait,
+    )
+    .unwrap();
     assert_eq!(
         times(&mut BatchEvents::new(&first, values, |raw| raw)).len(),
         204
@@ -179,8 +205,13 @@ fn a_batch_never_reads_the_last_batchs_values() {
     uncopied.copies.clear();
     let chunks = Arc::new(ChunkPool::new(Backend::inert(), Arc::new(Health::new(0))));
     let second = [Arc::new(RecordedTrace::new(uncopied, chunks))];
-    let values =
-        QueryTimestamps::new((&second, 2), &mut scratch, reader(&reads, u32::MAX)).unwrap();
+    let values = QueryTimestamps::new(
+        (&second, 2),
+        &mut scratch,
+        reader(&reads, u32::MAX),
+        &mut NoWait,
+    )
+    .unwrap();
     let mut events = BatchEvents::new(&second, values, |raw| raw);
     assert_eq!(times(&mut events), Vec::<u64>::new());
     assert_eq!(events.unread, 8);
