@@ -279,6 +279,37 @@ pub fn run_application(
     output_within(cmd, RUN_LIMIT)
 }
 
+/// `UTRACE_TEST_WRAPPER`: a command (words split at spaces) the workload runs under, such
+/// as `valgrind --trace-children=yes ...` (`scripts/valgrind-tests.sh`); none by default.
+const WRAPPER_VAR: &str = "UTRACE_TEST_WRAPPER";
+/// `UTRACE_TEST_TIME_FACTOR`: how many times [`RUN_LIMIT`] a workload may take (a run under
+/// valgrind is tens of times slower); 1 by default.
+const TIME_FACTOR_VAR: &str = "UTRACE_TEST_TIME_FACTOR";
+
+/// The workload's command, under `UTRACE_TEST_WRAPPER` if set.
+fn wrapped(exe: &Path) -> Command {
+    let wrapper = std::env::var(WRAPPER_VAR).unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
+}
+
+/// How long one workload run may take: [`RUN_LIMIT`] times `UTRACE_TEST_TIME_FACTOR`.
+fn run_limit() -> std::time::Duration {
+    let factor = std::env::var(TIME_FACTOR_VAR)
+        .ok()
+        .and_then(|f| f.parse::<u32>().ok())
+        .unwrap_or(1)
+        .max(1);
+    RUN_LIMIT * factor
+}
+
 /// A finished run of the workload.
 #[derive(Debug)]
 pub struct Run {
@@ -405,7 +436,7 @@ impl Workload {
         std::fs::create_dir_all(&runtime).expect("a runtime dir");
         let report_path = dir.path().join("report.json");
         let _ = std::fs::remove_file(&report_path);
-        let mut cmd = Command::new(&self.exe);
+        let mut cmd = wrapped(&self.exe);
         clean_env(&mut cmd);
         cmd.args(&self.args)
             .arg("--report")
@@ -418,7 +449,7 @@ impl Workload {
         for (k, v) in &self.envs {
             cmd.env(k, v);
         }
-        let out = output_signalled(cmd, RUN_LIMIT, reader, kill);
+        let out = output_signalled(cmd, run_limit(), reader, kill);
         let ended_boot_ns = crate::vk::boottime_ns();
         let report = read_report(&report_path);
         Run {
