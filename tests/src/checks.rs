@@ -12,7 +12,9 @@ use crate::trace_txt::{Batch, Event, Trace};
 /// start and the batch's first event, within [`SUBMIT_SLACK_NS`]; ranges well nested (see [`assert_well_nested`]); batch numbers counting
 /// from 1; `ELAPSED` the batch's span and deltas between neighbours.
 /// How far a batch's submit time may be from the truth: the error of Lavapipe's calibrated
-/// clock pairs (a few hundred ns) with room to spare.
+/// clock pairs (a few hundred ns) with room to spare. Not a duration a slow or busy
+/// machine stretches: each pair is the tightest of 4 to 16 bracketed reads, so a read
+/// preempted on a busy machine leaves the others.
 pub const SUBMIT_SLACK_NS: u64 = 2_000;
 
 pub fn assert_batches_match(batches: &[&Batch], submissions: &[Submission]) {

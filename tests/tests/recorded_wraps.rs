@@ -162,9 +162,12 @@ fn busy_resubmissions_do_not_wait(scenario: &str, pace_ms: u32) -> Counts {
     assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
     // No resubmission waited for the long work (10-45 ms here): neither a read at the
     // resubmission nor a wait behind traceq's read reached the layer's 10 ms warning, and
-    // each submit call stayed under it. (A resubmission that finds traceq reading can still
-    // wait for work submitted just before that read: design §14; on a loaded machine that
-    // reached milliseconds, with two busy loops beside it tens of them.)
+    // each submit call stayed under it. The 10 ms is safe on a slow, busy machine: a
+    // resubmission that does not wait for the GPU takes tens of µs there (a few queries
+    // read under the lock); only a wait for the long work (which a busy machine makes
+    // longer still) comes near it. traceq checks the queue again under the lock before it
+    // reads, so work submitted while it was preempted is waited for without the lock
+    // (design §14: the driver's own call is the window left).
     assert!(
         !run.stderr.contains("for its last run's timestamps"),
         "no resubmission waited 10 ms: {}",

@@ -70,6 +70,9 @@ fn idle_waits_do_not_wait_for_a_lagging_reader() {
         2,
         "vkDeviceWaitIdle and vkQueueWaitIdle were timed"
     );
+    // The GPU is idle at these waits (every submission's fence was waited for): they take
+    // microseconds, on a slow machine too; an output that held them would hold them for
+    // the layer's 1-2 s graces, ten times this.
     for &ns in waits {
         assert!(
             ns < 200_000_000,
@@ -105,6 +108,9 @@ fn a_reader_that_never_reads_costs_the_application_a_bounded_wait() {
     exited.store(true, Ordering::SeqCst);
     drop(reader);
     assert_clean(&run);
+    // The run (a second or two here, twice that on a slow machine) and the layer's bounded
+    // drains (1 s at vkDestroyDevice, 1 s at exit); an output that held the application
+    // would hold it for as long as the reader never reads (an hour).
     assert!(
         took < Duration::from_secs(15),
         "the application was held {took:?} by an output that takes no data"
