@@ -368,18 +368,23 @@ fn top_ends_with_a_stop_or_with_the_process() {
             .spawn()
             .expect("utrace runs")
     };
+    // A watch that has shown its first second.
+    let watching = |pid: &str| {
+        let mut top = watch(pid);
+        let mut first = String::new();
+        BufReader::new(top.stdout.as_mut().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.contains(" fps "), "{first}");
+        top
+    };
     let run = std::thread::scope(|scope| {
         let running = scope.spawn(|| presenting(&x, &dir).run(&dir));
         let socket = socket(&dir, Duration::from_secs(60)).expect("the control socket");
         let pid = pid_of(&socket);
 
         // `utrace capture --stop` from elsewhere ends the watch.
-        let mut top = watch(&pid);
-        let mut first = String::new();
-        BufReader::new(top.stdout.as_mut().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        assert!(first.contains(" fps "), "{first}");
+        let top = watching(&pid);
         let stop = utrace(&dir, &["capture", "--pid", &pid, "--stop"]);
         assert!(stop.status.success(), "{}", text(&stop.stderr));
         let stopped = top.wait_with_output().unwrap();
@@ -392,12 +397,7 @@ fn top_ends_with_a_stop_or_with_the_process() {
 
         // Watching until the process exits: every second of it, then why it ended. The
         // process ends once the watch has shown a second.
-        let mut top = watch(&pid);
-        let mut first = String::new();
-        BufReader::new(top.stdout.as_mut().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        assert!(first.contains(" fps "), "{first}");
+        let top = watching(&pid);
         enough(&dir);
         let until_exit = top.wait_with_output().unwrap();
         assert!(until_exit.status.success(), "{}", text(&until_exit.stderr));

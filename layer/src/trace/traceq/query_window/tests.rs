@@ -62,6 +62,22 @@ fn reader<'c>(
     }
 }
 
+/// The timestamps of `traces` (submission `submission`) read by [`reader`], nothing to wait
+/// for first.
+fn read_with<'a, 's, 'c>(
+    (traces, submission): (&'a [Arc<RecordedTrace>], u64),
+    scratch: &'s mut QueryScratch,
+    reads: &'c Cell<u32>,
+    fail_from: u32,
+) -> Result<QueryTimestamps<'a, 's, impl ReadCopy + 'c>, vk::Result> {
+    QueryTimestamps::new(
+        (traces, submission),
+        scratch,
+        reader(reads, fail_from),
+        &mut NoWait,
+    )
+}
+
 /// The events' times, in execution order, as a sink reads them.
 fn times<'a>(events: &mut impl EventPieces<'a>) -> Vec<u64> {
     let mut got = Vec::new();
@@ -86,13 +102,7 @@ fn each_event_takes_its_own_query_and_a_small_batch_is_read_once() {
     let traces = [primary];
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
-    let values = QueryTimestamps::new(
-        (&traces, 1),
-        &mut scratch,
-        reader(&reads, u32::MAX),
-        &mut NoWait,
-    )
-    .unwrap();
+    let values = read_with((&traces, 1), &mut scratch, &reads, u32::MAX).unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     // The primary's first event, the child's 44, then the primary's 83 others.
     let at = |pool: u64, slot: u32| {
@@ -121,21 +131,10 @@ fn peak_reading(draws: u32) -> i64 {
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
     // Room a first batch leaves the scratch.
-    let warm = QueryTimestamps::new(
-        (&traces, 1),
-        &mut scratch,
-        reader(&reads, u32::MAX),
-        &mut NoWait,
-    );
+    let warm = read_with((&traces, 1), &mut scratch, &reads, u32::MAX);
     drop(warm);
     let before = crate::alloc_count::reset_peak();
-    let values = QueryTimestamps::new(
-        (&traces, 1),
-        &mut scratch,
-        reader(&reads, u32::MAX),
-        &mut NoWait,
-    )
-    .unwrap();
+    let values = read_with((&traces, 1), &mut scratch, &reads, u32::MAX).unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     let mut n = 0u64;
     for _ in 0..2 {
@@ -163,18 +162,12 @@ fn a_failed_read_drops_the_batch_before_or_its_events_after() {
     let chunks = traces[0].copies.len() as u32;
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
-    let refused = QueryTimestamps::new((&traces, 1), &mut scratch, reader(&reads, 5), &mut NoWait);
+    let refused = read_with((&traces, 1), &mut scratch, &reads, 5);
     assert_eq!(refused.err(), Some(vk::Result::ERROR_DEVICE_LOST));
 
     let reads = Cell::new(0);
     // The whole batch reads once, then the first reading's chunks fail from the tenth.
-    let values = QueryTimestamps::new(
-        (&traces, 1),
-        &mut scratch,
-        reader(&reads, chunks + 10),
-        &mut NoWait,
-    )
-    .unwrap();
+    let values = read_with((&traces, 1), &mut scratch, &reads, chunks + 10).unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     let got = times(&mut events);
     // Some chunks read again before the reads fail: the events up to there go, the rest
@@ -190,13 +183,7 @@ fn a_batch_never_reads_the_last_batchs_values() {
     let mut scratch = QueryScratch::default();
     let reads = Cell::new(0);
     let first = [trace(100, 1, Vec::new())];
-    let values = QueryTimestamps::new(
-        (&first, 1),
-        &mut scratch,
-        reader(&reads, u32::MAX),
-        &mut NoWait,
-    )
-    .unwrap();
+    let values = read_with((&first, 1), &mut scratch, &reads, u32::MAX).unwrap();
     assert_eq!(
         times(&mut BatchEvents::new(&first, values, |raw| raw)).len(),
         204
@@ -205,13 +192,7 @@ fn a_batch_never_reads_the_last_batchs_values() {
     uncopied.copies.clear();
     let chunks = Arc::new(ChunkPool::new(Backend::inert(), Arc::new(Health::new(0))));
     let second = [Arc::new(RecordedTrace::new(uncopied, chunks))];
-    let values = QueryTimestamps::new(
-        (&second, 2),
-        &mut scratch,
-        reader(&reads, u32::MAX),
-        &mut NoWait,
-    )
-    .unwrap();
+    let values = read_with((&second, 2), &mut scratch, &reads, u32::MAX).unwrap();
     let mut events = BatchEvents::new(&second, values, |raw| raw);
     assert_eq!(times(&mut events), Vec::<u64>::new());
     assert_eq!(events.unread, 8);
