@@ -315,3 +315,16 @@ pub fn assert_transfer_batches(trace: &Trace) {
         assert_eq!(b.events.len(), 6 * b.cmdbufs as usize);
     }
 }
+
+/// What the layer said on stderr (its `utrace:` lines), less the one diagnostic a busy
+/// machine alone can add to any run that resubmits a command buffer: a resubmission that
+/// waited 10 ms or more for its last run's read (the traceq thread, reading it under the
+/// run's lock, may be kept off the cores; said once per process). Tests of that wait look
+/// for it in the whole stderr.
+pub fn said(run: &Run) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter(|l| l.starts_with("utrace:"))
+        .filter(|l| !l.contains("for its last run's timestamps to be read"))
+        .collect()
+}

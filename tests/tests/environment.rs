@@ -1,7 +1,7 @@
 //! The environment contract: disabled means off, no variable means on demand, and bad values are reported without
 //! losing the trace or the application's results.
 
-use utrace_tests::checks::parse;
+use utrace_tests::checks::{parse, said};
 use utrace_tests::harness::TempDir;
 use utrace_tests::workload;
 
@@ -139,7 +139,9 @@ fn gpu_trace_values() {
 
     let on = run("true");
     assert_eq!(parse(&on.stdout).batches.len(), 4);
-    assert!(on.stderr.is_empty(), "{}", on.stderr);
+    // Nothing said (a busy machine may add its one diagnostic of a long wait).
+    let only_utrace = on.stderr.lines().all(|l| l.starts_with("utrace:"));
+    assert!(said(&on).is_empty() && only_utrace, "{}", on.stderr);
 
     // Decision (README): an unrecognised value is reported once and counts as on.
     let odd = run("banana");

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use utrace_tests::checks::parse;
+use utrace_tests::checks::{parse, said};
 use utrace_tests::harness::{Run, TempDir};
 use utrace_tests::trace_txt::Trace;
 use utrace_tests::workload;
@@ -56,13 +56,6 @@ fn scenario_with_faults_env(scenario: &str, faults: &str, vars: &[(&str, &str)])
     (run, trace)
 }
 
-fn utrace_lines(run: &Run) -> Vec<&str> {
-    run.stderr
-        .lines()
-        .filter(|l| l.starts_with("utrace:"))
-        .collect()
-}
-
 #[test]
 fn device_lost_at_submit_reaches_the_application_unchanged() {
     let (run, trace) = with_faults("vkQueueSubmit=device_lost@3");
@@ -73,7 +66,7 @@ fn device_lost_at_submit_reaches_the_application_unchanged() {
         "the application saw VK_ERROR_DEVICE_LOST: {}",
         run.stderr
     );
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     assert!(
         said[0].contains("tracing stops for device 0"),
@@ -94,7 +87,7 @@ fn device_lost_while_waiting_drops_and_counts_the_batches() {
         run.stderr
     );
     assert!(run.report().devices[0].results_ok);
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     assert!(
         said[0].contains("device has been lost") && said[0].contains("tracing stops"),
@@ -121,7 +114,7 @@ fn a_semaphore_that_never_signals_does_not_hang_the_device() {
         destroy < Duration::from_secs(6),
         "vkDestroyDevice gave up in bounded time: {destroy:?}"
     );
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     assert!(said[0].contains("did not complete"), "{}", said[0]);
     assert_eq!(trace.ends[0].dropped, 4 * 6);
@@ -132,7 +125,7 @@ fn out_of_memory_for_query_pools_leaves_the_application_alone() {
     let (run, trace) = with_faults("vkCreateQueryPool=out_of_device_memory");
     assert!(run.success, "{}", run.stderr);
     assert!(run.report().devices[0].results_ok);
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 1, "one message for the device: {}", run.stderr);
     assert!(
         said[0].contains("creating a timestamp query pool failed")
@@ -153,7 +146,7 @@ fn out_of_memory_for_the_layers_buffers_leaves_the_application_alone() {
         let (run, trace) = scenario_with_faults("simultaneous", faults);
         assert!(run.success, "{faults}: {}", run.stderr);
         assert!(run.report().devices[0].results_ok, "{faults}");
-        let said = utrace_lines(&run);
+        let said = said(&run);
         assert_eq!(said.len(), 1, "{faults}: {}", run.stderr);
         assert!(
             said[0].contains("tracing stops for device 0"),
@@ -179,7 +172,7 @@ fn reading_timestamps_from_their_queries_needs_no_buffer_of_the_layers() {
     ] {
         let (run, trace) = with_faults_on_a_gpu(faults);
         assert!(run.success, "{faults}: {}", run.stderr);
-        assert!(utrace_lines(&run).is_empty(), "{faults}: {}", run.stderr);
+        assert!(said(&run).is_empty(), "{faults}: {}", run.stderr);
         assert_eq!(trace.batches.len(), 4, "{faults}");
         assert_eq!(trace.ends[0].dropped, 0, "{faults}");
     }
@@ -199,7 +192,7 @@ fn on_lavapipe_a_resubmission_whose_copy_of_the_last_run_cannot_be_had_reads_it_
         let (run, trace) = scenario_with_faults("resubmit-busy", faults);
         assert!(run.success, "{faults}: {}", run.stderr);
         assert!(run.report().devices[0].results_ok, "{faults}");
-        let said = utrace_lines(&run);
+        let said = said(&run);
         assert_eq!(said.len(), 1, "{faults}: {}", run.stderr);
         assert!(
             said[0].contains("warning: the layer's copy of a resubmitted command buffer's last run could not be had"),
@@ -221,12 +214,12 @@ fn a_failing_get_query_pool_results_loses_only_the_batches_read_with_it() {
     // why once.
     let (run, trace) = scenario_with_faults("simultaneous", "vkGetQueryPoolResults=device_lost");
     assert!(run.success, "{}", run.stderr);
-    assert!(utrace_lines(&run).is_empty(), "{}", run.stderr);
+    assert!(said(&run).is_empty(), "{}", run.stderr);
     assert_eq!(trace.batches.len(), 2);
     assert_eq!(trace.ends[0].dropped, 0);
     let (run, trace) = with_faults_on_a_gpu("vkGetQueryPoolResults=device_lost");
     assert!(run.success, "{}", run.stderr);
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     assert!(
         said[0].contains("reading a batch's timestamps failed"),
@@ -254,7 +247,7 @@ fn with_internal_error(what: &str) -> (Run, Trace) {
 
 /// The only line utrace said.
 fn the_one_line(run: &Run) -> &str {
-    let said = utrace_lines(run);
+    let said = said(run);
     assert_eq!(said.len(), 1, "{}", run.stderr);
     said[0]
 }
@@ -301,7 +294,7 @@ fn a_submission_the_layer_could_not_wrap_leaves_no_query_written_twice() {
     let (run, trace) =
         scenario_with_faults("fallback", "vkBeginCommandBuffer=out_of_host_memory@3");
     utrace_tests::checks::assert_clean(&run);
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert!(
         said[0].contains("recording the layer's command buffers failed")
             && said[0].contains("command buffers recorded before are still timed"),

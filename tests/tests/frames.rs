@@ -139,9 +139,8 @@ fn a_frame_window_the_application_never_reaches_is_said() {
         .env("GPU_TRACE_FRAMES", "5-10")
         .run(&dir);
     assert_clean(&run);
-    let said: Vec<&str> = run
-        .stderr
-        .lines()
+    let said: Vec<&str> = utrace_tests::checks::said(&run)
+        .into_iter()
         .filter(|l| l.starts_with("utrace: warning"))
         .collect();
     assert_eq!(said.len(), 1, "{}", run.stderr);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use utrace_tests::checks::{assert_clean, parse};
+use utrace_tests::checks::{assert_clean, parse, said};
 use utrace_tests::harness::TempDir;
 use utrace_tests::workload;
 
@@ -36,14 +36,6 @@ impl Drop for Tmpfs {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(&self.0).status();
     }
-}
-
-/// What the layer said on stderr.
-fn utrace_lines(run: &utrace_tests::harness::Run) -> Vec<&str> {
-    run.stderr
-        .lines()
-        .filter(|l| l.starts_with("utrace:"))
-        .collect()
 }
 
 /// Bytes free on the file system of `path`.
@@ -118,7 +110,7 @@ fn a_disk_full_for_a_while_loses_whole_batches_counted_and_writing_resumes() {
     assert_eq!(end.events, 6 * written);
     assert_eq!(end.dropped, 6 * (300 - written), "every lost batch counted");
     // Said once when it failed, once when it resumed.
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);
     assert!(
@@ -174,7 +166,7 @@ fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
     let end = &trace.ends[0];
     assert_eq!((end.batches, end.events), (0, 0));
     assert_eq!(end.dropped, 2 + 2 * commands, "the lost batch is counted");
-    let said = utrace_lines(&run);
+    let said = said(&run);
     // Said when the part failed, and when the end record found room again.
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);
@@ -209,7 +201,7 @@ fn a_disk_that_stays_full_still_gets_its_tally_said() {
         .run(&dir);
     assert_clean(&run);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "", "nothing fits");
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert_eq!(said.len(), 2, "{}", run.stderr);
     assert!(said[0].contains("No space left on device"), "{}", said[0]);
     // What the END OF TRACE line would have said, on stderr instead.
@@ -244,7 +236,7 @@ fn a_perfetto_trace_that_fills_the_disk_stays_whole_and_says_what_it_lost() {
         "{} stages in the file",
         trace.stages.len()
     );
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert!(
         said.iter()
             .any(|l| l.contains("No space left on device") && l.contains("trace.pftrace")),
@@ -290,7 +282,7 @@ fn a_perfetto_trace_whose_disk_frees_up_places_its_later_stages_again() {
         (workload.join().expect("the workload's thread"), freed_at)
     });
     assert_clean(&run);
-    let said = utrace_lines(&run);
+    let said = said(&run);
     assert!(
         said.iter().any(|l| l.contains("No space left on device")),
         "{}",

@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use utrace_tests::chatter::PREFIX;
-use utrace_tests::checks::{assert_clean, assert_trace_matches};
+use utrace_tests::checks::{assert_clean, assert_trace_matches, said};
 use utrace_tests::harness::TempDir;
 use utrace_tests::workload;
 
@@ -71,11 +71,7 @@ fn a_reader_that_goes_away_does_not_kill_the_application() {
         "{}",
         run.stdout
     );
-    let said: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("utrace:"))
-        .collect();
+    let said = said(&run);
     assert_eq!(said.len(), 1, "one message: {}", run.stderr);
     assert!(
         said[0].contains("went away") && said[0].contains("stdout"),

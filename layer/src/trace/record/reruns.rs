@@ -229,7 +229,7 @@ impl<S: SavedRun> Reruns<S> {
         let taken = self.take_read_locked(submission, slots, queries, save);
         let waited = started.elapsed();
         if waited >= LONG_WAIT && !SAID_WAITED.swap(true, Ordering::Relaxed) {
-            log::warn!("a resubmitted command buffer waited {:.1} ms for its last run's timestamps to be read, which the traceq thread had not done when the resubmission came (Lavapipe's vkGetQueryPoolResults waits for the device to go idle, so that read waits for the GPU's work in flight): the application's CPU work stopped overlapping the GPU's there; one-time command buffers are never read at their submission", waited.as_secs_f64() * 1e3);
+            log::warn!("a resubmitted command buffer waited {:.1} ms for its last run's timestamps to be read, which the traceq thread had not done when the resubmission came (Lavapipe's vkGetQueryPoolResults waits for the device to go idle, so that read waits for the GPU's work in flight; on a busy machine the traceq thread may also have waited for a core while it read): the application's CPU work stopped overlapping the GPU's there; one-time command buffers are never read at their submission", waited.as_secs_f64() * 1e3);
         }
         let waited_ns = waited.as_nanos() as u64;
         match taken {
