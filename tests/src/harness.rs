@@ -300,14 +300,20 @@ fn wrapped(exe: &Path) -> Command {
     }
 }
 
-/// How long one workload run may take: [`RUN_LIMIT`] times `UTRACE_TEST_TIME_FACTOR`.
-fn run_limit() -> std::time::Duration {
-    let factor = std::env::var(TIME_FACTOR_VAR)
+/// `UTRACE_TEST_TIME_FACTOR` (1 when unset): how many times slower than natively the
+/// workload runs (under valgrind); tests that give a running workload time to do
+/// something scale it by this.
+pub fn time_factor() -> u32 {
+    std::env::var(TIME_FACTOR_VAR)
         .ok()
         .and_then(|f| f.parse::<u32>().ok())
         .unwrap_or(1)
-        .max(1);
-    RUN_LIMIT * factor
+        .max(1)
+}
+
+/// How long one workload run may take: [`RUN_LIMIT`] times [`time_factor`].
+fn run_limit() -> std::time::Duration {
+    RUN_LIMIT * time_factor()
 }
 
 /// A finished run of the workload.

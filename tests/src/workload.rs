@@ -11,11 +11,12 @@ use crate::window::{Swapchain, Window};
 mod demo;
 use demo::demo;
 
-/// Made (empty) when the frames of `demo` or `frames` begin, their start-up done:
-/// `--ready-file`, a test's way to act at a point of the run rather than at a time.
+/// Made (empty) once the first frame of `demo` or `frames` completed (start-up done, the
+/// driver's pipelines compiled: seconds under valgrind): `--ready-file`, a test's way to
+/// act at a point of the run rather than at a time.
 pub static READY_FILE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
 
-/// The frames begin: [`READY_FILE`] is made.
+/// The first frame completed: [`READY_FILE`] is made.
 fn frames_begin() {
     if let Some(path) = READY_FILE.get() {
         if let Err(e) = std::fs::write(path, b"") {
@@ -152,7 +153,6 @@ fn frames(
     };
     dev.end(startup)?;
     let mut ok = true;
-    frames_begin();
     for f in 0..frames {
         if until.is_some_and(|u| u.exists()) {
             break;
@@ -175,6 +175,9 @@ fn frames(
         unsafe { dev.device.free_command_buffers(dev.pool, &[cb]) };
         swapchain.present(dev, index)?;
         sub.frame += 1;
+        if f == 0 {
+            frames_begin();
+        }
     }
     // SAFETY: every submission completed.
     unsafe { dev.device.free_command_buffers(dev.pool, &[startup]) };

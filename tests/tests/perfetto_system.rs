@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use utrace_tests::checks::assert_clean;
-use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::harness::{time_factor, Run, TempDir};
 use utrace_tests::perfetto_trace::{self, Resolved};
 use utrace_tests::system_tracing::{MiniTraced, Recording};
 use utrace_tests::vk::boottime_ns;
@@ -17,8 +17,8 @@ use utrace_tests::workload;
 const FRAMES: &str = "4000";
 
 /// Runs the headless demo under the layer with no tracing variable, and records a session
-/// from 200 ms after its frames began (its start-up done, however long that took) for
-/// about 1 s. Returns the run, the trace and the session's
+/// from 200 ms after its first frame completed (its start-up done, however long that took)
+/// for about 1 s. Returns the run, the trace and the session's
 /// CPU window (BOOTTIME: just before it was asked to start, once its trace was written).
 fn session_in_the_middle(extra: &[(&str, &str)]) -> (Run, Resolved, u64, u64) {
     let dir = TempDir::new("system");
@@ -39,15 +39,17 @@ fn session_in_the_middle(extra: &[(&str, &str)]) -> (Run, Resolved, u64, u64) {
     }
     let (run, window) = std::thread::scope(|s| {
         let app = s.spawn(|| w.run(&dir));
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        // Natively; under valgrind (scripts/valgrind-tests.sh) each scaled by its factor.
+        let scaled = |ms: u64| std::time::Duration::from_millis(ms * u64::from(time_factor()));
+        let deadline = std::time::Instant::now() + scaled(60_000);
         while !ready.exists() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        assert!(ready.exists(), "the demo's frames did not begin");
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(ready.exists(), "the demo's first frame did not complete");
+        std::thread::sleep(scaled(200));
         let start = boottime_ns();
         let recording = Recording::start(&service, &out);
-        std::thread::sleep(std::time::Duration::from_millis(1000));
+        std::thread::sleep(scaled(1000));
         recording.stop();
         let end = boottime_ns();
         (app.join().expect("the workload thread"), (start, end))

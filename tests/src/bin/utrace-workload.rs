@@ -16,7 +16,7 @@
 //! validation-error (one deliberate validation error: the tests' positive control);
 //! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` times
 //! heavier: what `utrace diff` compares; 20 frames unless `--frames` says).
-//! `--ready-file PATH`: made when the frames of `demo` or `frames` begin (start-up done).
+//! `--ready-file PATH`: made once the first frame of `demo` or `frames` completed.
 //! `--frames-until PATH`: the `frames` scenario stops at the first frame after PATH
 //! exists. `--exit-when PATH`: once the work is done and the devices and instances are destroyed,
 //! wait until PATH exists before exiting (a test's way to order what it sees before the

@@ -103,7 +103,6 @@ pub(super) fn demo(
     let end_label = |cb| unsafe { labels.cmd_end_debug_utils_label(cb) };
 
     let mut ok = true;
-    super::frames_begin();
     for f in 0..frames {
         let work = dev.command_buffers(1)?[0];
         dev.begin(work, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
@@ -162,6 +161,10 @@ pub(super) fn demo(
         }
         // SAFETY: both submissions completed.
         unsafe { d.free_command_buffers(dev.pool, &[work, show]) };
+        if f == 0 {
+            // The first frame's work done, its pipelines compiled by the driver.
+            super::frames_begin();
+        }
     }
     target.destroy(dev);
     // SAFETY: all work completed.

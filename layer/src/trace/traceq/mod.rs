@@ -18,6 +18,7 @@ use crate::trace::submit::batch::Batch;
 mod events;
 mod mailbox;
 mod query_window;
+mod queue_quiet;
 mod settle;
 mod thread;
 

@@ -11,11 +11,12 @@ use ash::vk::Handle;
 use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
 use super::query_window::{QueryScratch, QueryTimestamps};
+use super::queue_quiet::QueueQuiet;
 use super::settle::settle_before_reading;
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, Completion, QueueContext, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
-use crate::trace::record::recorded_trace::{Quiet, RecordedTrace};
+use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
 
@@ -194,9 +195,13 @@ impl Traceq {
                 }
                 return false;
             }
+            let asked = Instant::now();
             match self.backend.wait(completion, WAIT_SLICE.as_nanos() as u64) {
                 WaitOutcome::Done => return true,
                 WaitOutcome::TimedOut => {
+                    if let Some(pause) = pause_after_timeout(asked.elapsed(), WAIT_SLICE) {
+                        std::thread::sleep(pause);
+                    }
                     if self.stopping.load(Ordering::Relaxed) {
                         let started = *stop_started.get_or_insert_with(Instant::now);
                         if started.elapsed() >= STOP_GRACE {
@@ -282,7 +287,9 @@ impl Traceq {
                 // Out of `self` while the batch is written.
                 let mut scratch = std::mem::take(&mut self.query_scratch);
                 let mut quiet = QueueQuiet {
-                    traceq: self,
+                    wait: |queue: &QueueContext, completion: &Completion| {
+                        self.wait_for(queue, completion)
+                    },
                     queue: &batch.queue,
                     reads_wait,
                     settled_for,
@@ -384,39 +391,32 @@ impl Traceq {
     }
 }
 
-/// The latest signal made on `queue`'s timeline (0: none).
-fn latest_value(queue: &QueueContext) -> u64 {
-    match queue.latest_signal() {
-        Some(Completion::Timeline { value, .. }) => value,
-        _ => 0,
-    }
+/// After a wait that timed out long before its slice (a driver, or a layer beneath, that
+/// answers `VK_TIMEOUT` at once), traceq pauses this long before it waits again, so that
+/// it does not spin a core the application and the driver need.
+const EARLY_TIMEOUT_PAUSE: Duration = Duration::from_millis(1);
+
+/// The pause after a wait of `slice` that timed out after `waited`, if it came early.
+fn pause_after_timeout(waited: Duration, slice: Duration) -> Option<Duration> {
+    (waited < slice / 4).then_some(EARLY_TIMEOUT_PAUSE)
 }
 
-/// The queue's work as traceq reads a batch's runs left in the queries, on a device whose
-/// reads wait for all its work: what was submitted since the batch settled is waited for
-/// before a run is read under its lock (see `Quiet`).
-struct QueueQuiet<'a> {
-    traceq: &'a mut Traceq,
-    queue: &'a QueueContext,
-    reads_wait: bool,
-    /// The latest signal the device settled for.
-    settled_for: u64,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Quiet for QueueQuiet<'_> {
-    fn newer_work(&self) -> bool {
-        self.reads_wait
-            && (latest_value(self.queue) > self.settled_for || self.queue.signal_being_made())
-    }
-
-    fn settle(&mut self) {
-        match self.queue.latest_signal() {
-            Some(latest @ Completion::Timeline { value, .. }) if value > self.settled_for => {
-                self.settled_for = value;
-                self.traceq.wait_for(self.queue, &latest);
-            }
-            // A submission being made: its signal comes when the call returns.
-            _ => std::thread::sleep(Duration::from_micros(50)),
-        }
+    #[test]
+    fn a_timeout_that_came_at_once_is_followed_by_a_pause() {
+        let slice = Duration::from_millis(100);
+        assert_eq!(
+            pause_after_timeout(Duration::ZERO, slice),
+            Some(EARLY_TIMEOUT_PAUSE)
+        );
+        assert_eq!(
+            pause_after_timeout(Duration::from_millis(24), slice),
+            Some(EARLY_TIMEOUT_PAUSE)
+        );
+        assert_eq!(pause_after_timeout(Duration::from_millis(25), slice), None);
+        assert_eq!(pause_after_timeout(slice, slice), None);
     }
 }
