@@ -220,7 +220,15 @@ pub fn parse(text: &str) -> Trace {
     crate::trace_txt::parse_trace(text).unwrap_or_else(|e| panic!("bad trace: {e}\n---\n{text}"))
 }
 
-/// The run succeeded, every result was right and validation said nothing.
+/// The validation layer's report about itself, not the application or utrace: its own
+/// bookkeeping of a timeline semaphore gave up after its internal timeout (10 s), "most
+/// likely a validation bug" in its words. A wait-before-signal the host releases later (the
+/// `wait-before-signal` scenario: 400 submissions first, with synchronization validation,
+/// longer than that on a busy machine) is legal Vulkan.
+const VALIDATION_SELF_DIAGNOSED: &str = "UNASSIGNED-VkSemaphore-state-timeout";
+
+/// The run succeeded, every result was right and validation said nothing (but for
+/// [`VALIDATION_SELF_DIAGNOSED`]).
 pub fn assert_clean(run: &Run) {
     assert!(run.success, "the workload failed: {}", run.stderr);
     assert!(
@@ -228,11 +236,13 @@ pub fn assert_clean(run: &Run) {
         "wrong results: {}",
         run.stderr
     );
-    assert!(
-        run.report().validation_messages.is_empty(),
-        "validation messages: {:#?}",
-        run.report().validation_messages
-    );
+    let messages: Vec<&String> = run
+        .report()
+        .validation_messages
+        .iter()
+        .filter(|m| !m.contains(VALIDATION_SELF_DIAGNOSED))
+        .collect();
+    assert!(messages.is_empty(), "validation messages: {messages:#?}");
 }
 
 /// The messages VK_LAYER_KHRONOS_validation logged in an application's output, when it ran
