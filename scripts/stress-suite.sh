@@ -30,6 +30,7 @@ known=(
   "cli_run_signals ctrl_c_on_a_terminal_stops_the_application_and_the_report_still_comes"
   "recorded_wraps on_lavapipe_six_command_buffers_resubmitted_together_with_work_in_flight_do_not_wait"
   "recorded_wraps on_lavapipe_a_resubmission_while_traceq_reads_the_last_run_does_not_wait_for_it"
+  "cli_diff a_heavier_pass_is_found_both_ways"
 )
 
 logs=target/stress

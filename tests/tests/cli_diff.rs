@@ -105,10 +105,11 @@ fn check_pair(base: &Path, heavy: &Path) -> Result<(), String> {
     if code != Some(1) {
         return Err(format!("exit status {code:?} with {HEAVY} HURT: {v}"));
     }
-    // The other way round, with a threshold of 50%: the passes that did not change differ
-    // between two runs by tens of percent on a machine shared with other work (a burst of
-    // it slows a whole run), while the heavy pass's change is about −87%.
-    let (code, v) = diff_json(heavy, base, &["--threshold", "50"]);
+    // The other way round, with a threshold of 75%: the passes that did not change differ
+    // between two runs by tens of percent on a machine shared with other work (beside two
+    // busy loops, -53%: Lavapipe's queue thread, busier in the heavy run, loses more of its
+    // core to them), while the heavy pass's change is -87% to -95% (a tenth of the work).
+    let (code, v) = diff_json(heavy, base, &["--threshold", "75"]);
     if keys(&v, "helped") != [HEAVY] || !keys(&v, "hurt").is_empty() || code != Some(0) {
         return Err(format!(
             "heavy against base: {HEAVY} alone HELPED and exit status 0, not {code:?}: {v}"
