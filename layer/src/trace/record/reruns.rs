@@ -361,6 +361,8 @@ impl<S: SavedRun> Reruns<S> {
 }
 
 #[cfg(test)]
+mod quiet_tests;
+#[cfg(test)]
 mod save_tests;
 #[cfg(test)]
 mod tests;
