@@ -179,7 +179,7 @@ impl Ending {
 /// What a capture's file holds, for a process that could not say: its frames, as far as it
 /// can be read.
 fn frames_held(out: &Path) -> String {
-    match crate::trace::read(out) {
+    match read_regular(out).and_then(|bytes| crate::trace::parse(&bytes, out)) {
         Ok(trace) => {
             let mut frames: Vec<u64> = trace.batches.iter().map(|b| b.frame).collect();
             frames.dedup();
@@ -191,6 +191,28 @@ fn frames_held(out: &Path) -> String {
         }
         Err(e) => format!("what was written ({e})"),
     }
+}
+
+/// The bytes of `path` if it is a regular file, opened without following a link and
+/// without waiting on a FIFO: the process was asked to write it, but the path lives where
+/// other users may have put something else since (a link, a FIFO, a device), and this
+/// command may run as root.
+fn read_regular(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let is_file = file.metadata().is_ok_and(|m| m.is_file());
+    if !is_file {
+        return Err(format!("{}: not a regular file; not read", path.display()));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes)
 }
 
 /// `utrace capture --pid PID --stop`.
@@ -247,6 +269,39 @@ mod tests {
         );
         assert!(Ending::parse("started").is_none());
         assert!(Ending::parse("second ms=1").is_none());
+    }
+
+    #[test]
+    fn what_a_killed_process_left_is_read_only_from_a_regular_file() {
+        let dir = std::env::temp_dir().join(format!("utrace-held-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let trace = dir.join("cut.txt");
+        std::fs::write(
+            &trace,
+            "BATCH 1: device=0 queue=0x1 frame=0 submission=1 cmdbufs=1 queries=0\n",
+        )
+        .unwrap();
+        // A link planted where the trace was asked, a FIFO (which would block a reader) and
+        // a device: none is followed, waited on or read.
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink(&trace, &link).unwrap();
+        let fifo = dir.join("fifo.txt");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for odd in [&link, &fifo, Path::new("/dev/zero")] {
+            let said = frames_held(odd);
+            assert!(
+                said.contains("not a regular file")
+                    || said.contains("symbolic link")
+                    || said.contains("Too many levels"),
+                "{}: {said}",
+                odd.display()
+            );
+        }
+        assert!(read_regular(&trace).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

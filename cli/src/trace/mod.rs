@@ -63,19 +63,24 @@ pub struct Trace {
 /// Reads the trace at `path`, its format told from its first bytes.
 pub fn read(path: &Path) -> Result<Trace, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&bytes, path)
+}
+
+/// A trace's bytes, read from `path` (named in errors), its format told from its start.
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Trace, String> {
     let name = path.display();
     if bytes.is_empty() {
         return Err(format!("{name}: the file is empty"));
     }
-    let format = detect(&bytes).ok_or_else(|| {
+    let format = detect(bytes).ok_or_else(|| {
         format!("{name}: not a trace of utrace's (txt, json, csv or Perfetto) by its start")
     })?;
-    let text = || String::from_utf8_lossy(&bytes);
+    let text = || String::from_utf8_lossy(bytes);
     let mut trace = match format {
         Format::Txt => txt::parse(&text()),
         Format::Json => json::parse(&text()),
         Format::Csv => csv::parse(&text()),
-        Format::Perfetto => perfetto::parse(&bytes),
+        Format::Perfetto => perfetto::parse(bytes),
     }
     .map_err(|e| format!("{name}: {e}"))?;
     submit_times::check(&mut trace);
