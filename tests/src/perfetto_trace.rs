@@ -73,6 +73,10 @@ pub struct Resolved {
     pub skipped: usize,
     /// Packets marked as following a loss on their sequence (`read_wrapped` only).
     pub losses: usize,
+    /// The layer's end records (`GpuLog` messages tagged `utrace`), one per device, read
+    /// as the text formats' `END OF TRACE` line they repeat; and whether each was a
+    /// warning (events were dropped).
+    pub ends: Vec<(crate::trace_txt::EndOfTrace, bool)>,
 }
 
 #[derive(Default)]
@@ -155,6 +159,10 @@ pub fn resolve(trace: &Trace, wrapped: bool) -> Result<Resolved, String> {
                     out.snapshots.push((c.timestamp.unwrap_or(0), boot));
                 }
             }
+        }
+        if let Some(log) = &p.gpu_log {
+            out.ends
+                .push(end_record(log).map_err(|e| format!("packet {i}: {e}"))?);
         }
         if let Some(e) = &p.gpu_render_stage_event {
             let ts = p
@@ -311,4 +319,23 @@ pub fn stage_names() -> HashMap<String, String> {
         .into_iter()
         .filter_map(|t| Some((t.name, t.stage?)))
         .collect()
+}
+
+/// A `GpuLog` end record: tagged `utrace`, its message one `END OF TRACE` line, a warning
+/// (severity 4) exactly when events were dropped, otherwise information (3).
+fn end_record(log: &protos::GpuLog) -> Result<(crate::trace_txt::EndOfTrace, bool), String> {
+    if log.tag.as_deref() != Some("utrace") {
+        return Err(format!("a GPU log tagged {:?}", log.tag));
+    }
+    let message = log.log_message.as_deref().unwrap_or_default();
+    let parsed = crate::trace_txt::parse_trace(message)?;
+    let end = match &parsed.ends[..] {
+        [end] if parsed.batches.is_empty() => end.clone(),
+        _ => return Err(format!("a GPU log that is not an end record: {message:?}")),
+    };
+    let warning = log.severity == Some(4);
+    if warning != (end.dropped > 0) || !matches!(log.severity, Some(3 | 4)) {
+        return Err(format!("severity {:?} for {message:?}", log.severity));
+    }
+    Ok((end, warning))
 }

@@ -41,6 +41,8 @@ pub struct Options {
     /// The `frames` scenario ends at the first frame after this file exists (or after
     /// `frames`): a test's way to let a capture begin before the frames run out.
     pub frames_until: Option<std::path::PathBuf>,
+    /// Draws in `many-draws`' command buffer (`--draws`).
+    pub draws: u32,
 }
 
 /// Commands whose `vkGetDeviceProcAddr` answer the tests compare with and without the
@@ -294,7 +296,7 @@ pub fn run(opts: &Options) -> Result<Report> {
                 crate::gpu_work::run(name, &inst, dev, &mut sub, &mut features)?
             }
             (name, _) if crate::patterns::is_scenario(name) => {
-                crate::patterns::run(name, dev, &mut sub, opts.frames)?
+                crate::patterns::run(name, dev, &mut sub, (opts.frames, opts.draws))?
             }
             (crate::validation_control::SCENARIO, _) => {
                 crate::validation_control::run(dev, &mut sub)?

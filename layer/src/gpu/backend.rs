@@ -139,24 +139,16 @@ impl Backend {
         Timestamps(&self.dispatch)
     }
 
-    /// A new query chunk (a timestamp query pool).
-    pub fn create_query_chunk(&self) -> Result<vk::QueryPool, vk::Result> {
-        query_pool::create(&self.dispatch)
-    }
-
-    /// Resets every query of `pool` from the host.
-    ///
-    /// # Safety
-    /// `hostQueryReset` is enabled, and no pending work uses the pool.
-    pub unsafe fn reset_query_chunk(&self, pool: vk::QueryPool) {
-        // SAFETY: the caller's promise.
-        unsafe { query_pool::reset_on_host(&self.dispatch, pool) };
+    /// A new query chunk (a timestamp query pool) of `size` queries.
+    pub fn create_query_chunk(&self, size: u32) -> Result<vk::QueryPool, vk::Result> {
+        query_pool::create(&self.dispatch, size)
     }
 
     /// Resets the first `count` queries of a chunk on the host.
     ///
     /// # Safety
-    /// As [`Self::reset_query_chunk`].
+    /// `hostQueryReset` is enabled, no pending work uses the pool, and it holds `count`
+    /// queries at least.
     pub unsafe fn reset_queries(&self, pool: vk::QueryPool, count: u32) {
         // SAFETY: the caller's promise.
         unsafe { query_pool::reset_range_on_host(&self.dispatch, pool, count) };

@@ -10,7 +10,7 @@ pub use super::completion::{Completion, CompletionMode, WaitOutcome};
 pub use super::cpu_clock;
 pub use super::cpu_ticks;
 pub use super::device_time::{DeviceTime, FamilyTime};
-pub use super::query_pool::CHUNK_QUERIES;
+pub use super::query_pool::{next_chunk_class, CHUNK_QUERIES, CHUNK_SIZES};
 pub use super::queue_context::QueueContext;
 pub use super::recipe::fingerprint as wrap_fingerprint;
 pub use super::segments::{Arming, CopyRange, QueryRange, Segment};

@@ -5,14 +5,28 @@ use ash::vk;
 use super::check;
 use crate::loader::dispatch::DeviceDispatch;
 
-/// Queries per chunk. Large enough that a typical command buffer needs one or two chunks,
-/// small enough that the per-submission reset and copy touch little unused space.
-pub const CHUNK_QUERIES: u32 = 64;
+/// Queries per chunk, by size class. A recording takes small chunks first, so that a typical
+/// command buffer needs one or two and its submissions reset and copy little unused space;
+/// one that has used as many queries as a larger chunk holds takes larger ones from then on,
+/// so that a million draws are read, reset and copied in a few hundred calls rather than
+/// tens of thousands (Lavapipe's `vkGetQueryPoolResults` waits for the device to go idle
+/// at every call: 110 us a call, 7 s for a million draws in 64-query chunks).
+pub const CHUNK_SIZES: [u32; 3] = [64, 512, 4096];
 
-pub fn create(d: &DeviceDispatch) -> Result<vk::QueryPool, vk::Result> {
+/// The smallest chunk: the most queries one timestamp may take (one per view).
+pub const CHUNK_QUERIES: u32 = CHUNK_SIZES[0];
+
+/// The size class of a recording's next chunk once it has used `used` queries: the
+/// largest size it has already filled (so at most half of its queries lie unused).
+#[inline]
+pub fn next_chunk_class(used: u32) -> usize {
+    CHUNK_SIZES.iter().rposition(|&s| s <= used).unwrap_or(0)
+}
+
+pub fn create(d: &DeviceDispatch, size: u32) -> Result<vk::QueryPool, vk::Result> {
     let info = vk::QueryPoolCreateInfo::default()
         .query_type(vk::QueryType::TIMESTAMP)
-        .query_count(CHUNK_QUERIES);
+        .query_count(size);
     let mut pool = vk::QueryPool::null();
     // SAFETY: valid create info on a live device; the pool is destroyed by `destroy`.
     check(unsafe { (d.fp_v1_0.create_query_pool)(d.handle, &info, std::ptr::null(), &mut pool) })?;
@@ -24,23 +38,16 @@ pub fn destroy(d: &DeviceDispatch, pool: vk::QueryPool) {
     unsafe { (d.fp_v1_0.destroy_query_pool)(d.handle, pool, std::ptr::null()) };
 }
 
-/// Resets every query of `pool` from the host (`vkResetQueryPool`), when the device has it.
+/// Resets the first `count` queries of `pool` from the host (`vkResetQueryPool`), when the
+/// device has it.
 ///
 /// # Safety
-/// `hostQueryReset` is enabled, and no pending work uses the pool.
-pub unsafe fn reset_on_host(d: &DeviceDispatch, pool: vk::QueryPool) {
-    // SAFETY: the caller's promise.
-    unsafe { reset_range_on_host(d, pool, CHUNK_QUERIES) };
-}
-
-/// Resets the first `count` queries of `pool` from the host, as [`reset_on_host`].
-///
-/// # Safety
-/// As [`reset_on_host`].
+/// `hostQueryReset` is enabled, no pending work uses the pool, and it holds `count` queries
+/// at least.
 pub unsafe fn reset_range_on_host(d: &DeviceDispatch, pool: vk::QueryPool, count: u32) {
     if let Some(reset) = d.reset_query_pool {
-        // SAFETY: the caller's promise; `count` is at most the pool's size.
-        unsafe { reset(d.handle, pool, 0, count.min(CHUNK_QUERIES)) };
+        // SAFETY: the caller's promise.
+        unsafe { reset(d.handle, pool, 0, count) };
     }
 }
 

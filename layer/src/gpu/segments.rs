@@ -6,11 +6,12 @@
 use ash::vk;
 
 /// A contiguous run of written queries at the start of one query pool (what a batch
-/// re-arms).
+/// re-arms), and the pool's size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QueryRange {
     pub pool: vk::QueryPool,
     pub count: u32,
+    pub size: u32,
 }
 
 /// Queries whose values a batch reads, and where in its readback they go (in 64-bit

@@ -45,6 +45,7 @@ fn parse() -> Result<Args, String> {
         exit_without_destroy: false,
         heavy: None,
         frames_until: None,
+        draws: 100_000,
     };
     let mut report = None;
     let mut exit_when = None;
@@ -93,6 +94,12 @@ fn parse() -> Result<Args, String> {
             }
             "--exit-without-destroy" => opts.exit_without_destroy = true,
             "--exit-when" => exit_when = Some(std::path::PathBuf::from(value()?)),
+            "--draws" => {
+                let v = value()?;
+                opts.draws = v
+                    .parse()
+                    .map_err(|_| format!("--draws {v:?} is not a number"))?;
+            }
             "--frames-until" => opts.frames_until = Some(std::path::PathBuf::from(value()?)),
             "--ready-file" => {
                 let _ = workload::READY_FILE.set(std::path::PathBuf::from(value()?));
@@ -136,7 +143,7 @@ fn parse() -> Result<Args, String> {
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N]\nscenarios: {}",
         workload::scenarios()
     )
 }

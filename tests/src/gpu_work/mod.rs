@@ -6,7 +6,7 @@
 mod compute;
 pub mod graphics;
 mod labels;
-mod passes;
+pub(crate) mod passes;
 mod pipeline;
 pub mod scene_target;
 mod secondaries;

@@ -14,10 +14,10 @@ use crate::submitter::Submitter;
 use crate::vk::{Buffer, Device, Instance, Result};
 
 /// The color the fragment shader writes, as R8G8B8A8_UNORM bytes.
-pub(super) const ORANGE: [u8; 4] = [255, 128, 0, 255];
+pub(crate) const ORANGE: [u8; 4] = [255, 128, 0, 255];
 
 /// Copies the center pixel of a TRANSFER_SRC color image into `buffer`.
-pub(super) fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: &Buffer) {
+pub(crate) fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image, buffer: &Buffer) {
     let region = vk::BufferImageCopy::default()
         .image_subresource(graphics::layers(vk::ImageAspectFlags::COLOR))
         .image_offset(vk::Offset3D {
@@ -42,7 +42,7 @@ pub(super) fn read_center(dev: &Device, cb: vk::CommandBuffer, image: vk::Image,
     };
 }
 
-pub(super) fn pixel_is(buffer: &Buffer, want: [u8; 4], what: &str) -> bool {
+pub(crate) fn pixel_is(buffer: &Buffer, want: [u8; 4], what: &str) -> bool {
     // SAFETY: the mapping covers at least 4 bytes; the GPU work completed.
     let got = unsafe { std::slice::from_raw_parts(buffer.mapped, 4) };
     if got == want {

@@ -45,6 +45,7 @@ pub const SCENARIOS: &[&str] = &[
     "idle-waits",
     "fork",
     "many-commands",
+    "many-draws",
     "allocations",
     "proc-addrs",
     "unsignalled",
@@ -61,7 +62,14 @@ pub fn is_scenario(name: &str) -> bool {
     SCENARIOS.contains(&name)
 }
 
-pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result<bool> {
+/// Runs scenario `name`; `frames` (`--frames`) is how many rounds the repeating ones make,
+/// `draws` (`--draws`) the size of `many-draws`.
+pub fn run(
+    name: &str,
+    dev: &Device,
+    sub: &mut Submitter,
+    (frames, draws): (u32, u32),
+) -> Result<bool> {
     match name {
         "resubmit" => resubmission::resubmit(dev, sub, frames),
         "simultaneous" => resubmission::simultaneous(dev, sub),
@@ -77,6 +85,7 @@ pub fn run(name: &str, dev: &Device, sub: &mut Submitter, frames: u32) -> Result
         "idle-waits" => idle_waits::idle_waits(dev, sub),
         "fork" => fork::fork_child(dev, sub),
         "many-commands" => many_commands::many_commands(dev, sub),
+        "many-draws" => many_commands::many_draws(dev, sub, draws),
         "allocations" => allocations::allocations(dev),
         "proc-addrs" => proc_addrs::proc_addrs(dev),
         "unsignalled" => unsignalled::unsignalled(dev, sub),

@@ -1,6 +1,6 @@
 //! The protos a written trace is decoded with: prost messages of the fields the tests read,
 //! field numbers from Perfetto's protos (trace_packet.proto, gpu_render_stage_event.proto,
-//! vulkan_api_event.proto, clock_snapshot.proto, interned_data.proto).
+//! vulkan_api_event.proto, clock_snapshot.proto, interned_data.proto, gpu_log.proto).
 
 use prost::Message;
 
@@ -32,6 +32,19 @@ pub struct TracePacket {
     pub gpu_render_stage_event: Option<GpuRenderStageEvent>,
     #[prost(message, optional, tag = "65")]
     pub vulkan_api_event: Option<VulkanApiEvent>,
+    #[prost(message, optional, tag = "63")]
+    pub gpu_log: Option<GpuLog>,
+}
+
+/// gpu_log.proto: the layer's end record.
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuLog {
+    #[prost(int32, optional, tag = "1")]
+    pub severity: Option<i32>,
+    #[prost(string, optional, tag = "2")]
+    pub tag: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub log_message: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]

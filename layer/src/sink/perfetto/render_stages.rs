@@ -18,15 +18,20 @@
 //! - a `VulkanApiEvent.vk_queue_submit` for the CPU side of the submission;
 //! - the application's object names not yet sent on the sequence.
 //!
+//! At the device's end, its end record as a `GpuLog` message tagged `utrace` (the text
+//! formats' `END OF TRACE` line, with the batches, events and events dropped), a warning
+//! when events were dropped; a loss makes the file, as a batch does.
+//!
 //! A range whose end is not in the batch (a label left open) has no duration and is left out.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use perfetto_sdk::data_source::TraceContext;
+use perfetto_sdk::data_source::{DataSourceTimestamp, TraceContext};
 use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
+use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_log::{GpuLog, GpuLogSeverity};
 use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
     InternedGpuRenderStageSpecification,
     InternedGpuRenderStageSpecificationRenderStageCategory as StageCategory,
@@ -346,5 +351,34 @@ impl Sink for RenderStageSink {
 
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
-    fn end_of_trace(&mut self, _summary: &TraceSummary) {}
+    fn end_of_trace(&mut self, summary: &TraceSummary) {
+        let Some(ds) = super::data_source() else {
+            return;
+        };
+        let mut line = String::new();
+        crate::sink::txt::format_end(summary, &mut line);
+        let message = line.trim_end();
+        let severity = if summary.dropped > 0 {
+            GpuLogSeverity::LogSeverityWarning
+        } else {
+            GpuLogSeverity::LogSeverityInfo
+        };
+        if summary.dropped > 0 {
+            // A trace that lost events says so at the path, even if nothing else came.
+            super::batch_traced();
+        }
+        let now = DataSourceTimestamp::now();
+        super::file_drain::handed(SUBMIT_BYTES);
+        ds.trace(|ctx| {
+            ctx.add_packet(|packet: &mut TracePacket| {
+                packet.set_timestamp(now.timestamp());
+                packet.set_timestamp_clock_id(now.clock_id());
+                packet.set_gpu_log(|log: &mut GpuLog| {
+                    log.set_severity(severity);
+                    log.set_tag("utrace");
+                    log.set_log_message(message);
+                });
+            });
+        });
+    }
 }

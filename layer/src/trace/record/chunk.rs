@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
-use crate::gpu::interface::{Backend, CopyRange, QueryRange};
+use crate::gpu::interface::{Backend, CopyRange, QueryRange, CHUNK_SIZES};
 use crate::trace::health::Health;
 
 /// Lists of each kind kept for reuse; more than this are freed.
@@ -43,7 +43,8 @@ impl<T> Spares<T> {
 pub struct ChunkPool {
     backend: Backend,
     health: Arc<Health>,
-    free: Mutex<Vec<vk::QueryPool>>,
+    /// Chunks no trace holds, by size class ([`CHUNK_SIZES`]).
+    free: [Mutex<Vec<vk::QueryPool>>; CHUNK_SIZES.len()],
     all: Mutex<Vec<vk::QueryPool>>,
     pub spare_events: Spares<RecordedEvent>,
     pub spare_args: Spares<u32>,
@@ -74,7 +75,7 @@ impl ChunkPool {
         ChunkPool {
             backend,
             health,
-            free: Mutex::new(Vec::new()),
+            free: Default::default(),
             all: Mutex::new(Vec::new()),
             spare_events: Spares::new(),
             spare_args: Spares::new(),
@@ -96,41 +97,51 @@ impl ChunkPool {
         self.backend.query_reads_wait()
     }
 
-    /// A query pool no pending work uses. With host reset its queries are reset; otherwise
-    /// they may hold old results, and every batch re-arms the queries it will write before
-    /// they are written.
-    pub fn acquire(&self) -> Result<vk::QueryPool, vk::Result> {
-        if let Some(pool) = self.free.lock().pop() {
-            return Ok(pool);
+    /// A query pool of size class `class` ([`CHUNK_SIZES`]) that no pending work uses, with
+    /// none of its queries used. With host reset its queries are reset; otherwise they may
+    /// hold old results, and every batch re-arms the queries it will write before they are
+    /// written.
+    pub fn acquire(&self, class: usize) -> Result<QueryRange, vk::Result> {
+        let size = CHUNK_SIZES[class];
+        let chunk = |pool| QueryRange {
+            pool,
+            count: 0,
+            size,
+        };
+        if let Some(pool) = self.free[class].lock().pop() {
+            return Ok(chunk(pool));
         }
-        let pool = self.backend.create_query_chunk().inspect_err(|&e| {
+        let pool = self.backend.create_query_chunk(size).inspect_err(|&e| {
             self.health.fault("creating a timestamp query pool", e);
         })?;
-        self.reset_on_host(pool);
+        self.reset_on_host(pool, size);
         self.all.lock().push(pool);
-        Ok(pool)
+        Ok(chunk(pool))
     }
 
     /// Takes back chunks that no pending work uses any more (their trace's last batch has
     /// completed, or they were never submitted). With host reset, chunks are handed out
     /// reset and every run that writes them resets them after its copy, except a run read
-    /// from the queries themselves: its chunks come back `written` and are reset here, so
-    /// that the next trace finds them ready.
-    pub fn release(&self, pools: impl IntoIterator<Item = vk::QueryPool>, written: bool) {
-        for pool in pools {
+    /// from the queries themselves: its chunks come back `written` and the queries it used
+    /// are reset here, so that the next trace finds them ready.
+    pub fn release<'c>(&self, chunks: impl IntoIterator<Item = &'c QueryRange>, written: bool) {
+        for chunk in chunks {
             // Reset outside the lock that recording threads take to acquire.
             if written {
-                self.reset_on_host(pool);
+                self.reset_on_host(chunk.pool, chunk.count);
             }
-            self.free.lock().push(pool);
+            let class = CHUNK_SIZES.iter().position(|&s| s == chunk.size);
+            if let Some(free) = class.and_then(|c| self.free.get(c)) {
+                free.lock().push(chunk.pool);
+            }
         }
     }
 
-    fn reset_on_host(&self, pool: vk::QueryPool) {
+    fn reset_on_host(&self, pool: vk::QueryPool, count: u32) {
         if self.host_reset {
             // SAFETY: `hostQueryReset` is enabled and no pending work uses the pool (see
-            // `acquire` and `release`).
-            unsafe { self.backend.reset_query_chunk(pool) };
+            // `acquire` and `release`); `count` is at most its size.
+            unsafe { self.backend.reset_queries(pool, count) };
         }
     }
 
@@ -145,10 +156,8 @@ impl ChunkPool {
     /// # Safety
     /// No pending work uses them.
     pub unsafe fn reset_queries(&self, chunk: &QueryRange) {
-        if self.host_reset {
-            // SAFETY: `hostQueryReset` is enabled; the caller's promise.
-            unsafe { self.backend.reset_queries(chunk.pool, chunk.count) };
-        }
+        // The caller's promise; `chunk.count` is at most its size.
+        self.reset_on_host(chunk.pool, chunk.count);
     }
 
     pub fn trace_recorded(&self) {
@@ -172,7 +181,9 @@ impl ChunkPool {
 
     /// Destroys every query pool. Only when the device is idle.
     pub fn destroy_all(&self) {
-        self.free.lock().clear();
+        for free in &self.free {
+            free.lock().clear();
+        }
         for pool in self.all.lock().drain(..) {
             self.backend.destroy_query_chunk(pool);
         }

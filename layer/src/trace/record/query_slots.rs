@@ -6,7 +6,7 @@
 use ash::vk;
 
 use super::chunk::ChunkPool;
-use crate::gpu::interface::{CopyRange, QueryRange, CHUNK_QUERIES};
+use crate::gpu::interface::{next_chunk_class, CopyRange, QueryRange, CHUNK_QUERIES};
 
 /// A timestamp's place: its pool and query, and its slot in the recording's readback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,10 +21,11 @@ pub struct QuerySlots {
     /// with the number of queries used in each; the last one's number is kept in `used`
     /// while it fills (see [`Self::settle`]).
     chunks: Vec<QueryRange>,
-    /// The chunk being filled (the last of `chunks`), and the queries used in it: the short
-    /// path of [`Self::take_one`] reads two fields, not the list. `used` is
-    /// [`CHUNK_QUERIES`] while there is no chunk, so that the first timestamp takes one.
+    /// The chunk being filled (the last of `chunks`), its size and the queries used in it:
+    /// the short path of [`Self::take_one`] reads these fields, not the list. `size` is 0
+    /// while there is no chunk, so that the first timestamp takes one.
     current: vk::QueryPool,
+    size: u32,
     used: u32,
     /// The queries read, noted one timestamp at a time once a multiview timestamp was
     /// written (only its first view's query holds a time, and a driver need not make the
@@ -40,7 +41,8 @@ impl Default for QuerySlots {
         QuerySlots {
             chunks: Vec::new(),
             current: vk::QueryPool::null(),
-            used: CHUNK_QUERIES,
+            size: 0,
+            used: 0,
             copies: Vec::new(),
             noting: false,
             slots: 0,
@@ -53,6 +55,7 @@ impl QuerySlots {
     /// A current chunk with `left` queries, for tests that never reach Vulkan.
     pub fn pretend_chunk(&mut self, left: u32) {
         self.current = ash::vk::Handle::from_raw(1);
+        self.size = CHUNK_QUERIES;
         self.used = CHUNK_QUERIES - left;
     }
 }
@@ -62,7 +65,7 @@ impl QuerySlots {
     /// timestamps [`Self::take_one`] may still place.
     #[inline]
     pub fn left_in_chunk(&self) -> u32 {
-        CHUNK_QUERIES.saturating_sub(self.used)
+        self.size - self.used
     }
 
     /// The next query of the current chunk for a one-view timestamp (the short path; the
@@ -70,10 +73,7 @@ impl QuerySlots {
     /// others).
     #[inline(always)]
     pub fn take_one(&mut self) -> Place {
-        debug_assert!(
-            self.used < CHUNK_QUERIES,
-            "the caller counts the chunk's room"
-        );
+        debug_assert!(self.used < self.size, "the caller counts the chunk's room");
         let place = Place {
             pool: self.current,
             query: self.used,
@@ -94,25 +94,28 @@ impl QuerySlots {
     /// No chunk is being filled any more (the list was taken or given back).
     fn no_current(&mut self) {
         self.current = vk::QueryPool::null();
-        self.used = CHUNK_QUERIES;
+        self.size = 0;
+        self.used = 0;
     }
 
     /// `views` consecutive queries in one chunk (a new one from `pool` when the current one
-    /// has too few left); `None` when no chunk could be had.
+    /// has too few left, larger as the recording grows: see [`next_chunk_class`]); `None`
+    /// when no chunk could be had.
     pub fn take(&mut self, views: u32, pool: &ChunkPool) -> Option<Place> {
         let views = views.clamp(1, CHUNK_QUERIES);
         if views > 1 && !self.noting {
             self.start_noting(pool);
         }
-        if self.used + views > CHUNK_QUERIES {
+        if self.used + views > self.size {
             self.settle();
             if self.chunks.capacity() == 0 {
                 self.chunks = pool.spare_chunks.take();
             }
             // On failure the pool reported the fault (once for the device).
-            let qp = pool.acquire().ok()?;
-            self.chunks.push(QueryRange { pool: qp, count: 0 });
-            self.current = qp;
+            let chunk = pool.acquire(next_chunk_class(self.slots)).ok()?;
+            self.chunks.push(chunk);
+            self.current = chunk.pool;
+            self.size = chunk.size;
             self.used = 0;
         }
         let place = Place {
@@ -198,7 +201,8 @@ impl QuerySlots {
     /// Forgets a recording that was never submitted: its chunks go back as they were
     /// handed out.
     pub fn reset(&mut self, pool: &ChunkPool) {
-        pool.release(self.chunks.drain(..).map(|c| c.pool), false);
+        pool.release(&self.chunks, false);
+        self.chunks.clear();
         self.no_current();
         pool.spare_copies.give(std::mem::take(&mut self.copies));
         self.noting = false;

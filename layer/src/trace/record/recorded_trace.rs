@@ -167,8 +167,7 @@ impl RecordedTrace {
         self.pool.trace_dropped();
         // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
         let written = *self.written.get_mut();
-        self.pool
-            .release(self.chunks.iter().map(|c| c.pool), written);
+        self.pool.release(&self.chunks, written);
         self.pool
             .spare_events
             .give(std::mem::take(&mut self.events));

@@ -22,10 +22,12 @@ mod query_window;
 mod queue_quiet;
 mod settle;
 mod thread;
+mod write_deadline;
 
 use mailbox::{mailbox, Outbox};
 
 use thread::Traceq;
+use write_deadline::{WriteDeadline, DESTROY_WRITING, EXIT_WRITING};
 
 /// Batches sent to the traceq thread and not yet taken by it, at most. A submission never
 /// waits for the thread: a batch may wait on work that the application releases only after
@@ -41,14 +43,14 @@ const WAIT_SLICE: Duration = Duration::from_millis(100);
 const COALESCE: Duration = Duration::from_millis(1);
 /// How long a stopping thread still waits for a batch before giving it up.
 const STOP_GRACE: Duration = Duration::from_secs(2);
-/// How long the process-exit path waits for the thread to finish.
-const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// How long a stopping thread waits for its outputs to write what it queued.
 const DRAIN_GRACE: Duration = Duration::from_secs(1);
-/// How long `vkDestroyDevice` waits for the thread, at most: its GPU waits give up after
-/// [`STOP_GRACE`], a full output makes it wait at most `sink::output::STALL`, and its drain
-/// at most [`DRAIN_GRACE`]. Past this the device's remaining trace is given up.
-const DESTROY_LIMIT: Duration = Duration::from_secs(8);
+/// What a stopping thread may still take after its writing deadline (see
+/// [`write_deadline`]): the read it was in (a chunk), a record waiting for room in a full
+/// output (`sink::output::STALL`, 2 s), the end record and the drain ([`DRAIN_GRACE`]).
+/// `vkDestroyDevice` waits 8 s at most in all. A thread that is still running past this
+/// (never expected) is left, and what it had not written is lost.
+const FINISHING: Duration = Duration::from_secs(3);
 
 // A batch goes inline, not boxed: the mailbox keeps its slots, so sending allocates
 // nothing (a box would be one allocation per submission).
@@ -107,6 +109,7 @@ pub struct Consumer {
     /// Whether the first batch dropped for a full queue was reported.
     overflow_reported: AtomicBool,
     stopping: Arc<AtomicBool>,
+    deadline: Arc<WriteDeadline>,
     done: Receiver<()>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -146,10 +149,16 @@ impl Consumer {
             return true;
         };
         // From now on a batch that does not complete is given up after a grace period
-        // rather than waited for forever.
+        // rather than waited for forever, and the writing stops at a deadline.
+        let writing = if exiting {
+            EXIT_WRITING
+        } else {
+            DESTROY_WRITING
+        };
+        self.deadline.set(writing);
         self.stopping.store(true, Ordering::Relaxed);
         let _ = self.tx.send(Message::Shutdown);
-        let limit = if exiting { EXIT_GRACE } else { DESTROY_LIMIT };
+        let limit = self.deadline.limit().unwrap_or(writing) + FINISHING;
         let finished = self.done.recv_timeout(limit).is_ok();
         if finished {
             let _ = handle.join();
@@ -284,6 +293,7 @@ pub fn spawn(
     let (tx, rx) = mailbox();
     let (done_tx, done) = bounded(1);
     let stopping = Arc::new(AtomicBool::new(false));
+    let deadline = Arc::new(WriteDeadline::default());
     let pending = Arc::new(PendingBatches::new(MAX_PENDING_BATCHES));
     let mut traceq = Traceq::new(
         device_index,
@@ -291,7 +301,7 @@ pub fn spawn(
         sink,
         Arc::clone(&stats),
         Arc::clone(&pending),
-        Arc::clone(&stopping),
+        (Arc::clone(&stopping), Arc::clone(&deadline)),
     )
     .with_names(names);
     let thread = std::thread::Builder::new()
@@ -306,6 +316,7 @@ pub fn spawn(
         stats,
         overflow_reported: AtomicBool::new(false),
         stopping,
+        deadline,
         done,
         thread: Mutex::new(Some(thread)),
     })

@@ -11,13 +11,11 @@ use ash::vk::Handle;
 use super::early_timeout::pause_after_timeout;
 use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
-use super::query_window::{QueryScratch, QueryTimestamps};
-use super::queue_quiet::QueueQuiet;
-use super::settle::settle_before_reading;
+use super::query_window::QueryScratch;
+use super::write_deadline::{Cut, WriteDeadline};
 use super::{Message, PendingBatches, Stats, COALESCE, DRAIN_GRACE, STOP_GRACE, WAIT_SLICE};
 use crate::gpu::interface::{cpu_clock, cpu_ticks, Backend, Completion, QueueContext, WaitOutcome};
 use crate::trace::pipeline_names::PipelineNames;
-use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::sink_interface::{BatchInfo, EventPieces, ObjectNames, Sink, TraceSummary};
 use crate::trace::submit::batch::{Batch, Results};
 
@@ -29,6 +27,9 @@ pub(super) struct Traceq {
     /// Batches in the channel; one is taken off as the thread receives it.
     pending: Arc<PendingBatches>,
     stopping: Arc<AtomicBool>,
+    /// When a stopping thread stops writing; what that cut.
+    deadline: Arc<WriteDeadline>,
+    cut: Cut,
     /// Set after a wait failed (device lost): later batches are given up without waiting.
     broken: bool,
     batches_written: u64,
@@ -63,7 +64,7 @@ impl Traceq {
         sink: Box<dyn Sink>,
         stats: Arc<Stats>,
         pending: Arc<PendingBatches>,
-        stopping: Arc<AtomicBool>,
+        (stopping, deadline): (Arc<AtomicBool>, Arc<WriteDeadline>),
     ) -> Traceq {
         Traceq {
             device_index,
@@ -72,6 +73,8 @@ impl Traceq {
             stats,
             pending,
             stopping,
+            deadline,
+            cut: Cut::default(),
             broken: false,
             batches_written: 0,
             busy: Duration::ZERO,
@@ -108,6 +111,7 @@ impl Traceq {
                 }
             }
         }
+        self.cut.say(self.device_index, self.deadline.limit());
         self.sink.end_of_trace(&TraceSummary {
             device: self.device_index,
             batches: self.stats.batches.load(Ordering::Relaxed),
@@ -133,8 +137,13 @@ impl Traceq {
         match msg {
             Message::Batch(batch) => {
                 self.pending.taken();
+                #[cfg(debug_assertions)]
+                super::write_deadline::debug_hold(&self.stopping);
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    if self.wait(&batch) {
+                    if self.deadline.passed() {
+                        self.cut.add(batch.event_count());
+                        self.give_up(&batch);
+                    } else if self.wait(&batch) {
                         let mut batch = batch;
                         let (started, started_cpu) = (Instant::now(), cpu_clock::thread_cpu_ns());
                         self.process(&mut batch);
@@ -144,6 +153,9 @@ impl Traceq {
                         self.busy += written - started;
                         self.releasing += written.elapsed();
                     } else {
+                        if self.deadline.passed() {
+                            self.cut.add(batch.event_count());
+                        }
                         self.give_up(&batch);
                     }
                 }));
@@ -202,6 +214,9 @@ impl Traceq {
                 WaitOutcome::TimedOut => {
                     if let Some(pause) = pause_after_timeout(asked.elapsed(), WAIT_SLICE) {
                         std::thread::sleep(pause);
+                    }
+                    if self.deadline.passed() {
+                        return false;
                     }
                     if self.stopping.load(Ordering::Relaxed) {
                         let started = *stop_started.get_or_insert_with(Instant::now);
@@ -275,61 +290,13 @@ impl Traceq {
                 }
                 None => None,
             },
-            Results::InQueries => {
-                let reads_wait = self.backend.query_reads_wait();
-                let mut settled = self.settled;
-                let when = (self.completed_at, &mut settled);
-                let settled_for =
-                    settle_before_reading(reads_wait, batch, when, |queue, completion| {
-                        self.wait_for(queue, completion)
-                    });
-                self.settled = settled;
-                let traces = (&batch.traces[..], batch.submission);
-                // Out of `self` while the batch is written.
-                let mut scratch = std::mem::take(&mut self.query_scratch);
-                let mut quiet = QueueQuiet {
-                    wait: |queue: &QueueContext, completion: &Completion| {
-                        self.wait_for(queue, completion)
-                    },
-                    queue: &batch.queue,
-                    reads_wait,
-                    settled_for,
-                };
-                let timestamps = QueryTimestamps::new(
-                    traces,
-                    &mut scratch,
-                    RecordedTrace::read_copy,
-                    &mut quiet,
-                );
-                let unread = match timestamps {
-                    Ok(mut values) => {
-                        let unread = self.write(batch, total, &mut values);
-                        if let Some(e) = values.failed {
-                            self.say_read_failed(e);
-                        }
-                        unread
-                    }
-                    Err(e) => {
-                        self.say_read_failed(e);
-                        None
-                    }
-                };
-                self.query_scratch = scratch;
-                unread
-            }
+            Results::InQueries => self.write_from_queries(batch, total),
         };
         // An untimed batch (no readback could be had, the queries could not be read): its
         // events are given up.
         let lost = unread.unwrap_or_else(|| batch.event_count());
         self.stats.dropped.fetch_add(lost, Ordering::Relaxed);
         self.recycle(batch, results, true);
-    }
-
-    fn say_read_failed(&mut self, e: ash::vk::Result) {
-        if !self.read_failed {
-            self.read_failed = true;
-            log::error!("device {}: reading a batch's timestamps failed ({e}); such batches are dropped and counted", self.device_index);
-        }
     }
 
     /// Hands a batch's events, timed by `values`, to the sink. Returns the events a reading
@@ -391,3 +358,5 @@ impl Traceq {
         }
     }
 }
+
+mod in_queries;

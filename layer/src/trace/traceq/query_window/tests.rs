@@ -151,29 +151,54 @@ fn reading_queries_holds_a_few_chunks_whatever_the_batch() {
     let small = peak_reading(2_000);
     let large = peak_reading(500_000);
     assert!(small < 64 * 1024, "{small} bytes for 4,004 events");
-    assert_eq!(large, small, "{large} bytes for 1,000,004 events");
+    assert!(
+        large <= small,
+        "{large} bytes for 1,000,004 events, {small} for 4,004"
+    );
 }
 
-/// A batch whose queries cannot be read is refused before any event goes; a read that
+/// A batch whose first chunks cannot be read is refused before any event goes; a read that
 /// fails later (never expected) leaves its events out and says so.
 #[test]
 fn a_failed_read_drops_the_batch_before_or_its_events_after() {
     let traces = [trace(1_000, 1, Vec::new())];
-    let chunks = traces[0].copies.len() as u32;
     let reads = Cell::new(0);
     let mut scratch = QueryScratch::default();
-    let refused = read_with((&traces, 1), &mut scratch, &reads, 5);
+    let refused = read_with((&traces, 1), &mut scratch, &reads, WINDOWS as u32 - 1);
     assert_eq!(refused.err(), Some(vk::Result::ERROR_DEVICE_LOST));
 
     let reads = Cell::new(0);
-    // The whole batch reads once, then the first reading's chunks fail from the tenth.
-    let values = read_with((&traces, 1), &mut scratch, &reads, chunks + 10).unwrap();
+    // Three chunks read before any event goes, the last one for the batch's last time,
+    // then chunks 3 to 7; the reads fail from the tenth.
+    let values = read_with((&traces, 1), &mut scratch, &reads, 10).unwrap();
     let mut events = BatchEvents::new(&traces, values, |raw| raw);
     let got = times(&mut events);
-    // Some chunks read again before the reads fail: the events up to there go, the rest
-    // are left out and counted.
-    assert!(!got.is_empty() && got.len() < 2004, "{} events", got.len());
+    // The events of the eight chunks read go, the rest are left out and counted.
+    assert_eq!(got.len() as u32, 8 * CHUNK_QUERIES, "{} events", got.len());
     assert_eq!(events.unread, 2004 - got.len() as u64);
+}
+
+/// A batch of many chunks reads each of them once, as its events reach them, and the last
+/// once more for the batch's last time, which the sinks ask for first (on Lavapipe
+/// each read costs 40 ns a query: reading them all first, then again, doubled traceq's
+/// time on a large one-time command buffer).
+#[test]
+fn a_large_batch_reads_each_chunk_once() {
+    let traces = [trace(10_000, 1, Vec::new())];
+    let chunks = traces[0].copies.len() as u32;
+    assert!(chunks > 4 * WINDOWS as u32, "{chunks} chunks");
+    let reads = Cell::new(0);
+    let mut scratch = QueryScratch::default();
+    let values = read_with((&traces, 1), &mut scratch, &reads, u32::MAX).unwrap();
+    let mut events = BatchEvents::new(&traces, values, |raw| raw);
+    let at = |slot: u32| {
+        let (chunk, query) = (slot / CHUNK_QUERIES, slot % CHUNK_QUERIES);
+        value(vk::QueryPool::from_raw(1 + u64::from(chunk)), query)
+    };
+    let expected: Vec<u64> = (0..20_004).map(at).collect();
+    assert_eq!(times(&mut events), expected);
+    assert_eq!(events.unread, 0);
+    assert_eq!(reads.get(), chunks + 1);
 }
 
 /// The scratch a batch leaves holds nothing the next batch reads: a value the next batch
