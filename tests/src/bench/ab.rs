@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::arena::ArenaPool;
 use super::rows::{self, SUBMITS, THREADS};
+use super::rows_submits::{self, SubmitKinds};
 use super::side::Side;
 use super::stats::Series;
 use crate::vk::Result;
@@ -63,6 +64,8 @@ struct Sides {
     /// Per side, the share row's command buffer, its pool's memory an arena (see
     /// `arena.rs`: the same layout on every side, round and process).
     share: [ArenaPool; 3],
+    /// Per side, the command buffers of the rows of each kind (`rows_submits`).
+    kinds: [SubmitKinds; 3],
 }
 
 const A: usize = 0;
@@ -95,6 +98,11 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
             .map(|_| rows::ThreadPool::new(&s.dev))
             .collect::<Result<_>>()?;
     }
+    let kinds = [
+        SubmitKinds::new(&all[A])?,
+        SubmitKinds::new(&all[A2])?,
+        SubmitKinds::new(&all[B])?,
+    ];
     let sides = Sides {
         all,
         one_time,
@@ -102,9 +110,10 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         threads,
         queries,
         share,
+        kinds,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 9] = [
+    let table: [(&str, Work); 13] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
         // B as in `draws`; A and A' time each draw themselves (the driver's floor). Each
         // side records into its arena-backed command buffer.
@@ -130,6 +139,18 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         }),
         ("paced_resubmits", |s, i| {
             rows::paced_resubmits(&s.all[i], &s.reusable[i])
+        }),
+        ("stream_passes", |s, i| {
+            rows_submits::stream(&s.all[i], &s.kinds[i])
+        }),
+        ("resubmit_one", |s, i| {
+            rows_submits::resubmit_one(&s.all[i], &s.kinds[i])
+        }),
+        ("simultaneous", |s, i| {
+            rows_submits::simultaneous(&s.all[i], &s.kinds[i])
+        }),
+        ("secondaries", |s, i| {
+            rows_submits::secondaries(&s.all[i], &s.kinds[i])
         }),
         ("threads_1", |s, i| {
             rows::threaded_dispatches(&s.all[i], &s.threads[i][..1])

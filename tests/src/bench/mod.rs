@@ -5,10 +5,13 @@
 pub mod ab;
 pub mod arena;
 pub mod rows;
+pub mod rows_submits;
 pub mod side;
 pub mod stats;
 pub mod table;
 pub mod throughput;
+pub mod throughput_kinds;
+pub mod throughput_table;
 
 use side::UTRACE_LAYER;
 
@@ -107,8 +110,8 @@ pub fn overlay_manifest() -> String {
     )
 }
 
-/// The rows, in table order: (key, label, unit).
-pub const ROWS: [(&str, &str); 9] = [
+/// The rows, in table order: (key, label).
+pub const ROWS: [(&str, &str); 13] = [
     ("draws", "vkCmdDraw"),
     ("timed_draws", "vkCmdDraw / hand-timed"),
     ("dispatches", "vkCmdDispatch"),
@@ -116,6 +119,10 @@ pub const ROWS: [(&str, &str); 9] = [
     ("timed_submits", "small submit / hand-timed"),
     ("recorded_submits", "resubmit recorded cb"),
     ("paced_resubmits", "resubmit, 3 ms apart"),
+    ("stream_passes", "stream of 100 cbs, pass"),
+    ("resubmit_one", "resubmit one cb, pass"),
+    ("simultaneous", "simultaneous-use, pass"),
+    ("secondaries", "one-time + secondary"),
     ("threads_1", "1 thread, CPU/dispatch"),
     ("threads_8", "8 threads, CPU/dispatch"),
 ];

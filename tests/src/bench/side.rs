@@ -78,6 +78,11 @@ impl Side {
 
     /// Begins the render pass the draw rows record in, with the pipeline bound.
     pub fn begin_pass(&self, cb: vk::CommandBuffer) {
+        self.begin_pass_with(cb, vk::SubpassContents::INLINE);
+    }
+
+    /// Begins the render pass with `contents`; inline, with the pipeline bound.
+    pub fn begin_pass_with(&self, cb: vk::CommandBuffer, contents: vk::SubpassContents) {
         let clear = graphics::clears(false);
         let begin = vk::RenderPassBeginInfo::default()
             .render_pass(self.pass)
@@ -85,12 +90,10 @@ impl Side {
             .render_area(area())
             .clear_values(&clear);
         // SAFETY: `cb` is recording outside a render pass; the objects are this device's.
-        unsafe {
-            self.dev
-                .device
-                .cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE)
-        };
-        self.draw.bind(&self.dev, cb);
+        unsafe { self.dev.device.cmd_begin_render_pass(cb, &begin, contents) };
+        if contents == vk::SubpassContents::INLINE {
+            self.draw.bind(&self.dev, cb);
+        }
     }
 
     /// Submits `cbs` one `vkQueueSubmit` each, the last with the side's fence; returns the

@@ -1,5 +1,6 @@
 //! How fast the traceq thread writes: one device with the layer records command buffers of
-//! N traced draws and submits them; the layer's own account of its work (`UTRACE_LOG=info`:
+//! N traced draws, of each kind applications use ([`Kind`]), and submits them; the layer's
+//! own account of its work (`UTRACE_LOG=info`:
 //! "traceq wrote E events in T ms of work, ... (C ms on the CPU, ...)") is read from the
 //! child's stderr by the parent. And what the layer adds to the process's memory: the peak
 //! resident size of that child against a child without the layer that times each draw
@@ -8,52 +9,56 @@
 use ash::vk;
 
 use super::side::Side;
+use super::throughput_kinds::{self, Kind};
 use crate::vk::{check, Result};
 
-/// Draws per command buffer, and how many such batches are submitted.
-pub const SIZES: [(u32, u32); 3] = [(10_000, 20), (100_000, 4), (1_000_000, 1)];
+/// Draws per batch, and how many such batches are submitted.
+pub const SIZES: [(u32, u32); 2] = [(10_000, 20), (100_000, 4)];
+/// The million-draw size (`--million`), for the kinds [`MILLION_KINDS`]: Lavapipe takes
+/// about a minute of GPU time for a million traced draws.
+pub const MILLION: (u32, u32) = (1_000_000, 1);
+pub const MILLION_KINDS: [Kind; 2] = [Kind::OneTime, Kind::ReusableOnce];
 
 /// Draws of the memory comparison (one batch).
 pub const MEMORY_DRAWS: u32 = 1_000_000;
 
-/// Runs in a child whose environment selects the format: `batches` submissions of one
-/// command buffer of `draws` draws, each waited for, then the device destroyed (which waits
-/// for the trace to be written). With `hand_timed`, no layer: the child brackets each draw
-/// with two timestamps of its own and reads them back after each batch. Says its peak
+/// Runs in a child whose environment selects the format: `batches` batches of `draws`
+/// draws of `vertices` vertices, recorded and submitted as `kind` does, each waited for,
+/// then the device destroyed (which waits for the trace to be written). Says its peak
 /// resident size on stderr ([`parse_peak_rss`]).
-pub fn run(draws: u32, batches: u32, hand_timed: bool) -> Result<()> {
-    let side = Side::new("B", !hand_timed)?;
+pub fn run(draws: u32, batches: u32, kind: Kind, vertices: u32) -> Result<()> {
+    let side = Side::new("B", true)?;
+    throughput_kinds::run(&side, kind, draws, batches, vertices)?;
+    side.destroy();
+    eprintln!("peak_rss_kb={}", peak_rss_kb().unwrap_or(0));
+    Ok(())
+}
+
+/// The memory comparison's side without the layer: `batches` submissions of one command
+/// buffer of `draws` draws, each bracketed with two timestamps of the child's own, read
+/// back after each batch. Says its peak resident size on stderr.
+pub fn hand_timed(draws: u32, batches: u32) -> Result<()> {
+    let side = Side::new("B", false)?;
     let d = &side.dev.device;
-    let queries = if hand_timed {
-        let info = vk::QueryPoolCreateInfo::default()
-            .query_type(vk::QueryType::TIMESTAMP)
-            .query_count(2 * draws);
-        // SAFETY: a valid create info on a live device.
-        let pool = unsafe { d.create_query_pool(&info, None) };
-        Some(pool.map_err(|e| format!("vkCreateQueryPool: {e}"))?)
-    } else {
-        None
-    };
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::TIMESTAMP)
+        .query_count(2 * draws);
+    // SAFETY: a valid create info on a live device.
+    let pool = unsafe { d.create_query_pool(&info, None) };
+    let pool = pool.map_err(|e| format!("vkCreateQueryPool: {e}"))?;
     side.dev
         .begin(side.cb, vk::CommandBufferUsageFlags::empty())?;
-    if let Some(pool) = queries {
-        // SAFETY: recording outside a render pass; the pool holds 2 * draws queries.
-        unsafe { d.cmd_reset_query_pool(side.cb, pool, 0, 2 * draws) };
-    }
+    // SAFETY: recording outside a render pass; the pool holds 2 * draws queries.
+    unsafe { d.cmd_reset_query_pool(side.cb, pool, 0, 2 * draws) };
     side.begin_pass(side.cb);
     for i in 0..draws {
         // SAFETY: recording inside a render pass with a pipeline bound. No vertices: the
-        // driver's work stays small, the layer still brackets the draw. The pool (when
-        // timed by hand) holds 2 * draws queries, reset above.
+        // driver's work stays small. The pool holds 2 * draws queries, reset above.
         unsafe {
-            if let Some(pool) = queries {
-                d.cmd_write_timestamp(side.cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i);
-            }
+            d.cmd_write_timestamp(side.cb, vk::PipelineStageFlags::TOP_OF_PIPE, pool, 2 * i);
             d.cmd_draw(side.cb, 0, 1, 0, 0);
-            if let Some(pool) = queries {
-                let bottom = vk::PipelineStageFlags::BOTTOM_OF_PIPE;
-                d.cmd_write_timestamp(side.cb, bottom, pool, 2 * i + 1);
-            }
+            let bottom = vk::PipelineStageFlags::BOTTOM_OF_PIPE;
+            d.cmd_write_timestamp(side.cb, bottom, pool, 2 * i + 1);
         }
     }
     // SAFETY: inside the render pass begun above.
@@ -64,25 +69,20 @@ pub fn run(draws: u32, batches: u32, hand_timed: bool) -> Result<()> {
         // SAFETY: a recorded command buffer, not pending; the side's unsignalled fence.
         let result = unsafe { d.queue_submit(side.dev.queue, &[submit], side.fence) };
         check(result, "vkQueueSubmit")?;
-        // Lavapipe runs a million draws with their timestamps in tens of seconds.
         // SAFETY: the side's fence, signalled by the submission above.
-        let result = unsafe { d.wait_for_fences(&[side.fence], true, 300_000_000_000) };
+        let result = unsafe { d.wait_for_fences(&[side.fence], true, 600_000_000_000) };
         check(result, "vkWaitForFences")?;
         // SAFETY: as above; the fence is signalled and not in use.
         check(unsafe { d.reset_fences(&[side.fence]) }, "vkResetFences")?;
-        if let Some(pool) = queries {
-            let mut values = vec![0u64; 2 * draws as usize];
-            let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
-            // SAFETY: the batch that wrote every query of the pool completed.
-            let result = unsafe { d.get_query_pool_results(pool, 0, &mut values, flags) };
-            result.map_err(|e| format!("vkGetQueryPoolResults: {e}"))?;
-            std::hint::black_box(&values);
-        }
+        let mut values = vec![0u64; 2 * draws as usize];
+        let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
+        // SAFETY: the batch that wrote every query of the pool completed.
+        let result = unsafe { d.get_query_pool_results(pool, 0, &mut values, flags) };
+        result.map_err(|e| format!("vkGetQueryPoolResults: {e}"))?;
+        std::hint::black_box(&values);
     }
-    if let Some(pool) = queries {
-        // SAFETY: no pending work uses the pool.
-        unsafe { d.destroy_query_pool(pool, None) };
-    }
+    // SAFETY: no pending work uses the pool.
+    unsafe { d.destroy_query_pool(pool, None) };
     side.destroy();
     eprintln!("peak_rss_kb={}", peak_rss_kb().unwrap_or(0));
     Ok(())

@@ -4,8 +4,12 @@
 //! how fast the traceq thread writes each format. Prints tables and one JSON line.
 //!
 //! ```text
-//! utrace-bench [--rounds N] [--runs N] [--modes disabled,idle,...] [--rows draws,...] [--no-throughput]
+//! utrace-bench [--rounds N] [--runs N] [--modes disabled,idle,...] [--rows draws,...] [--no-throughput] [--million]
 //! ```
+//!
+//! The throughput table has a row per command buffer kind and format (see
+//! `bench::throughput_table`); `--million` adds a million draws for one-time and reusable
+//! command buffers.
 //!
 //! `--runs N` repeats the whole measurement (a child process per mode each time), prints
 //! each run's tables, then the median of the runs' medians per figure.
@@ -15,8 +19,9 @@ use std::process::Command;
 use serde_json::{json, Value};
 use utrace_tests::bench::side::UTRACE_LAYER;
 use utrace_tests::bench::stats::median_of_runs;
+use utrace_tests::bench::throughput_kinds::Kind;
 use utrace_tests::bench::{
-    ab, overlay_manifest, rows, table, throughput, Mode, FORMATS, MODES, OVERLAY_LAYER,
+    ab, overlay_manifest, rows, table, throughput, throughput_table, Mode, MODES, OVERLAY_LAYER,
     OVERLAY_LIBRARY,
 };
 use utrace_tests::harness::{write_manifest, TempDir, LAVAPIPE_ICD};
@@ -29,10 +34,18 @@ fn arg<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 fn child(args: &[String]) -> Result<(), String> {
     if let Some(draws) = arg(args, "--child-throughput") {
         let draws = draws.parse().map_err(|_| "bad draw count")?;
-        let batches = arg(args, "--batches")
-            .and_then(|b| b.parse().ok())
-            .unwrap_or(1);
-        return throughput::run(draws, batches, args.iter().any(|a| a == "--hand-timed"));
+        let number = |name, default| {
+            arg(args, name)
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(default)
+        };
+        let batches = number("--batches", 1);
+        if args.iter().any(|a| a == "--hand-timed") {
+            return throughput::hand_timed(draws, batches);
+        }
+        let kind = arg(args, "--kind").unwrap_or("resubmit");
+        let kind = Kind::named(kind).ok_or_else(|| format!("no command buffer kind {kind:?}"))?;
+        return throughput::run(draws, batches, kind, number("--vertices", 0));
     }
     let rounds = arg(args, "--rounds")
         .and_then(|r| r.parse().ok())
@@ -123,7 +136,8 @@ fn main() {
         let rates = if args.iter().any(|a| a == "--no-throughput") {
             serde_json::Map::new()
         } else {
-            measure_throughput(dir.path(), &layers)
+            let child = |vars: &[(&str, &str)]| command(dir.path(), &layers, vars);
+            throughput_table::measure(&child, args.iter().any(|a| a == "--million"))
         };
         each_run.push(json!({"modes": results, "traceq_m_events_per_s": rates}));
     }
@@ -138,8 +152,8 @@ fn main() {
         if let Some(rates) = median["traceq_m_events_per_s"].as_object() {
             if !rates.is_empty() {
                 println!("\ntraceq throughput, M events/s, median of the runs");
-                for (format, sizes) in rates {
-                    println!("{format:<10} {sizes}");
+                for (row, sizes) in rates {
+                    println!("{row:<32} {sizes}");
                 }
             }
         }
@@ -195,78 +209,4 @@ fn measure_mode(
             std::process::exit(1);
         }
     }
-}
-
-fn measure_throughput(
-    dir: &std::path::Path,
-    layers: &std::path::Path,
-) -> serde_json::Map<String, Value> {
-    println!("\ntraceq throughput, M events/s of its working time / of its CPU time (the layer's UTRACE_LOG=info line)");
-    print!("{:<10}", "format");
-    for (draws, batches) in throughput::SIZES {
-        print!(" {:>20}", format!("{draws} draws x{batches}"));
-    }
-    println!();
-    let run = |vars: &[(&str, &str)], draws: u32, batches: u32, extra: &[&str]| {
-        let out = command(dir, layers, vars)
-            .args([
-                "--child-throughput",
-                &draws.to_string(),
-                "--batches",
-                &batches.to_string(),
-            ])
-            .args(extra)
-            .output()
-            .expect("the benchmark child runs");
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
-    let mut all = serde_json::Map::new();
-    // Peak resident size of each format's child at the memory comparison's size.
-    let mut peaks = Vec::new();
-    for (format, vars) in FORMATS {
-        print!("{format:<10}");
-        let mut per_size = serde_json::Map::new();
-        for (draws, batches) in throughput::SIZES {
-            let mut vars = vars.to_vec();
-            vars.push(("UTRACE_LOG", "info"));
-            let (ok, stderr) = run(&vars, draws, batches, &[]);
-            match throughput::parse(&stderr) {
-                Some(r) if ok => {
-                    print!(" {:>20}", format!("{:.2} / {:.2}", r.wall, r.cpu));
-                    per_size.insert(draws.to_string(), json!({"wall": r.wall, "cpu": r.cpu}));
-                    let peak = throughput::parse_peak_rss(&stderr);
-                    if let Some(kb) = peak.filter(|_| draws == throughput::MEMORY_DRAWS) {
-                        peaks.push((format, kb));
-                    }
-                }
-                _ => {
-                    print!(" {:>20}", "failed");
-                    eprintln!("{format} {draws}: {stderr}");
-                }
-            }
-        }
-        println!();
-        all.insert(format.to_string(), Value::Object(per_size));
-    }
-    let draws = throughput::MEMORY_DRAWS;
-    let (ok, stderr) = run(&[], draws, 1, &["--hand-timed"]);
-    match throughput::parse_peak_rss(&stderr).filter(|_| ok) {
-        Some(own) => {
-            let mb = |kb: u64| kb as f64 / 1024.0;
-            print!("\npeak memory at {draws} draws: {:.0} MB timed by the program itself; the layer adds", mb(own));
-            let mut extra = serde_json::Map::new();
-            for (format, kb) in peaks {
-                let more = mb(kb) - mb(own);
-                print!(" {more:.0} MB ({format})");
-                extra.insert(format.to_string(), json!(more));
-            }
-            println!();
-            all.insert("memory_extra_mb".into(), Value::Object(extra));
-        }
-        None => eprintln!("the hand-timed child failed: {stderr}"),
-    }
-    all
 }
