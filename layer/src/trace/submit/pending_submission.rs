@@ -121,12 +121,7 @@ impl DeviceTracer {
                 splits.push(position);
                 segment_starts.push(traces.len());
             }
-            // Asked only of a run left in the queries, on a device whose reads wait.
-            let busy = || {
-                self.queue_context(queue)
-                    .is_some_and(|ctx| self.backend.queue_busy(&ctx))
-            };
-            match recorded.take_armed_run(submission, busy) {
+            match recorded.take_armed_run(submission) {
                 Taken::No => armed = false,
                 Taken::Armed => {}
                 Taken::ArmedAfterWait { waited_ns } => run_waits.add(false, waited_ns),

@@ -16,13 +16,10 @@ impl RecordedTrace {
     /// with no secondary's trace inside: then it needs neither a re-arm nor a copy. A
     /// one-time trace's first run; a tracked reusable trace's run when its last run was
     /// read or copied, or could be read now (see [`Reruns::take`]). A run counts once
-    /// taken, whatever path its submission then goes ([`Self::went`]). `busy`: whether the
-    /// device has work in flight (asked only where a read would wait for it).
-    pub fn take_armed_run(&self, submission: u64, busy: impl FnOnce() -> bool) -> Taken {
+    /// taken, whatever path its submission then goes ([`Self::went`]).
+    pub fn take_armed_run(&self, submission: u64) -> Taken {
         if self.tracked {
-            return self
-                .reruns
-                .take(submission, self.slots as usize, self, busy);
+            return self.reruns.take(submission, self.slots as usize, self);
         }
         // Loaded first: a reusable trace's runs then leave the line unwritten.
         let armed = self.armed.load(Ordering::Relaxed)

@@ -18,15 +18,15 @@ fn an_early_read_after_traceq_read_a_run_allocates_nothing_on_the_submitting_thr
         let (r, q) = (armed(), Fake::default());
         q.reads.borrow_mut().reserve(16);
         let mut out = [0; 4];
-        assert_eq!(r.take(1, 4, &q, || true), Taken::Armed);
+        assert_eq!(r.take(1, 4, &q), Taken::Armed);
         q.run(10);
         if traceq_read_one_first {
             r.read(1, &mut out, &q).unwrap();
         }
-        assert_ne!(r.take(2, 4, &q, || true), Taken::No);
+        assert_ne!(r.take(2, 4, &q), Taken::No);
         q.run(20);
         let before = count();
-        assert!(read_now(r.take(3, 4, &q, || true)));
+        assert!(read_now(r.take(3, 4, &q)));
         count() - before
     };
     assert_eq!(early_read(true), 0);
@@ -70,7 +70,7 @@ impl Quiet for Busy<'_> {
 #[test]
 fn newer_work_found_under_the_lock_is_waited_for_before_the_read() {
     let (r, q) = (armed(), Fake::default());
-    assert_eq!(r.take(1, 2, &q, || true), Taken::Armed);
+    assert_eq!(r.take(1, 2, &q), Taken::Armed);
     q.run(10);
     let mut busy = Busy::new(2, None);
     let mut out = [0; 2];
@@ -81,7 +81,7 @@ fn newer_work_found_under_the_lock_is_waited_for_before_the_read() {
 #[test]
 fn a_device_that_never_idles_still_has_its_runs_read() {
     let (r, q) = (armed(), Fake::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
     q.run(10);
     let mut busy = Busy::new(u32::MAX, None);
     let mut out = [0; 1];
@@ -93,12 +93,12 @@ fn a_device_that_never_idles_still_has_its_runs_read() {
 #[test]
 fn a_resubmission_while_traceq_settles_takes_the_run_and_traceq_finds_it() {
     let (r, q) = (armed(), Fake::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed);
+    assert_eq!(r.take(1, 1, &q), Taken::Armed);
     q.run(10);
     // The application resubmits while traceq waits for its newer work, without the lock:
     // the resubmission reads the last run itself.
     let resubmit = || {
-        assert!(read_now(r.take(2, 1, &q, || true)));
+        assert!(read_now(r.take(2, 1, &q)));
         q.run(20);
     };
     let mut busy = Busy::new(1, Some(Box::new(resubmit)));

@@ -48,13 +48,13 @@ pub(super) fn armed() -> Reruns<FakeSaved> {
 #[test]
 fn a_run_read_by_traceq_arms_the_next() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 2, &q, || true), Taken::No);
+    assert_ne!(r.take(1, 2, &q), Taken::No);
     q.run(10);
     let mut out = [0; 2];
     r.read(1, &mut out, &q).unwrap();
     assert_eq!(out, [10, 10]);
     assert_eq!(q.resets.get(), 1, "traceq reset them");
-    assert_eq!(r.take(2, 2, &q, || true), Taken::Armed, "armed again");
+    assert_eq!(r.take(2, 2, &q), Taken::Armed, "armed again");
     assert_eq!(
         q.reads.borrow().len(),
         1,
@@ -67,16 +67,16 @@ fn a_run_that_went_down_untimed_is_reset_by_the_next_submission() {
     // The layer could not prepare submission 2: the application's batch ran as it was,
     // writing the queries, and no batch of the layer's reads them.
     let (r, q) = (armed(), Fake::default());
-    assert_eq!(r.take(1, 2, &q, || true), Taken::Armed);
+    assert_eq!(r.take(1, 2, &q), Taken::Armed);
     q.run(10);
     let mut out = [0; 2];
     r.read(1, &mut out, &q).unwrap();
-    assert_eq!(r.take(2, 2, &q, || true), Taken::Armed);
+    assert_eq!(r.take(2, 2, &q), Taken::Armed);
     r.ran_untimed(2, 2, &q);
     q.run(20);
     assert_eq!(r.phase(), Phase::Untimed);
     // The next submission (which Vulkan made wait for that run) resets them first.
-    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
+    assert_eq!(r.take(3, 2, &q), Taken::Armed);
     assert_eq!(
         q.resets.get(),
         2,
@@ -98,7 +98,7 @@ fn an_untimed_run_after_a_wrapped_one_still_has_its_queries_reset() {
     r.copied(1);
     assert_eq!(r.phase(), Phase::Untimed);
     q.run(20);
-    assert_eq!(r.take(3, 2, &q, || true), Taken::Armed);
+    assert_eq!(r.take(3, 2, &q), Taken::Armed);
     assert_eq!(q.resets.get(), 1);
 }
 
@@ -120,7 +120,7 @@ fn phases_survive_their_encoding() {
 fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20), (3, 30)] {
-        let taken = r.take(submission, 2, &q, || true);
+        let taken = r.take(submission, 2, &q);
         if submission == 1 {
             assert_eq!(taken, Taken::Armed);
         } else {
@@ -134,17 +134,17 @@ fn a_resubmission_before_traceq_reads_the_last_run_for_it() {
         r.read(submission, &mut out, &q).unwrap();
         assert_eq!(out, [value; 2], "run {submission}");
     }
-    assert_ne!(r.take(4, 2, &q, || true), Taken::No);
+    assert_ne!(r.take(4, 2, &q), Taken::No);
 }
 
 #[test]
 fn traceq_finds_an_early_run_whatever_the_order() {
     let (r, q) = (armed(), Fake::default());
     for (submission, value) in [(1, 10), (2, 20)] {
-        assert_ne!(r.take(submission, 1, &q, || true), Taken::No);
+        assert_ne!(r.take(submission, 1, &q), Taken::No);
         q.run(value);
     }
-    assert_ne!(r.take(3, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(3, 1, &q), Taken::No);
     q.run(30);
     let mut out = [0; 1];
     r.read(2, &mut out, &q).unwrap();
@@ -157,52 +157,44 @@ fn traceq_finds_an_early_run_whatever_the_order() {
 #[test]
 fn a_wrapped_run_is_not_armed_until_its_copy_completed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(1, 1, &q), Taken::No);
     r.wrapped(1);
-    assert_eq!(
-        r.take(2, 1, &q, || true),
-        Taken::No,
-        "the copy may not have run yet"
-    );
+    assert_eq!(r.take(2, 1, &q), Taken::No, "the copy may not have run yet");
     r.wrapped(2);
     r.copied(1);
     assert_eq!(
-        r.take(3, 1, &q, || true),
+        r.take(3, 1, &q),
         Taken::No,
         "an older copy says nothing of the last"
     );
     r.wrapped(3);
     r.copied(3);
-    assert_ne!(r.take(4, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(4, 1, &q), Taken::No);
 }
 
 #[test]
 fn a_failed_submission_leaves_the_queries_armed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(1, 1, &q), Taken::No);
     r.not_submitted(1);
-    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(2, 1, &q), Taken::No);
     r.not_submitted(2);
-    assert_ne!(r.take(3, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(3, 1, &q), Taken::No);
     r.wrapped(3);
     r.not_submitted(3);
-    assert_eq!(
-        r.take(4, 1, &q, || true),
-        Taken::No,
-        "a failed wrapped run: unknown"
-    );
+    assert_eq!(r.take(4, 1, &q), Taken::No, "a failed wrapped run: unknown");
 }
 
 #[test]
 fn an_unread_run_not_written_is_discarded_and_rearmed() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(1, 1, &q), Taken::No);
     q.run(10);
     r.discard(1, &q);
-    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(2, 1, &q), Taken::No);
     assert!(q.reads.borrow().is_empty());
     q.run(20);
-    assert!(read_now(r.take(3, 1, &q, || true)));
+    assert!(read_now(r.take(3, 1, &q)));
     r.discard(2, &q);
     let mut out = [0; 1];
     assert_eq!(r.read(2, &mut out, &q), Err(vk::Result::NOT_READY));
@@ -211,9 +203,9 @@ fn an_unread_run_not_written_is_discarded_and_rearmed() {
 #[test]
 fn a_run_not_complete_at_its_resubmission_is_lost_not_misread() {
     let (r, q) = (armed(), Fake::default());
-    assert_ne!(r.take(1, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(1, 1, &q), Taken::No);
     // The application broke the rule: its run has not written yet.
-    assert_ne!(r.take(2, 1, &q, || true), Taken::No);
+    assert_ne!(r.take(2, 1, &q), Taken::No);
     let mut out = [0; 1];
     assert_eq!(r.read(1, &mut out, &q), Err(vk::Result::NOT_READY));
 }
@@ -228,8 +220,8 @@ fn a_failed_read_at_resubmission_reaches_traceq_with_its_error() {
         unsafe fn reset(&self) {}
     }
     let r = armed();
-    assert_eq!(r.take(1, 1, &Lost, || true), Taken::Armed);
-    assert!(read_now(r.take(2, 1, &Lost, || true)));
+    assert_eq!(r.take(1, 1, &Lost), Taken::Armed);
+    assert!(read_now(r.take(2, 1, &Lost)));
     let mut out = [0; 1];
     assert_eq!(
         r.read(1, &mut out, &Lost),
@@ -253,9 +245,9 @@ fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
         }
     }
     let (r, q) = (armed(), Slow::default());
-    assert_eq!(r.take(1, 1, &q, || true), Taken::Armed, "nothing to read");
+    assert_eq!(r.take(1, 1, &q), Taken::Armed, "nothing to read");
     q.0.run(10);
-    match r.take(2, 1, &q, || true) {
+    match r.take(2, 1, &q) {
         Taken::ReadNow { waited_ns } => assert!(waited_ns >= 3_000_000, "{waited_ns} ns"),
         other => panic!("read now, not {other:?}"),
     }
@@ -268,12 +260,12 @@ fn a_resubmission_that_reads_its_last_run_says_how_long_it_waited() {
 fn untracked_traces_are_never_armed_and_early_runs_are_bounded() {
     let mut r: Reruns<FakeSaved> = Reruns::default();
     let q = Fake::default();
-    assert_eq!(r.take(1, 1, &q, || true), Taken::No);
+    assert_eq!(r.take(1, 1, &q), Taken::No);
     r.restart(true, false);
     let slots = 1024;
     let most = EARLY_VALUES / slots;
     for s in 1..=(most as u64 + 2) {
-        assert_ne!(r.take(s, slots, &q, || true), Taken::No);
+        assert_ne!(r.take(s, slots, &q), Taken::No);
         q.run(s);
     }
     let early = r.reads.lock().len();
@@ -312,10 +304,10 @@ fn resubmissions_racing_traceq_read_each_run_once_with_its_values() {
     let (r, q) = (armed(), SharedFake::default());
     let runs = 20_000u64;
     race_traceq(&r, &q, runs, |s| {
-        assert_ne!(r.take(s, 1, &q, || true), Taken::No, "run {s}");
+        assert_ne!(r.take(s, 1, &q), Taken::No, "run {s}");
     });
     assert_eq!(
-        r.take(runs + 1, 1, &q, || true),
+        r.take(runs + 1, 1, &q),
         Taken::Armed,
         "the last run was read by traceq"
     );
