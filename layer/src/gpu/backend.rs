@@ -179,15 +179,6 @@ impl Backend {
         completion::wait(&self.dispatch, completion, timeout_ns)
     }
 
-    /// Whether work submitted on `queue` with a signal of the layer's is still running (a
-    /// read of queries on a device whose reads wait for all its work would wait for it).
-    /// Work submitted without one is not known.
-    pub fn queue_busy(&self, queue: &QueueContext) -> bool {
-        queue
-            .latest_signal()
-            .is_some_and(|latest| !matches!(self.wait(&latest, 0), WaitOutcome::Done))
-    }
-
     /// The layer's resources for a queue (family, index).
     pub fn queue_context(
         &self,
