@@ -123,7 +123,7 @@ fn a_trace_cut_short_by_the_layers_time_limit_still_ends_and_counts_what_it_lost
         let said = said(&run);
         assert_eq!(said.len(), 1, "exit {exit}: {}", run.stderr);
         assert!(
-            said[0].contains("2 batch(es) were not written"),
+            said[0].contains("of 2 batch(es) were not yet written"),
             "exit {exit}: {}",
             said[0]
         );

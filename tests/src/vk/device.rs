@@ -22,6 +22,9 @@ pub struct Device {
     pub multi_draw: bool,
     /// A transfer-only family's queue, where the device has such a family.
     pub transfer: Option<(u32, vk::Queue)>,
+    /// How long [`Self::wait_and_reset`] waits for a fence: 10 s, a guard against a hang
+    /// that still leaves the harness's own limit to the longest work (a million draws).
+    pub fence_timeout_ns: std::sync::atomic::AtomicU64,
 }
 
 /// What a scenario of newer GPU work (ray tracing, mesh shading, shader objects, generated
@@ -174,6 +177,7 @@ impl Device {
             transfer,
             draw_indirect_count,
             multi_draw,
+            fence_timeout_ns: std::sync::atomic::AtomicU64::new(10_000_000_000),
         })
     }
 
@@ -277,11 +281,16 @@ impl Device {
     }
 
     /// Waits for a fence (10 s at most) and resets it.
+    fn timeout(&self) -> u64 {
+        self.fence_timeout_ns
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn wait_and_reset(&self, fence: vk::Fence) -> Result<()> {
         // SAFETY: a fence of this device.
         unsafe {
             check(
-                self.device.wait_for_fences(&[fence], true, 10_000_000_000),
+                self.device.wait_for_fences(&[fence], true, self.timeout()),
                 "vkWaitForFences",
             )?;
             check(self.device.reset_fences(&[fence]), "vkResetFences")

@@ -89,7 +89,7 @@ impl Cut {
     pub fn say(&self, device: u32, limit: Option<Duration>) {
         if self.batches > 0 {
             log::warn!(
-                "device {device}: the trace was still being written {:?} after the device's end or the process's exit: {} event(s) of {} batch(es) were not written (counted as dropped in the trace's end)",
+                "device {device}: {:?} after the device's end or the process's exit, {} event(s) of {} batch(es) were not yet written (their batches still on the GPU, or being written): they are counted as dropped in the trace's end",
                 limit.unwrap_or_default(),
                 self.events,
                 self.batches
