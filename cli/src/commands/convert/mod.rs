@@ -51,7 +51,9 @@ pub struct Args {
     /// The format to write.
     #[arg(long, value_enum)]
     to: Target,
-    /// The file to write (written whole: a failed conversion leaves no torn file).
+    /// The file to write, whole (a failed conversion leaves no torn file); `-`: standard
+    /// output; a device or FIFO is written through; a link only when yours, in a folder
+    /// no one else may write.
     #[arg(short = 'o', long = "out", value_name = "OUT")]
     out: PathBuf,
 }

@@ -43,7 +43,8 @@ pub fn page(trace: &Trace, spec: &Spec) -> String {
 pub struct Args {
     /// A trace the layer wrote (txt, json, csv or Perfetto).
     trace: PathBuf,
-    /// The HTML file to write.
+    /// The HTML file to write (`-`: standard output; a device or FIFO is written through;
+    /// a link only when yours, in a folder no one else may write).
     #[arg(short = 'o', long = "out", value_name = "OUT")]
     out: PathBuf,
 }
