@@ -58,6 +58,9 @@ pub enum Kind {
     /// A regular file only, its last component never a link, a pipe never waited on: a file
     /// that is about to be replaced (Perfetto's), where anything else must be left alone.
     RegularOnly,
+    /// As [`Kind::RegularOnly`], and this user's: a name the layer made up (the pid-named
+    /// sibling), where a file of another user's is never truncated.
+    OwnRegular,
 }
 
 /// Opens `path` for this process's trace (see the module's text); `what` names the trace
@@ -71,8 +74,11 @@ pub fn open_as(path: &Path, what: &str, kind: Kind) -> Result<HeldFile, Refused>
     match try_hold(path, kind).map_err(Refused::Unopenable)? {
         Some(held) => Ok(held),
         None => {
+            // A name the layer made up, in a folder the path's owner may share: only a
+            // regular file of this user's, never through a link (another user may have
+            // put one there, knowing the pid).
             let pid_named = pid_named(path, std::process::id());
-            match try_hold(&pid_named, kind) {
+            match try_hold(&pid_named, Kind::OwnRegular) {
                 Ok(Some(held)) => {
                     log::warn!(
                         "{what} {} is being written by another process; this process (pid {}) writes its trace to {} instead",
@@ -98,17 +104,23 @@ pub fn open_as(path: &Path, what: &str, kind: Kind) -> Result<HeldFile, Refused>
 /// Opens `path` (created if missing, never truncated before the lock), then locks and
 /// truncates it if it is a regular file. `None`: another open file description holds it.
 fn try_hold(path: &Path, kind: Kind) -> io::Result<Option<HeldFile>> {
+    use std::os::unix::fs::MetadataExt;
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(false);
-    if kind == Kind::RegularOnly {
+    if kind != Kind::Any {
         // A link fails (ELOOP), a pipe without a reader fails (ENXIO) instead of blocking.
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let file = options.open(path)?;
-    let regular = file.metadata()?.is_file();
-    if kind == Kind::RegularOnly && !regular {
+    let meta = file.metadata()?;
+    let regular = meta.is_file();
+    if kind != Kind::Any && !regular {
         return Err(io::Error::other("it is not a regular file"));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if kind == Kind::OwnRegular && meta.uid() != unsafe { libc::geteuid() } {
+        return Err(io::Error::other("it belongs to another user; refused"));
     }
     if regular {
         if !lock(&file)? {
@@ -216,6 +228,36 @@ mod tests {
         let again = open(&path, "test trace").unwrap();
         assert_eq!(again.path, path);
         assert_eq!(std::fs::read(&path).unwrap(), b"");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_pid_named_sibling_is_never_a_link_nor_another_users_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = folder("sibling");
+        let path = dir.join("gl.txt");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let _first = open(&path, "test trace").unwrap();
+        let pid_path = pid_named(&path, std::process::id());
+        // A link planted at the sibling's name: refused, the victim untouched.
+        std::os::unix::fs::symlink(&victim, &pid_path).unwrap();
+        assert!(matches!(
+            open(&path, "test trace"),
+            Err(Refused::Unopenable(_))
+        ));
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        // Another user's file there (as root, the test gives it to nobody): refused too.
+        std::fs::remove_file(&pid_path).unwrap();
+        std::fs::write(&pid_path, "theirs").unwrap();
+        std::fs::set_permissions(&pid_path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        std::os::unix::fs::chown(&pid_path, Some(65534), Some(65534))
+            .expect("the test gives a file to nobody: run it as root");
+        match open(&path, "test trace") {
+            Err(Refused::Unopenable(e)) => assert!(e.to_string().contains("another user"), "{e}"),
+            other => panic!("expected a refusal, got {:?}", other.map(|h| h.path)),
+        }
+        assert_eq!(std::fs::read(&pid_path).unwrap(), b"theirs");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
