@@ -115,7 +115,7 @@ fn euid() -> u32 {
 /// exclusively, never through a link), then renames it over `path`.
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.utrace-{:016x}", random()?));
+    let tmp = path.with_file_name(format!(".{name}.utrace-{:016x}", unguessable()?));
     let written = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -141,7 +141,8 @@ fn write_through(path: &Path, bytes: &[u8], follow: bool) -> std::io::Result<()>
     f.write_all(bytes).and_then(|()| f.flush())
 }
 
-fn random() -> std::io::Result<u64> {
+/// 64 random bits, for names no one can guess.
+pub fn unguessable() -> std::io::Result<u64> {
     let mut bytes = [0u8; 8];
     File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(u64::from_ne_bytes(bytes))

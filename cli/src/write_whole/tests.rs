@@ -8,7 +8,7 @@ struct Folder(PathBuf);
 
 impl Folder {
     fn new(name: &str, mode: u32) -> Folder {
-        let n = super::random().unwrap();
+        let n = super::unguessable().unwrap();
         let path = std::env::temp_dir().join(format!("utrace-write-whole-{name}-{n:016x}"));
         std::fs::create_dir(&path).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();

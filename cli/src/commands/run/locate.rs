@@ -67,14 +67,30 @@ fn installed_manifest() -> Option<PathBuf> {
         .find(|m| m.is_file())
 }
 
-/// A folder of the process's own under the temporary directory, removed when dropped.
+/// A folder of the process's own under the temporary directory, removed when dropped:
+/// made afresh (never one that exists: another user could have made it, with files the
+/// loader would read), of a name no one can guess, readable by this user only. (It was
+/// `utrace-run-<pid>`, taken as found: issue 43.)
 pub struct TempFolder(pub PathBuf);
 
 impl TempFolder {
     fn new() -> Result<TempFolder, String> {
-        let path = std::env::temp_dir().join(format!("utrace-run-{}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(TempFolder(path))
+        use std::os::unix::fs::DirBuilderExt;
+        let mut last = None;
+        for _ in 0..16 {
+            let token =
+                crate::write_whole::unguessable().map_err(|e| format!("/dev/urandom: {e}"))?;
+            let path = std::env::temp_dir().join(format!("utrace-run-{token:016x}"));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(TempFolder(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(path),
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+        Err(format!(
+            "{}: could not make a folder of its own there (the names tried exist)",
+            last.unwrap_or_default().display()
+        ))
     }
 
     pub fn path(&self) -> &Path {
@@ -85,5 +101,33 @@ impl TempFolder {
 impl Drop for TempFolder {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    use super::TempFolder;
+
+    #[test]
+    fn the_manifests_folder_is_new_private_and_never_one_planted_before() {
+        // What another user could have made at the old name: a folder open to all with a
+        // link where the manifest goes.
+        let planted = std::env::temp_dir().join(format!("utrace-run-{}", std::process::id()));
+        std::fs::create_dir_all(&planted).unwrap();
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let a = TempFolder::new().unwrap();
+        let b = TempFolder::new().unwrap();
+        assert_ne!(a.path(), planted.as_path());
+        assert_ne!(a.path(), b.path(), "a name of its own each time");
+        let meta = std::fs::symlink_metadata(a.path()).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(meta.mode() & 0o777, 0o700);
+        let (path, planted_kept) = (a.path().to_path_buf(), planted.clone());
+        drop(a);
+        assert!(!path.exists(), "removed when dropped");
+        assert!(planted_kept.exists(), "what was there is left alone");
+        let _ = std::fs::remove_dir(&planted);
     }
 }
