@@ -72,17 +72,24 @@ fn run_traces_the_application_and_prints_its_report() {
 #[test]
 fn the_applications_exit_status_is_kept() {
     let dir = TempDir::new("cli-run-status");
-    // The workload fails on an unknown option before it makes a device: no trace.
-    let out = lavapipe_command(&dir, &utrace())
-        .args(["run", "--", WORKLOAD, "--no-such-option"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("wrote no trace"),
-        "{}",
-        text(&out.stderr)
-    );
+    // Applications that make no device, so write no trace (said on stderr): their status
+    // is the command's, 128 + N for one killed by signal N, as a shell reports it.
+    for (app, code) in [
+        (&[WORKLOAD, "--no-such-option"][..], 2),
+        (&["/bin/false"][..], 1),
+        (&["/bin/sh", "-c", "exit 7"][..], 7),
+        (&["/bin/sh", "-c", "kill -SEGV $$"][..], 139),
+    ] {
+        let out = lavapipe_command(&dir, &utrace())
+            .arg("run")
+            .arg("--")
+            .args(app)
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{app:?}: {err}");
+        assert!(err.contains("wrote no trace"), "{app:?}: {err}");
+    }
 }
 
 #[test]

@@ -79,7 +79,8 @@ fn parse_frames(text: &str) -> Result<String, String> {
     }
 }
 
-/// Runs the application; its exit status (the report printed when it wrote a trace).
+/// Runs the application; its exit status, always (128 + N when signal N killed it), the
+/// report printed when it wrote a trace, and said on stderr when it did not.
 pub fn run(opts: Args) -> Result<u8, String> {
     let Some((program, args)) = opts.app.split_first() else {
         return Err("no application to run: utrace run [OPTIONS] -- APP [ARGS...]".into());
@@ -142,15 +143,19 @@ pub fn run(opts: Args) -> Result<u8, String> {
         );
     }
     if !out.exists() {
-        return Err(format!(
-            "{} wrote no trace to {} (did it create a Vulkan device?)",
+        eprintln!(
+            "utrace: {} wrote no trace to {} (did it create a Vulkan device?)",
             Path::new(program).display(),
             out.display()
-        ));
+        );
+        return Ok(code);
     }
     eprintln!("utrace: trace: {}", out.display());
-    let t = crate::trace::load(&out)?;
-    super::report::print(&t, opts.by, opts.top, 5, false)?;
+    let reported = crate::trace::load(&out)
+        .and_then(|t| super::report::print(&t, opts.by, opts.top, 5, false));
+    if let Err(e) = reported {
+        eprintln!("utrace: {e}");
+    }
     Ok(code)
 }
 
