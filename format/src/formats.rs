@@ -24,6 +24,23 @@ impl Format {
         }
     }
 
+    /// The format a trace file's name says: Perfetto's tools' names (`.pftrace`,
+    /// `.perfetto-trace`), `.json`/`.jsonl` and `.csv`; `None` for any other name (txt). The
+    /// layer's `GPU_TRACEFILE` and `utrace run --out` follow it.
+    pub fn of_name(path: &str) -> Option<Format> {
+        let lower = path.to_ascii_lowercase();
+        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| lower.ends_with(s));
+        if ends(&[".pftrace", ".perfetto-trace"]) {
+            Some(Format::Perfetto)
+        } else if ends(&[".json", ".jsonl"]) {
+            Some(Format::Json)
+        } else if ends(&[".csv"]) {
+            Some(Format::Csv)
+        } else {
+            None
+        }
+    }
+
     /// The name `GPU_TRACE_FORMAT` uses for it.
     pub fn name(self) -> &'static str {
         match self {
@@ -50,5 +67,18 @@ mod tests {
             assert_eq!(Format::parse(f.name()), Some(f));
         }
         assert_eq!(Format::parse("xml"), None);
+    }
+
+    #[test]
+    fn a_files_name_says_its_format() {
+        assert_eq!(Format::of_name("/t/gpu.pftrace"), Some(Format::Perfetto));
+        assert_eq!(
+            Format::of_name("GPU.PERFETTO-TRACE"),
+            Some(Format::Perfetto)
+        );
+        assert_eq!(Format::of_name("a.jsonl"), Some(Format::Json));
+        assert_eq!(Format::of_name("a.csv"), Some(Format::Csv));
+        assert_eq!(Format::of_name("a.txt"), None);
+        assert_eq!(Format::of_name("pftrace"), None);
     }
 }

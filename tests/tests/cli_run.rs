@@ -70,6 +70,26 @@ fn run_traces_the_application_and_prints_its_report() {
 }
 
 #[test]
+fn the_traces_format_follows_its_name() {
+    // `--out x.pftrace` without `--format` is a Perfetto trace, as GPU_TRACEFILE's name
+    // says the format to the layer (it was a text trace under that name).
+    let dir = TempDir::new("cli-run-named");
+    let out = run_demo(&dir, &["--out", "demo.pftrace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bytes = std::fs::read(dir.path().join("demo.pftrace")).unwrap();
+    assert_eq!(
+        bytes.first(),
+        Some(&0x0a),
+        "a Perfetto trace: its first packet"
+    );
+    assert!(
+        text(&out.stdout).contains("cmd_buffer"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
 fn the_applications_exit_status_is_kept() {
     let dir = TempDir::new("cli-run-status");
     // Applications that make no device, so write no trace (said on stderr): their status
@@ -102,6 +122,10 @@ fn mistakes_get_one_line_and_a_failure() {
         ),
         (&["run", "--frames", "9-2", "--", "true"][..], "FIRST-LAST"),
         (&["run", "--format", "xml", "--", "true"][..], "xml"),
+        (
+            &["run", "--out", "x.pftrace", "--format", "txt", "--", "true"][..],
+            "names a perfetto trace",
+        ),
     ] {
         let out = lavapipe_command(&dir, &utrace())
             .args(args)

@@ -4,9 +4,7 @@
 use super::settings::{
     CONTROL, FRAMES, INSTRUMENT, LOG, TRACE, TRACEPOINTS, TRACE_FILE, TRACE_FORMAT,
 };
-use super::values::{
-    format_of_name, parse_formats, parse_frames, parse_switch, unknown_sequences, Switch,
-};
+use super::values::{parse_formats, parse_frames, parse_switch, unknown_sequences, Switch};
 use super::{
     expand_path, Config, Destination, Format, DEFAULT_PERFETTO_BUFFER_KB, DEFAULT_PERFETTO_FILE,
     MAX_PERFETTO_BUFFER_KB, MIN_PERFETTO_BUFFER_KB,
@@ -87,7 +85,7 @@ impl Config {
         let formats = match format_set.clone() {
             // A file's name may say the format by itself (`.pftrace`, `.json`, `.csv`).
             None => match &destination {
-                Destination::File(p) => vec![format_of_name(p).unwrap_or(Format::Txt)],
+                Destination::File(p) => vec![Format::of_name(p).unwrap_or(Format::Txt)],
                 Destination::Stdout => vec![Format::Txt],
             },
             Some(v) => parse_formats(&v, &mut problems),

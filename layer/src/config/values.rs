@@ -24,22 +24,6 @@ pub(super) fn parse_switch(value: &str) -> Switch {
     }
 }
 
-/// The format a trace file's name says: Perfetto's tools' names (`.pftrace`,
-/// `.perfetto-trace`), `.json`/`.jsonl` and `.csv`; `None` for any other name (txt).
-pub(super) fn format_of_name(path: &str) -> Option<Format> {
-    let lower = path.to_ascii_lowercase();
-    let ends = |suffixes: &[&str]| suffixes.iter().any(|s| lower.ends_with(s));
-    if ends(&[".pftrace", ".perfetto-trace"]) {
-        Some(Format::Perfetto)
-    } else if ends(&[".json", ".jsonl"]) {
-        Some(Format::Json)
-    } else if ends(&[".csv"]) {
-        Some(Format::Csv)
-    } else {
-        None
-    }
-}
-
 /// `GPU_TRACE_FORMAT`: one format, or one text format and `perfetto` (`txt,perfetto`; the
 /// text then goes to stdout and the Perfetto trace to `GPU_TRACEFILE`).
 pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Format> {

@@ -39,6 +39,35 @@ impl TraceFormat {
             other => other.name(),
         }
     }
+
+    /// The format a trace file's name says, as the layer reads `GPU_TRACEFILE`.
+    fn of_name(path: &Path) -> Option<TraceFormat> {
+        use utrace_format::Format;
+        Some(match Format::of_name(&path.to_string_lossy())? {
+            Format::Txt => TraceFormat::Txt,
+            Format::Json => TraceFormat::Json,
+            Format::Csv => TraceFormat::Csv,
+            Format::Perfetto => TraceFormat::Perfetto,
+        })
+    }
+}
+
+/// The trace's format: `--format`, else what `--out`'s name says, else txt. A name that
+/// says another format than `--format` is refused (the file would not be what its name
+/// says).
+fn format_for(asked: Option<TraceFormat>, out: Option<&Path>) -> Result<TraceFormat, String> {
+    let named = out.and_then(TraceFormat::of_name);
+    match (asked, named) {
+        (Some(a), Some(n)) if a != n => Err(format!(
+            "--out {} names a {} trace but --format {} was asked: name it *.{} or leave out --format",
+            out.map(Path::display).map(|d| d.to_string()).unwrap_or_default(),
+            n.name(),
+            a.name(),
+            a.extension()
+        )),
+        (Some(a), _) => Ok(a),
+        (None, named) => Ok(named.unwrap_or(TraceFormat::Txt)),
+    }
 }
 
 /// `utrace run`'s arguments.
@@ -47,9 +76,9 @@ pub struct Args {
     /// Where the trace goes [default: $TMPDIR/utrace-APP-PID.EXT].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
-    /// The trace's format.
-    #[arg(long, value_enum, default_value = "txt")]
-    pub format: TraceFormat,
+    /// The trace's format [default: what --out's name says (.pftrace, .json, .csv), else txt].
+    #[arg(long, value_enum)]
+    pub format: Option<TraceFormat>,
     /// Trace only frames FIRST to LAST (from 0).
     #[arg(long, value_name = "FIRST-LAST", value_parser = parse_frames)]
     pub frames: Option<String>,
@@ -85,10 +114,11 @@ pub fn run(opts: Args) -> Result<u8, String> {
     let Some((program, args)) = opts.app.split_first() else {
         return Err("no application to run: utrace run [OPTIONS] -- APP [ARGS...]".into());
     };
+    let format = format_for(opts.format, opts.out.as_deref())?;
     let layer = locate::layer()?;
     let out = match &opts.out {
         Some(path) => path.clone(),
-        None => default_out(program, opts.format),
+        None => default_out(program, format),
     };
     // A file left from an earlier run would be read as this run's trace.
     match std::fs::remove_file(&out) {
@@ -103,7 +133,7 @@ pub fn run(opts: Args) -> Result<u8, String> {
             with_layer(std::env::var_os("VK_INSTANCE_LAYERS")),
         )
         .env("GPU_TRACEFILE", absolute(&out))
-        .env("GPU_TRACE_FORMAT", opts.format.name());
+        .env("GPU_TRACE_FORMAT", format.name());
     if let locate::Layer::Installed(manifest) = &layer {
         eprintln!("utrace: the layer installed by {}", manifest.display());
     }
@@ -128,7 +158,7 @@ pub fn run(opts: Args) -> Result<u8, String> {
     let passed_on = signals::PassedOn::to(child.id());
     let live = std::io::stderr()
         .is_terminal()
-        .then(|| progress::Live::start(out.clone(), opts.format));
+        .then(|| progress::Live::start(out.clone(), format));
     let status = child
         .wait()
         .map_err(|e| format!("waiting for {}: {e}", Path::new(program).display()))?;
@@ -208,6 +238,20 @@ mod tests {
         assert_eq!(parse_frames("5").as_deref(), Ok("5-5"));
         assert!(parse_frames("7-3").is_err());
         assert!(parse_frames("a-b").is_err());
+    }
+
+    #[test]
+    fn the_format_follows_the_outputs_name_unless_asked() {
+        let at = |asked, out: &str| format_for(asked, Some(Path::new(out)));
+        assert_eq!(at(None, "x.pftrace"), Ok(TraceFormat::Perfetto));
+        assert_eq!(at(None, "x.json"), Ok(TraceFormat::Json));
+        assert_eq!(at(None, "x.csv"), Ok(TraceFormat::Csv));
+        assert_eq!(at(None, "x.log"), Ok(TraceFormat::Txt));
+        assert_eq!(format_for(None, None), Ok(TraceFormat::Txt));
+        assert_eq!(at(Some(TraceFormat::Json), "x.log"), Ok(TraceFormat::Json));
+        assert_eq!(at(Some(TraceFormat::Csv), "x.csv"), Ok(TraceFormat::Csv));
+        let e = at(Some(TraceFormat::Txt), "x.pftrace").unwrap_err();
+        assert!(e.contains("x.pftrace") && e.contains("*.txt"), "{e}");
     }
 
     #[test]
