@@ -41,7 +41,8 @@ pub fn find(env: &dyn Fn(&str) -> Option<String>, problems: &mut Vec<String>) ->
 }
 
 /// utrace's lines of the settings `text` read from `path`; a line that is not
-/// `key = value`, or names a setting utrace does not have, is said and skipped.
+/// `key = value`, names a setting utrace does not have, or sets one a second time (the
+/// first line counts), is said and skipped.
 pub fn parse(text: &str, path: &Path, problems: &mut Vec<String>) -> Entries {
     let mut out = Entries::new();
     for (i, line) in text.lines().enumerate() {
@@ -68,6 +69,13 @@ pub fn parse(text: &str, path: &Path, problems: &mut Vec<String>) -> Entries {
                 "{}: utrace has no setting {key:?} (it has {}); skipped",
                 at(),
                 known.join(", ")
+            ));
+            continue;
+        }
+        if let Some((_, _, Origin::File { line, .. })) = out.iter().find(|(k, _, _)| k == key) {
+            problems.push(format!(
+                "{}: utrace.{key} was set on line {line} already, which counts; skipped",
+                at()
             ));
             continue;
         }
@@ -115,7 +123,8 @@ mod tests {
                     utrace.trace_file = \"/tmp/a b.txt\"\n\
                     utrace.trace_formt = json\n\
                     utrace.frames\n\
-                    \n  utrace.log =  info  \n";
+                    \n  utrace.log =  info  \n\
+                    utrace.trace = false\n";
         let mut problems = Vec::new();
         let got = parse(text, Path::new("/s/vk_layer_settings.txt"), &mut problems);
         let pairs: Vec<(&str, &str)> = got
@@ -137,10 +146,14 @@ mod tests {
                 line: 8
             }
         );
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems.len(), 3, "{problems:?}");
         assert!(problems[0]
             .starts_with("/s/vk_layer_settings.txt:5: utrace has no setting \"trace_formt\""));
         assert!(problems[1].contains(":6:"));
+        assert!(
+            problems[2].starts_with("/s/vk_layer_settings.txt:9: utrace.trace was set on line 3"),
+            "{problems:?}"
+        );
     }
 
     #[test]
