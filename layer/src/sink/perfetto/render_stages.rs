@@ -368,6 +368,7 @@ impl Sink for RenderStageSink {
             super::batch_traced();
         }
         let now = DataSourceTimestamp::now();
+        // A packet of about a submit's size, counted as one.
         super::file_drain::handed(SUBMIT_BYTES);
         ds.trace(|ctx| {
             ctx.add_packet(|packet: &mut TracePacket| {

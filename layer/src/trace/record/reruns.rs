@@ -195,9 +195,7 @@ impl<S: SavedRun> Reruns<S> {
             }
             // Its second run in one call: the first has the queries.
             Phase::InQueries(s) if s == submission => Taken::No,
-            // Where reads wait for the device, saved even when it is idle: Lavapipe's read
-            // is a round trip to its queue thread (26 us a resubmission), a save 3 us.
-            Phase::InQueries(_) => self.take_read(submission, slots, queries, self.saves),
+            Phase::InQueries(_) => self.take_read(submission, slots, queries),
             Phase::Untimed => {
                 let _reads = self.reads.lock();
                 // SAFETY: the untimed run completed: Vulkan made this submission wait for
@@ -213,15 +211,9 @@ impl<S: SavedRun> Reruns<S> {
 
     /// [`Self::take_read_locked`], timed: the wait goes with what it took (the queue counts
     /// it), and a long one is said once.
-    fn take_read(
-        &self,
-        submission: u64,
-        slots: usize,
-        queries: &impl RunQueries,
-        save: bool,
-    ) -> Taken {
+    fn take_read(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         let started = Instant::now();
-        let taken = self.take_read_locked(submission, slots, queries, save);
+        let taken = self.take_read_locked(submission, slots, queries);
         let waited = started.elapsed();
         if waited >= LONG_WAIT && !SAID_WAITED.swap(true, Ordering::Relaxed) {
             log::warn!("a resubmitted command buffer waited {:.1} ms for its last run's timestamps to be read, which the traceq thread had not done when the resubmission came (Lavapipe's vkGetQueryPoolResults waits for the device to go idle, so that read waits for the GPU's work in flight; on a busy machine the traceq thread may also have waited for a core while it read): the application's CPU work stopped overlapping the GPU's there; one-time command buffers are never read at their submission", waited.as_secs_f64() * 1e3);
@@ -235,15 +227,10 @@ impl<S: SavedRun> Reruns<S> {
     }
 
     /// [`Self::take`] of a trace whose last run was still in the queries: under the lock,
-    /// where traceq may have read it meanwhile (this waited for that read); left to `save`,
-    /// or read now. The wait is [`Self::take_read`]'s to give: `ReadNow` comes back with 0.
-    fn take_read_locked(
-        &self,
-        submission: u64,
-        slots: usize,
-        queries: &impl RunQueries,
-        save: bool,
-    ) -> Taken {
+    /// where traceq may have read it meanwhile (this waited for that read); left to save
+    /// where reads wait (`saves`), or read now. The wait is [`Self::take_read`]'s to give:
+    /// `ReadNow` comes back with 0.
+    fn take_read_locked(&self, submission: u64, slots: usize, queries: &impl RunQueries) -> Taken {
         let mut reads = self.reads.lock();
         let earlier = match self.phase() {
             Phase::Armed => {
@@ -253,8 +240,9 @@ impl<S: SavedRun> Reruns<S> {
             Phase::InQueries(earlier) if earlier != submission => earlier,
             _ => return Taken::No,
         };
-        if save {
-            // Left for this submission to save on the GPU: no read on the host.
+        if self.saves {
+            // Left for this submission to save on the GPU: no read on the host, even on an
+            // idle device (Lavapipe's read is a round trip to its queue thread).
             let dropped = reads.push_saving(earlier, submission, slots);
             say_dropped(dropped, reads.len());
             self.set(Phase::InQueries(submission));

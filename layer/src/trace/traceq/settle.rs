@@ -12,7 +12,7 @@ use crate::trace::submit::batch::Batch;
 /// it reads them: long enough for what an application submits as soon as its fence
 /// signals (tens of microseconds) to be seen and waited for first, short enough that an
 /// application paced at frame rate finds its runs read (a resubmission that finds its last
-/// run unread on an idle device reads it itself, cheaply; on a busy one it has it saved).
+/// run unread has it saved by the GPU).
 const SETTLE: Duration = Duration::from_micros(250);
 const SETTLE_POLL: Duration = Duration::from_micros(50);
 
@@ -27,8 +27,7 @@ const BEING_MADE: Duration = Duration::from_millis(5);
 /// submitted, for [`SETTLE`] after the batch completed (`completed_at`, when traceq saw it
 /// complete; else from now), once per completion value (`settled`: the last one settled
 /// for, so that batches completing together settle once). A resubmission that comes
-/// meanwhile has its last run saved by the GPU (or reads it itself, the device being
-/// idle); the read made under the lock afterwards finds the device idle, so a
+/// meanwhile has its last run saved by the GPU; the read made under the lock afterwards finds the device idle, so a
 /// resubmission that comes during it waits little. Only work whose signal was submitted
 /// is seen: a burst submitted without fences or semaphores, or without instrumented
 /// command buffers, can still make the read (and a resubmission that comes during it)

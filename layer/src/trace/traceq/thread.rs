@@ -140,10 +140,8 @@ impl Traceq {
                 #[cfg(debug_assertions)]
                 super::write_deadline::debug_hold(&self.stopping);
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    if self.deadline.passed() {
-                        self.cut.add(batch.event_count());
-                        self.give_up(&batch);
-                    } else if self.wait(&batch) {
+                    // Past the writing deadline nothing is waited for any more.
+                    if !self.deadline.passed() && self.wait(&batch) {
                         let mut batch = batch;
                         let (started, started_cpu) = (Instant::now(), cpu_clock::thread_cpu_ns());
                         self.process(&mut batch);

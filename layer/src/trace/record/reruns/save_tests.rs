@@ -1,5 +1,5 @@
 //! Saves (devices whose query reads wait for all their work): a run left in the queries
-//! at a busy resubmission is copied out by the GPU, never read on the host, with the fakes
+//! at a resubmission is copied out by the GPU, never read on the host, with the fakes
 //! of `tests`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
