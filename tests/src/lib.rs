@@ -21,6 +21,7 @@ pub mod modern;
 pub mod patterns;
 pub mod perfetto_checks;
 pub mod perfetto_trace;
+pub mod queue_counts;
 pub mod report;
 pub mod shapes;
 pub mod stage_ranges;

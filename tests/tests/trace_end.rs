@@ -4,10 +4,12 @@
 //! (or the process exited) are written then; and when the layer's time to write runs out,
 //! the trace still ends with its end record, the loss counted. (The million-draw version
 //! takes Lavapipe a minute of GPU time: `scripts/million-draws.sh` runs the first test with
-//! `UTRACE_TEST_DRAWS=1000000`.)
+//! `UTRACE_TEST_DRAWS=1000000`.) A one-time command buffer of many queries has them copied
+//! by the layer, a small one is read from its queries.
 
-use utrace_tests::checks::{assert_clean, parse, said};
+use utrace_tests::checks::{assert_clean, assert_trace_matches, parse, said};
 use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::queue_counts::counts;
 use utrace_tests::trace_txt::EndOfTrace;
 use utrace_tests::{perfetto_trace, workload};
 
@@ -79,6 +81,35 @@ fn a_one_time_command_buffer_of_many_draws_is_written_whole_before_the_device_go
         (end.events, end.dropped, warning),
         (all_events(draws), 0, false)
     );
+}
+
+#[test]
+fn a_large_one_time_command_buffer_is_copied_by_the_layer_a_small_one_read_from_its_queries() {
+    // 1,000 draws write 2,004 queries: traceq reads them from the queries. 3,000 write
+    // 6,004, more than the layer reads from queries (4,096): the layer's command buffer
+    // copies them in the same submission, and traceq reads memory. The pixel's readback
+    // (a small one-time command buffer) is read from its queries either way. Validation
+    // beneath stays silent and the times match the workload's own.
+    for (draws, copied) in [(1000, 0), (3000, 1)] {
+        let dir = TempDir::new("one-time-copies");
+        let run = workload!("many-draws")
+            .arg("--draws", &draws.to_string())
+            .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+            .env("GPU_TRACE", "1")
+            .env("UTRACE_LOG", "debug")
+            .run(&dir);
+        assert_clean(&run);
+        let trace = assert_trace_matches(&run.stdout, &run);
+        let end = &trace.ends[0];
+        assert_eq!((end.events, end.dropped), (all_events(draws), 0), "{end:?}");
+        let counts = counts(&run.stderr);
+        let wrapped = counts.recorded + counts.by_recipe + counts.by_recording;
+        assert_eq!(
+            (wrapped, counts.unwrapped),
+            (copied, 2 - copied),
+            "{draws} draws: {counts:?}"
+        );
+    }
 }
 
 #[test]

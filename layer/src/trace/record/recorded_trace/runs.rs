@@ -11,12 +11,22 @@ use super::super::saved_copy::SavedCopy;
 use super::{Quiet, RecordedTrace, Taken};
 use crate::gpu::interface::Completion;
 
+/// A one-time run of more queries than this is copied by the layer's command buffers
+/// (wrapped) rather than left in its queries for traceq to read on the host. Reading
+/// queries costs more than reading memory on every driver (Lavapipe: about 40 ns a query,
+/// and each `vkGetQueryPoolResults` waits for the device to go idle), and the copy's
+/// command buffer (one `vkCmdCopyQueryPoolResults` a chunk, a few microseconds of the
+/// submitting thread) is then under 2% of what the application spent recording the
+/// 2,048 traced commands or more it times.
+pub const READ_FROM_QUERIES_MAX: u32 = 4096;
+
 impl RecordedTrace {
     /// Whether this run of the trace (in `submission`) finds its queries reset on the host,
     /// with no secondary's trace inside: then it needs neither a re-arm nor a copy. A
-    /// one-time trace's first run; a tracked reusable trace's run when its last run was
-    /// read or copied, or could be read now (see [`Reruns::take`]). A run counts once
-    /// taken, whatever path its submission then goes ([`Self::went`]).
+    /// one-time trace's first run, of at most [`READ_FROM_QUERIES_MAX`] queries; a tracked
+    /// reusable trace's run when its last run was read or copied, or could be read now
+    /// (see [`Reruns::take`]). A run counts once taken, whatever path its submission then
+    /// goes ([`Self::went`]).
     pub fn take_armed_run(&self, submission: u64) -> Taken {
         if self.tracked {
             return self.reruns.take(submission, self.slots as usize, self);
@@ -25,7 +35,8 @@ impl RecordedTrace {
         let armed = self.armed.load(Ordering::Relaxed)
             && self.armed.swap(false, Ordering::Relaxed)
             && self.one_time
-            && self.children.is_empty();
+            && self.children.is_empty()
+            && self.slots <= READ_FROM_QUERIES_MAX;
         if armed {
             Taken::Armed
         } else {
