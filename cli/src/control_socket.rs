@@ -1,11 +1,15 @@
 //! The client of the layer's control socket (`$XDG_RUNTIME_DIR/utrace/<pid>.sock`; the
 //! protocol is described in the layer's `control` module and the README), for `utrace
 //! capture` and `utrace list`: one line sent per connection, reply lines read until the
-//! layer closes it.
+//! layer closes it. The socket is only reached once found to be the layer's in a process
+//! of this user ([`trust`]), and every reply line is made printable.
+
+mod trust;
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+
+pub use trust::{checked_folder, connect, printable};
 
 /// The folder of the control sockets.
 pub fn folder() -> Option<PathBuf> {
@@ -19,9 +23,10 @@ pub fn socket_of(pid: u32) -> Result<PathBuf, String> {
     Ok(folder.join(format!("{pid}.sock")))
 }
 
-/// Sends `line` to the socket at `path`; `on_line` is given each reply line.
+/// Sends `line` to the socket at `path` (checked: [`connect`]); `on_line` is given each
+/// reply line, its control characters escaped.
 pub fn ask(path: &Path, line: &str, on_line: &mut dyn FnMut(&str)) -> std::io::Result<()> {
-    let mut stream = UnixStream::connect(path)?;
+    let mut stream = connect(path)?;
     // The layer may answer (and close) before reading, as it does a refused peer: its
     // reply still counts when the request could not be written whole.
     let written = stream.write_all(format!("{line}\n").as_bytes());
@@ -30,7 +35,7 @@ pub fn ask(path: &Path, line: &str, on_line: &mut dyn FnMut(&str)) -> std::io::R
         match reply {
             Ok(reply) => {
                 replied = true;
-                on_line(&reply);
+                on_line(&printable(&reply));
             }
             // The layer closed a connection whose request it did not read (it said busy):
             // the reply stands.
@@ -62,11 +67,42 @@ pub fn connect_error(pid: u32, path: &Path, e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::net::UnixListener;
 
+    /// A folder of this user's alone, as the layer makes it, removed at the end.
+    pub struct Private(pub PathBuf);
+
+    impl Private {
+        pub fn new(name: &str) -> Private {
+            let dir =
+                std::env::temp_dir().join(format!("utrace-client-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+            Private(dir)
+        }
+
+        /// A listening socket named after this process, 0600, as the layer binds it.
+        pub fn bind(&self) -> (PathBuf, UnixListener) {
+            let path = self.0.join(format!("{}.sock", std::process::id()));
+            let listener = UnixListener::bind(&path).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            (path, listener)
+        }
+    }
+
+    impl Drop for Private {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// A one-connection fake layer answering `lines` and closing.
-    fn serve(path: &Path, lines: &'static [&'static str]) -> std::thread::JoinHandle<String> {
-        let listener = UnixListener::bind(path).unwrap();
+    fn serve(
+        listener: UnixListener,
+        lines: &'static [&'static str],
+    ) -> std::thread::JoinHandle<String> {
         std::thread::spawn(move || {
             let (stream, _) = listener.accept().unwrap();
             let mut request = String::new();
@@ -85,10 +121,8 @@ mod tests {
     /// then end in a reset, after the reply, which still stands.
     #[test]
     fn a_reply_before_a_reset_stands() {
-        let dir = std::env::temp_dir().join(format!("utrace-client-reset-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("2.sock");
-        let listener = UnixListener::bind(&path).unwrap();
+        let dir = Private::new("reset");
+        let (path, listener) = dir.bind();
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             stream.write_all(b"error the layer is busy\n").unwrap();
@@ -98,19 +132,21 @@ mod tests {
         let mut lines = Vec::new();
         let asked = ask(&path, "status", &mut |l| lines.push(l.to_string()));
         server.join().unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
         assert!(asked.is_ok(), "{asked:?}");
         assert_eq!(lines, ["error the layer is busy"]);
     }
 
     #[test]
-    fn replies_are_read_to_their_end() {
-        let dir = std::env::temp_dir().join(format!("utrace-client-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("1.sock");
+    fn replies_are_read_to_their_end_and_made_printable() {
+        let dir = Private::new("replies");
+        let (path, listener) = dir.bind();
         let server = serve(
-            &path,
-            &["started", "done frames=5 batches=7 events=42 dropped=0"],
+            listener,
+            &[
+                "started",
+                "done frames=5 batches=7 events=42 dropped=0",
+                "name=\x1b[2J\x07ev\ril",
+            ],
         );
         let mut lines = Vec::new();
         ask(&path, "capture frames=5 format=txt path=/x", &mut |l| {
@@ -123,14 +159,14 @@ mod tests {
         );
         assert_eq!(
             lines,
-            ["started", "done frames=5 batches=7 events=42 dropped=0"]
+            [
+                "started",
+                "done frames=5 batches=7 events=42 dropped=0",
+                "name=\\u{1b}[2J\\u{7}ev\\ril",
+            ]
         );
-        let missing = connect_error(
-            9,
-            &dir.join("9.sock"),
-            &UnixStream::connect(dir.join("9.sock")).unwrap_err(),
-        );
+        let missing = dir.0.join("9.sock");
+        let missing = connect_error(9, &missing, &connect(&missing).unwrap_err());
         assert!(missing.contains("offers no control socket"), "{missing}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -2,14 +2,23 @@
 
 use std::path::PathBuf;
 
-use crate::control_socket::{ask, folder};
+use crate::control_socket::{ask, checked_folder, folder, printable};
 
-/// `utrace list`: every process whose socket answers.
+/// `utrace list`: every process whose socket answers. A folder that is not this user's
+/// alone is refused whole: what is in it could be anyone's.
 pub fn run() -> Result<(), String> {
     let Some(folder) = folder() else {
         println!("no process can be captured (XDG_RUNTIME_DIR is not set)");
         return Ok(());
     };
+    match checked_folder(&folder) {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            println!("no process can be captured");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("{}: {e}", folder.display())),
+    }
     let mut sockets: Vec<PathBuf> = std::fs::read_dir(&folder)
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -43,9 +52,15 @@ pub fn run() -> Result<(), String> {
             }
             (_, Some(line)) => {
                 answered = true;
-                println!("{}: {line}", path.display())
+                println!("{}: {line}", printable(&path.to_string_lossy()))
             }
-            _ => println!("{}: stale (nobody answers)", path.display()),
+            (Err(e), None) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                println!("{}: {e}", printable(&path.to_string_lossy()))
+            }
+            _ => println!(
+                "{}: stale (nobody answers)",
+                printable(&path.to_string_lossy())
+            ),
         }
     }
     if !any && !answered {

@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 
-use crate::control_socket::{ask, connect_error, socket_of};
+use crate::control_socket::{ask, connect, connect_error, printable, socket_of};
 use screen::Watched;
 use summary::{History, Second};
 
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<(), String> {
         }
     })
     .map_err(|e| connect_error(pid, &path, &e))?;
-    let mut stream = UnixStream::connect(&path).map_err(|e| connect_error(pid, &path, &e))?;
+    let mut stream = connect(&path).map_err(|e| connect_error(pid, &path, &e))?;
     stream
         .write_all(b"watch\n")
         .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -176,7 +176,7 @@ impl Lines {
     fn take(&mut self) -> Option<String> {
         let end = self.buffer.iter().position(|&b| b == b'\n')?;
         let line: Vec<u8> = self.buffer.drain(..=end).collect();
-        Some(String::from_utf8_lossy(&line[..end]).into_owned())
+        Some(printable(&String::from_utf8_lossy(&line[..end])).into_owned())
     }
 
     /// Reads what the socket has (once); false when it closed.
