@@ -13,6 +13,7 @@
 //! [`STALL`] for room, after which the output counts as stalled and records are dropped
 //! (and counted) until it takes data again.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -32,14 +33,36 @@ pub const PART_BYTES: usize = 1 << 20;
 /// file takes it (json) holds a few parts at a time, not the whole queue's worth.
 pub const STREAM_AHEAD_BYTES: usize = 8 << 20;
 
-/// One destination of the process, shared by the devices writing to it.
-#[derive(Clone)]
+/// One destination of the process, shared by the devices writing to it. When the last
+/// handle goes (a capture's sinks, once it ended), the writer writes what is queued and
+/// ends, closing its file.
 pub struct Output {
     shared: Arc<Shared>,
 }
 
+impl Clone for Output {
+    fn clone(&self) -> Output {
+        self.shared.handles.fetch_add(1, Ordering::Relaxed);
+        Output {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        // AcqRel: the last handle's drop sees every other handle's records queued.
+        if self.shared.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.shared.state.lock().unowned = true;
+            self.shared.queued.notify_all();
+        }
+    }
+}
+
 impl Output {
+    /// The first handle of `shared`, whose writer is started.
     pub(super) fn from_shared(shared: Arc<Shared>) -> Output {
+        shared.handles.fetch_add(1, Ordering::Relaxed);
         Output { shared }
     }
 

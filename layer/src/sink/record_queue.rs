@@ -2,7 +2,7 @@
 //! its writer share: the queue, the losses per device, the signals between them.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use parking_lot::{Condvar, Mutex};
@@ -78,6 +78,9 @@ pub(super) struct State {
     pub closed: bool,
     /// A batch is being streamed: more of it is coming.
     pub streaming: bool,
+    /// No [`super::output::Output`] is left to queue records (a capture ended): the writer
+    /// ends once the queue is empty, and its file is closed.
+    pub unowned: bool,
 }
 
 pub(super) struct Shared {
@@ -102,6 +105,8 @@ pub(super) struct Shared {
     /// Held while a record goes in, and across a streamed batch, so that the records of
     /// the devices sharing the output never land between a batch's parts.
     pub gate: Mutex<()>,
+    /// The [`super::output::Output`] handles alive.
+    pub handles: AtomicUsize,
 }
 
 impl Shared {
@@ -119,12 +124,14 @@ impl Shared {
                 stalled: false,
                 closed: false,
                 streaming: false,
+                unowned: false,
             }),
             queued: Condvar::new(),
             progressed: Condvar::new(),
             header: OnceLock::new(),
             streams: AtomicBool::new(streams),
             gate: Mutex::new(()),
+            handles: AtomicUsize::new(0),
         }
     }
 }

@@ -101,9 +101,13 @@ enum Taken {
     Torn { device: u32, events: u64 },
 }
 
-fn take(shared: &Shared) -> Taken {
+/// The next record; None once the queue is empty and no handle is left to fill it.
+fn take(shared: &Shared) -> Option<Taken> {
     let mut state = shared.state.lock();
     while state.records.is_empty() {
+        if state.unowned {
+            return None;
+        }
         shared.queued.wait(&mut state);
     }
     let record = state.records.pop_front().expect("not empty");
@@ -172,7 +176,7 @@ fn take(shared: &Shared) -> Taken {
         }
     };
     shared.progressed.notify_all();
-    taken
+    Some(taken)
 }
 
 fn run(shared: &Shared, mut target: Target) {
@@ -185,7 +189,9 @@ fn run(shared: &Shared, mut target: Target) {
     // The output's header (csv) goes with the first record written.
     let mut header = Header::Unwritten;
     loop {
-        let (text, whole, batch, end, opens) = match take(shared) {
+        // The file (a capture's, its handles gone) is closed as `target` goes.
+        let Some(taken) = take(shared) else { return };
+        let (text, whole, batch, end, opens) = match taken {
             Taken::Torn { device, events } => {
                 target.abandon();
                 header.taken_back();
