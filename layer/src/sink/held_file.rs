@@ -26,6 +26,9 @@ pub struct HeldFile {
     pub path: PathBuf,
     /// A regular file (locked, truncated, and which a failed write can be cut back on).
     pub regular: bool,
+    /// The process's standard output (`/dev/stdout`, or the file it is redirected to):
+    /// written through C's `stdout`, as when no file is named.
+    pub stdout: bool,
 }
 
 /// Why no file was opened.
@@ -114,6 +117,11 @@ fn try_hold(path: &Path, kind: Kind) -> io::Result<Option<HeldFile>> {
     }
     let file = options.open(path)?;
     let meta = file.metadata()?;
+    if kind == Kind::Any {
+        if let Some(held) = standard_stream(&meta, path) {
+            return Ok(Some(held));
+        }
+    }
     let regular = meta.is_file();
     if kind != Kind::Any && !regular {
         return Err(io::Error::other("it is not a regular file"));
@@ -132,7 +140,34 @@ fn try_hold(path: &Path, kind: Kind) -> io::Result<Option<HeldFile>> {
         file,
         path: path.to_path_buf(),
         regular,
+        stdout: false,
     }))
+}
+
+/// The process's standard output or error, when the file opened (`meta`) is the one
+/// descriptor 1 or 2 writes: `/dev/stdout`, `/dev/stderr`, or the file either is redirected
+/// to. Reopening it would start at its beginning and truncate it, over what the
+/// application wrote (`app >> f` lost `f`); the descriptor itself is used instead, sharing
+/// its offset and append mode, so the trace's records land between the application's
+/// lines.
+fn standard_stream(meta: &std::fs::Metadata, path: &Path) -> Option<HeldFile> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let same = |fd: std::os::fd::BorrowedFd<'_>| -> Option<File> {
+        let file = File::from(fd.try_clone_to_owned().ok()?);
+        let m = file.metadata().ok()?;
+        (m.dev() == meta.dev() && m.ino() == meta.ino()).then_some(file)
+    };
+    let (file, stdout) = match same(io::stdout().as_fd()) {
+        Some(file) => (file, true),
+        None => (same(io::stderr().as_fd())?, false),
+    };
+    Some(HeldFile {
+        file,
+        path: path.to_path_buf(),
+        regular: false,
+        stdout,
+    })
 }
 
 /// Takes an exclusive advisory lock on `file` without waiting: false when another open

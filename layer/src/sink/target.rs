@@ -40,6 +40,9 @@ pub(super) enum Target {
 
 impl Target {
     pub fn held(held: HeldFile) -> Target {
+        if held.stdout {
+            return Target::Stdout;
+        }
         Target::File {
             file: held.file,
             seekable: held.regular,

@@ -89,6 +89,7 @@ pub fn claim(path: &Path, staging: &Path) -> Option<HeldFile> {
         file,
         path: at,
         regular: true,
+        stdout: false,
     })
 }
 
