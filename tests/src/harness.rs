@@ -372,7 +372,7 @@ pub fn read_report(path: &Path) -> Result<Report, String> {
 pub struct Workload {
     exe: PathBuf,
     args: Vec<String>,
-    envs: Vec<(String, String)>,
+    envs: Vec<(String, std::ffi::OsString)>,
 }
 
 /// `workload!("basic")`: the workload binary of this package, for one scenario.
@@ -409,6 +409,12 @@ impl Workload {
     }
 
     pub fn env(mut self, name: &str, value: impl AsRef<str>) -> Self {
+        self.envs.push((name.into(), value.as_ref().into()));
+        self
+    }
+
+    /// [`Workload::env`] with a value that need not be UTF-8 text.
+    pub fn env_os(mut self, name: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
         self.envs.push((name.into(), value.as_ref().into()));
         self
     }

@@ -269,3 +269,44 @@ fn the_manifest_declares_settings_in_vkconfigs_schema() {
         }
     }
 }
+
+#[test]
+fn values_that_are_not_utf8_text_are_said_and_the_trace_goes_to_stdout() {
+    // Each was ignored without a word; a GPU_TRACEFILE that is not text gave no trace.
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("settings-not-text");
+    let bytes = |b: &[u8]| std::ffi::OsStr::from_bytes(b).to_os_string();
+    let path = [dir.path().as_os_str().as_bytes(), b"/tr\xffce.txt"].concat();
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace"])
+        .env_os("GPU_TRACEFILE", bytes(&path))
+        .env_os("GPU_TRACE_FRAMES", bytes(b"0-\xfe"))
+        .env_os("GPU_TRACEPOINTS", bytes(b"+draw\xff"))
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    for name in ["GPU_TRACEFILE", "GPU_TRACE_FRAMES", "GPU_TRACEPOINTS"] {
+        let said: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains(&format!("{name} is not UTF-8 text")))
+            .collect();
+        assert_eq!(said.len(), 1, "{name} said once:\n{}", run.stderr);
+    }
+    assert!(
+        run.stderr
+            .contains("takes paths that are UTF-8 text only; tracing to stdout"),
+        "{}",
+        run.stderr
+    );
+    let trace = utrace_tests::checks::parse(&run.stdout);
+    assert!(!trace.batches.is_empty(), "the trace, on stdout");
+    assert_eq!(
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().as_bytes().starts_with(b"tr"))
+            .count(),
+        0,
+        "no file made up from the name"
+    );
+}

@@ -22,6 +22,10 @@ pub enum Destination {
     File(String),
 }
 
+/// What the environment's look-up gives for a `GPU_TRACEFILE` that is not UTF-8 text (no
+/// variable's value can hold a NUL): it asks for a trace, written to stdout.
+pub const NOT_TEXT: &str = "\0not UTF-8 text";
+
 /// Where the Perfetto trace goes when `GPU_TRACEFILE` does not say.
 pub const DEFAULT_PERFETTO_FILE: &str = "utrace-%p.pftrace";
 
@@ -69,8 +73,37 @@ impl Config {
     /// and the application's settings `app`. Plain data: nothing else happens (the
     /// caller says the problems, starts the logger, applies the tracepoint switches).
     pub fn load(app: &settings::Entries) -> Config {
-        let env = |name: &str| std::env::var(name).ok();
-        Config::from_sources(&env, app, is_setid_process())
+        // Variables set to something that is not UTF-8 text, each said once (they were
+        // ignored without a word). The layer's values are text: a path it cannot hold as
+        // text is not used, and the trace goes to stdout rather than nowhere.
+        let not_text: std::cell::RefCell<Vec<(String, String)>> = Default::default();
+        let is_path = |name: &str| {
+            name == settings::TRACE_FILE.alias
+                || name == settings::env_name(settings::TRACE_FILE.key)
+        };
+        let env = |name: &str| match std::env::var(name) {
+            Ok(value) => Some(value),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(raw)) => {
+                let mut seen = not_text.borrow_mut();
+                if !seen.iter().any(|(n, _)| n == name) {
+                    seen.push((name.to_string(), raw.to_string_lossy().into_owned()));
+                }
+                is_path(name).then(|| NOT_TEXT.to_string())
+            }
+        };
+        let mut config = Config::from_sources(&env, app, is_setid_process());
+        for (name, lossy) in not_text.into_inner() {
+            let rest = if is_path(&name) {
+                "the layer takes paths that are UTF-8 text only; tracing to stdout"
+            } else {
+                "ignored"
+            };
+            config
+                .problems
+                .push(format!("{name} is not UTF-8 text ({lossy:?}): {rest}"));
+        }
+        config
     }
 
     /// The contract from every source of settings (see [`settings`]): `env` for the

@@ -7,7 +7,7 @@ use super::settings::{
 use super::values::{parse_formats, parse_frames, parse_switch, unknown_sequences, Switch};
 use super::{
     expand_path, Config, Destination, Format, DEFAULT_PERFETTO_BUFFER_KB, DEFAULT_PERFETTO_FILE,
-    MAX_PERFETTO_BUFFER_KB, MIN_PERFETTO_BUFFER_KB,
+    MAX_PERFETTO_BUFFER_KB, MIN_PERFETTO_BUFFER_KB, NOT_TEXT,
 };
 
 impl Config {
@@ -50,6 +50,8 @@ impl Config {
 
         let mut destination = Destination::Stdout;
         match lookup(TRACE_FILE.alias) {
+            // Said by the caller, which knows the value.
+            Some(path) if path == NOT_TEXT => enabled = true,
             Some(path) if !path.is_empty() => {
                 if privileged {
                     problems.push(
