@@ -1,6 +1,6 @@
 //! `utrace top --pid P` (issue 27) against a presenting workload: driven in tmux, its screen
 //! read with `tmux capture-pane` (fps, frame times and top ranges plausible for what the
-//! workload does), `q` and `SIGTERM` leaving cleanly (status 0, the terminal put back), the
+//! workload does), `q`, `SIGTERM`, `SIGINT` and `SIGQUIT` leaving cleanly (status 0, the terminal put back), the
 //! process tracing nothing before or after; a second watcher refused; one line a second when stdout
 //! is not a terminal; the watch ended by `utrace capture --stop` or by the process exiting.
 
@@ -301,19 +301,27 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
         assert_eq!(status(&socket), (false, settled), "no batch traced after");
         drop(tmux);
 
-        // SIGTERM (as SIGHUP, a closed terminal) leaves as `q` does.
-        let tmux = Tmux::start(&dir, "top-term", &command);
-        tmux.screen_when("the view", |s| s.contains("frames per second"));
-        let shell = text(&tmux.run(&["display-message", "-p", "#{pane_pid}"]).stdout);
-        let shell = shell.trim();
-        let children =
-            std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
-        let top: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
-        // SAFETY: signalling `utrace top`, the tmux shell's child, still running (its view is
-        // on the screen and it leaves only when told).
-        assert_eq!(unsafe { libc::kill(top, libc::SIGTERM) }, 0);
-        tmux.assert_left_cleanly();
-        drop(tmux);
+        // SIGTERM (as SIGHUP, a closed terminal), and SIGINT or SIGQUIT sent by pid (the
+        // keys make none while the terminal is raw), leave as `q` does. SIGINT and SIGQUIT
+        // left the terminal raw, on the alternate screen, the cursor hidden.
+        for (name, signal) in [
+            ("term", libc::SIGTERM),
+            ("int", libc::SIGINT),
+            ("quit", libc::SIGQUIT),
+        ] {
+            let tmux = Tmux::start(&dir, &format!("top-{name}"), &command);
+            tmux.screen_when("the view", |s| s.contains("frames per second"));
+            let shell = text(&tmux.run(&["display-message", "-p", "#{pane_pid}"]).stdout);
+            let shell = shell.trim();
+            let children =
+                std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+            let top: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
+            // SAFETY: signalling `utrace top`, the tmux shell's child, still running (its
+            // view is on the screen and it leaves only when told).
+            assert_eq!(unsafe { libc::kill(top, signal) }, 0, "{name}");
+            tmux.assert_left_cleanly();
+            drop(tmux);
+        }
 
         // Not a terminal: a line a second, then it leaves.
         let started = Instant::now();

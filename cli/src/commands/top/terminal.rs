@@ -1,7 +1,8 @@
 //! The terminal of `utrace top`, by hand with termios (a few calls: no terminal library
 //! for them): keys read one at a time without echo (`q`, Ctrl-C as a byte), the alternate
-//! screen, and everything put back when [`Raw`] is dropped, on every way out: `SIGTERM`
-//! and `SIGHUP` end the wait as `q` does, instead of leaving the terminal raw.
+//! screen, and everything put back when [`Raw`] is dropped, on every way out: `SIGTERM`,
+//! `SIGHUP`, and `SIGINT` or `SIGQUIT` sent by pid (the keys send none while the terminal
+//! is raw) end the wait as `q` does, instead of leaving the terminal raw.
 
 use std::io::Write;
 use std::os::fd::RawFd;
@@ -34,7 +35,7 @@ impl Raw {
             return Err(std::io::Error::last_os_error());
         }
         let entered = Raw { saved };
-        for signal in [libc::SIGTERM, libc::SIGHUP] {
+        for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT] {
             // SAFETY: a zeroed sigaction with a handler that only stores to an atomic (which
             // is async-signal-safe); no SA_RESTART, so that `poll` returns EINTR.
             unsafe {
@@ -89,7 +90,7 @@ fn write_out(text: &str) {
     let _ = out.flush();
 }
 
-/// Set by `SIGTERM` or `SIGHUP` once the terminal is raw.
+/// Set by `SIGTERM`, `SIGHUP`, `SIGINT` or `SIGQUIT` once the terminal is raw.
 static ASKED_TO_LEAVE: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
