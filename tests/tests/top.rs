@@ -277,7 +277,19 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
         let refused = utrace(&dir, &["top", "--pid", &pid, "--seconds", "1"]);
         assert_eq!(refused.status.code(), Some(2));
         assert!(
-            text(&refused.stderr).contains("cannot be watched: a capture is already in progress"),
+            text(&refused.stderr)
+                .contains("cannot be watched: a watch (utrace top) is already in progress"),
+            "{}",
+            text(&refused.stderr)
+        );
+        // So is a capture, told what is in progress (it was told "a capture").
+        let refused = utrace(
+            &dir,
+            &["capture", "--pid", &pid, "--frames", "1", "--out", "x.txt"],
+        );
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(
+            text(&refused.stderr).contains("a watch (utrace top) is already in progress"),
             "{}",
             text(&refused.stderr)
         );

@@ -13,7 +13,7 @@
 //! connection goes with the process.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -22,13 +22,22 @@ use crate::sink::{csv::CsvSink, json::JsonSink, output::Output, txt::TxtSink, Si
 use crate::sink::{held_file, remote_slot};
 use crate::trace::remote::REMOTE;
 
-/// A capture is in progress (one at a time).
-static CAPTURING: AtomicBool = AtomicBool::new(false);
+/// What is in progress, one at a time: nothing, a capture ([`Exclusive::Capture`]) or a
+/// watch ([`Exclusive::Watch`]).
+static CAPTURING: AtomicU8 = AtomicU8::new(0);
+
+/// What holds the devices' slots and the remote gate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exclusive {
+    Capture = 1,
+    Watch = 2,
+}
 /// `stop` was asked.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
 pub fn capturing() -> bool {
-    CAPTURING.load(Ordering::Relaxed)
+    CAPTURING.load(Ordering::Relaxed) != 0
 }
 
 /// Captures whose last line is not yet said (the exit handler waits for none to be left).
@@ -79,7 +88,9 @@ impl Done {
 /// the last line is said.
 pub fn run(frames: u32, format: Format, path: &str, say: &mut dyn FnMut(&str)) {
     let _unanswered = Unanswered::count();
-    let result = exclusive(|| capture(frames, format, path, &mut || say("started")));
+    let result = exclusive(Exclusive::Capture, || {
+        capture(frames, format, path, &mut || say("started"))
+    });
     match result {
         Ok(done) => say(&done.line()),
         Err(e) => say(&format!("error {e}")),
@@ -115,15 +126,21 @@ pub fn answered(timeout: Duration) -> bool {
     }
 }
 
-/// Runs `f` as the process's one capture or watch (both use the devices' slots and the
-/// remote gate); refused when one is in progress.
-pub fn exclusive<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
-    if CAPTURING.swap(true, Ordering::AcqRel) {
-        return Err("a capture is already in progress".into());
+/// Runs `f` as the process's one capture or watch, `what` (both use the devices' slots and
+/// the remote gate); refused, naming the one in progress, when there is one.
+pub fn exclusive<R>(what: Exclusive, f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
+    if let Err(held) =
+        CAPTURING.compare_exchange(0, what as u8, Ordering::AcqRel, Ordering::Acquire)
+    {
+        return Err(if held == Exclusive::Watch as u8 {
+            "a watch (utrace top) is already in progress".into()
+        } else {
+            "a capture is already in progress".into()
+        });
     }
     STOPPING.store(false, Ordering::Relaxed);
     let result = f();
-    CAPTURING.store(false, Ordering::Release);
+    CAPTURING.store(0, Ordering::Release);
     result
 }
 

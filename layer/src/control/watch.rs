@@ -37,7 +37,7 @@ enum End {
 
 /// Serves a watch on `stream` until it ends; `Err` when it could not start.
 pub fn run(stream: &mut UnixStream) -> Result<(), String> {
-    capture::exclusive(|| watch(stream))
+    capture::exclusive(capture::Exclusive::Watch, || watch(stream))
 }
 
 fn watch(stream: &mut UnixStream) -> Result<(), String> {
