@@ -51,7 +51,7 @@ pub fn drain_all(timeout: Duration) {
     let deadline = Instant::now() + timeout;
     for output in outputs {
         let left = output.drain(deadline.saturating_duration_since(Instant::now()));
-        if left > 0 {
+        if left > 0 && output.loss_unsaid(left) {
             log::error!(
                 "{left} batch(es) could not be written to {} before exit (it took no data); they are lost",
                 output.name()

@@ -227,6 +227,11 @@ impl Output {
         self.shared.untouched_unsaid()
     }
 
+    /// See `Shared::loss_unsaid`.
+    pub fn loss_unsaid(&self, left: usize) -> bool {
+        self.shared.loss_unsaid(left)
+    }
+
     /// What this output could not write for `device` so far.
     pub fn losses(&self, device: u32) -> Losses {
         self.shared

@@ -91,6 +91,8 @@ pub(super) struct Shared {
     pub opened: OnceLock<String>,
     /// "Nothing was traced to it" was said at exit.
     pub untouched_said: AtomicBool,
+    /// Batches said to be lost as unwritten at a drain (the most said).
+    pub left_said: AtomicUsize,
     pub state: Mutex<State>,
     /// Signalled when a record is queued (the writer waits on it).
     pub queued: Condvar,
@@ -115,6 +117,7 @@ impl Shared {
             name,
             opened: OnceLock::new(),
             untouched_said: AtomicBool::new(false),
+            left_said: AtomicUsize::new(0),
             state: Mutex::new(State {
                 records: VecDeque::new(),
                 bytes: 0,
@@ -145,6 +148,12 @@ impl Shared {
     /// A file never opened because no batch came, not said yet (at exit, once).
     pub fn untouched_unsaid(&self) -> bool {
         self.opened.get().is_none() && !self.untouched_said.swap(true, Ordering::Relaxed)
+    }
+
+    /// Whether `left` batches still unwritten are more than were said lost before: the
+    /// drains at the instance's end and at exit then say a loss once.
+    pub fn loss_unsaid(&self, left: usize) -> bool {
+        self.left_said.fetch_max(left, Ordering::Relaxed) < left
     }
 }
 
