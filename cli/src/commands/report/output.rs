@@ -42,7 +42,7 @@ pub fn text(report: &Report<'_>, top: Option<usize>) -> String {
             us(s.p90),
             us(s.p99),
             us(s.max),
-            share(s.total, report.busy_ns)
+            share(row.covered_ns, report.busy_ns)
         );
     }
     let _ = writeln!(
@@ -115,6 +115,13 @@ pub fn text(report: &Report<'_>, top: Option<usize>) -> String {
             report.unpaired
         );
     }
+    if report.reversed > 0 {
+        let _ = writeln!(
+            out,
+            "note: {} ranges end before they begin (their timestamps are wrong); each counts as 0 µs",
+            report.reversed
+        );
+    }
     out
 }
 
@@ -127,8 +134,9 @@ fn share(part: u64, whole: u64) -> f64 {
 }
 
 /// The report as one JSON object: `rows` of `{key, count, total_ns, mean_ns, p50_ns, p90_ns,
-/// p99_ns, max_ns}`, the busy time (per queue, and two queues' overlaps), the frames'
-/// summary and histogram, the longest ranges, the unpaired events and the submit-to-start
+/// p99_ns, max_ns, covered_ns}`, the busy time (per queue, and two queues' overlaps), the
+/// frames' summary and histogram, the longest ranges, the unpaired events, the ranges that
+/// end before they begin (`reversed_ranges`) and the submit-to-start
 /// latency (`null` when no batch has a submit time).
 pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = report
@@ -140,6 +148,7 @@ pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
             json!({
                 "key": r.key, "count": s.count, "total_ns": s.total, "mean_ns": s.mean,
                 "p50_ns": s.p50, "p90_ns": s.p90, "p99_ns": s.p99, "max_ns": s.max,
+                "covered_ns": r.covered_ns,
             })
         })
         .collect();
@@ -171,6 +180,7 @@ pub fn json(report: &Report<'_>, top: Option<usize>) -> serde_json::Value {
             })
         }).collect::<Vec<_>>(),
         "unpaired_events": report.unpaired,
+        "reversed_ranges": report.reversed,
         "submit_latency": (l.count > 0).then(|| json!({
             "count": l.count, "min_ns": l.min, "p50_ns": l.p50, "p90_ns": l.p90,
             "p99_ns": l.p99, "max_ns": l.max,
