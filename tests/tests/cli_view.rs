@@ -340,3 +340,38 @@ fn a_hundred_thousand_ranges_are_all_drawn() {
 fn a_million_ranges_are_all_drawn() {
     many_ranges("cli-view-1m", 1000, 998);
 }
+
+/// busy% counts nested ranges of a kind once (issue 43, defect 13): three labels nested in
+/// a command buffer cover all of its time, 100%, where their total is 240% of it.
+#[test]
+fn nested_labels_take_at_most_all_of_the_busy_time() {
+    let dir = TempDir::new("cli-view-nested");
+    let trace = dir.path().join("nested.txt");
+    let line = |ns: u64, text: &str| format!("{:016}        +0: {text}\n", 1_000_000 + ns);
+    let mut text =
+        String::from("BATCH 1: device=0 queue=0x10 frame=0 submission=1 cmdbufs=1 queries=8\n");
+    for (ns, event) in [
+        (0, "start_cmd_buffer: cmd=0x1, level=primary"),
+        (0, "begin_label: label=\"a\""),
+        (10_000, "begin_label: label=\"b\""),
+        (20_000, "begin_label: label=\"c\""),
+        (80_000, "end_label: label=\"c\""),
+        (90_000, "end_label: label=\"b\""),
+        (100_000, "end_label: label=\"a\""),
+        (100_000, "end_cmd_buffer: cmd=0x1"),
+    ] {
+        text.push_str(&line(ns, event));
+    }
+    text.push_str("ELAPSED: 0 ns\n");
+    std::fs::write(&trace, text).unwrap();
+    let page = dir.path().join("nested.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "");
+    let row = dom
+        .split("label</td>")
+        .nth(1)
+        .and_then(|r| r.split("</tr>").next())
+        .unwrap_or_else(|| panic!("no label row: {dom}"));
+    assert!(row.starts_with("<td>3</td><td>240.0</td>"), "{row}");
+    assert!(row.ends_with("<td>100.0</td>"), "busy%: {row}");
+}

@@ -1,8 +1,9 @@
 // stats.js: the statistics table of `utrace report` (per kind of range: count, total, mean,
 // p50/p90/p99, max, busy%) for the ranges that overlap the visible window, counted whole
 // as the report counts them; recomputed once the window settles after a zoom or pan.
-// busy% is a kind's total over the GPU busy time: the time covered by any of those ranges,
-// per queue, summed.
+// busy% is the share of the GPU busy time (the time covered by any of those ranges, per
+// queue, summed) during which a range of the kind ran: nested ranges of one kind (labels
+// inside labels) count once, so it is at most 100%.
 "use strict";
 
 const statsBody = document.querySelector("#stats tbody");
@@ -45,25 +46,40 @@ function computeStats() {
   const perKind = Array.from(counts, (n) => new Float64Array(n));
   counts.fill(0);
   const laneSpans = LANES.map(() => []);
+  // Per kind and lane (kind * LANES.length + lane), each row's spans of that kind.
+  const kindSpans = new Map();
+  // A row's ranges do not overlap: only touching ones merge here.
+  const add = (spans, b, e) => {
+    if (spans.length && b <= spans[spans.length - 1]) spans[spans.length - 1] = Math.max(spans[spans.length - 1], e);
+    else spans.push(b, e);
+  };
   slices.forEach(([from, to], r) => {
     const spans = [];
-    let lastEnd = -Infinity;
+    const byKind = new Map();
     for (let i = from; i < to; i++) {
       perKind[rKind[i]][counts[rKind[i]]++] = rEnd[i] - rBegin[i];
-      // A row's ranges do not overlap: only touching ones merge here.
-      if (spans.length && rBegin[i] <= lastEnd) spans[spans.length - 1] = lastEnd = Math.max(lastEnd, rEnd[i]);
-      else { spans.push(rBegin[i], rEnd[i]); lastEnd = rEnd[i]; }
+      add(spans, rBegin[i], rEnd[i]);
+      let own = byKind.get(rKind[i]);
+      if (!own) byKind.set(rKind[i], own = []);
+      add(own, rBegin[i], rEnd[i]);
     }
     laneSpans[ROWS[r].lane].push(spans);
+    byKind.forEach((own, kind) => {
+      const key = kind * LANES.length + ROWS[r].lane;
+      if (!kindSpans.has(key)) kindSpans.set(key, []);
+      kindSpans.get(key).push(own);
+    });
   });
   const busy = laneSpans.reduce((sum, lists) => sum + coveredTime(lists), 0);
+  const covered = new Float64Array(KINDS.length);
+  kindSpans.forEach((lists, key) => { covered[Math.floor(key / LANES.length)] += coveredTime(lists); });
   const rows = [];
   perKind.forEach((sorted, kind) => {
     if (!sorted.length) return;
     sorted.sort();
     let total = 0;
     for (let k = 0; k < sorted.length; k++) total += sorted[k];
-    rows.push({kind, count: sorted.length, total, mean: total / sorted.length,
+    rows.push({kind, count: sorted.length, total, covered: covered[kind], mean: total / sorted.length,
                p50: rank(sorted, 50), p90: rank(sorted, 90), p99: rank(sorted, 99),
                max: sorted[sorted.length - 1]});
   });
@@ -83,7 +99,7 @@ function showStats(final) {
     statsCount += r.count;
     const tr = document.createElement("tr");
     const cells = [KINDS[r.kind], r.count, us(r.total), us(r.mean), us(r.p50), us(r.p90), us(r.p99),
-                   us(r.max), busy ? (100 * r.total / busy).toFixed(1) : "-"];
+                   us(r.max), busy ? (100 * r.covered / busy).toFixed(1) : "-"];
     cells.forEach((c, k) => {
       const td = document.createElement("td");
       td.textContent = String(c);
