@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::control_socket::{ask, connect_error, socket_of};
+use crate::write_whole::{for_writer, ForWriter};
 
 /// `utrace capture`'s arguments.
 #[derive(clap::Args)]
@@ -78,6 +79,12 @@ fn capture(pid: u32, frames: u32, format: &str, out: &Path) -> Result<(), String
     let out = std::env::current_dir()
         .map(|d| d.join(out))
         .unwrap_or_else(|_| out.to_path_buf());
+    // The application opens it: by the rules of every output the command writes, a link or
+    // a folder another user could use is refused here (what is there is left for the layer,
+    // which writes beside a file another process holds).
+    let out = match for_writer(&out, false)? {
+        ForWriter::File(out) | ForWriter::Through(out) => out,
+    };
     let request = format!(
         "capture frames={frames} format={format} path={}",
         out.display()

@@ -73,6 +73,19 @@ pub fn uninstall() -> Result<(), String> {
         let dir = folder(implicit)?;
         for name in [MANIFEST, layer_files::LIBRARY] {
             let path = dir.join(name);
+            // Only what install could have put there: a file (or a link, removed itself,
+            // never followed). A device or a folder by that name is not ours to remove.
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() || m.file_type().is_symlink() => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "{}: not a file install makes; left alone",
+                        path.display()
+                    ))
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
             match std::fs::remove_file(&path) {
                 Ok(()) => {
                     println!("removed {}", path.display());

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::analysis::groups::By;
+use crate::write_whole::{for_writer, ForWriter};
 
 /// The formats the layer writes, as `GPU_TRACE_FORMAT` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -120,19 +121,21 @@ pub fn run(opts: Args) -> Result<u8, String> {
         Some(path) => path.clone(),
         None => default_out(program, format),
     };
-    // A file left from an earlier run would be read as this run's trace.
-    match std::fs::remove_file(&out) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("{}: {e}", out.display())),
-    }
+    // By the rules of every output the command writes: a file left from an earlier run
+    // (which would be read as this run's trace) is replaced by a new empty one; a device
+    // or FIFO is written through; a link or a folder another user could use is refused.
+    // `out` as the user named it, for messages; `at`, absolute, where the layer writes.
+    let (at, to_file) = match for_writer(&absolute(&out), true)? {
+        ForWriter::File(path) => (path, true),
+        ForWriter::Through(path) => (path, false),
+    };
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env(
             "VK_INSTANCE_LAYERS",
             with_layer(std::env::var_os("VK_INSTANCE_LAYERS")),
         )
-        .env("GPU_TRACEFILE", absolute(&out))
+        .env("GPU_TRACEFILE", &at)
         .env("GPU_TRACE_FORMAT", format.name());
     if let locate::Layer::Installed(manifest) = &layer {
         eprintln!("utrace: the layer installed by {}", manifest.display());
@@ -156,9 +159,8 @@ pub fn run(opts: Args) -> Result<u8, String> {
         .map_err(|e| format!("cannot run {}: {e}", Path::new(program).display()))?;
     // Ctrl-C and friends stop the application, not this command: it reports after.
     let passed_on = signals::PassedOn::to(child.id());
-    let live = std::io::stderr()
-        .is_terminal()
-        .then(|| progress::Live::start(out.clone(), format));
+    let live = (to_file && std::io::stderr().is_terminal())
+        .then(|| progress::Live::start(at.clone(), format));
     let status = child
         .wait()
         .map_err(|e| format!("waiting for {}: {e}", Path::new(program).display()))?;
@@ -172,7 +174,16 @@ pub fn run(opts: Args) -> Result<u8, String> {
             Path::new(program).display()
         );
     }
-    if !out.exists() {
+    if !to_file {
+        eprintln!(
+            "utrace: the trace went to {}, which is not a file: no report",
+            out.display()
+        );
+        return Ok(code);
+    }
+    // The empty file made for it is still there, and still empty: nothing was traced.
+    if std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        let _ = std::fs::remove_file(&at);
         eprintln!(
             "utrace: {} wrote no trace to {} (did it create a Vulkan device?)",
             Path::new(program).display(),
@@ -181,8 +192,8 @@ pub fn run(opts: Args) -> Result<u8, String> {
         return Ok(code);
     }
     eprintln!("utrace: trace: {}", out.display());
-    let reported = crate::trace::load(&out)
-        .and_then(|t| super::report::print(&t, opts.by, opts.top, 5, false));
+    let reported =
+        crate::trace::load(&at).and_then(|t| super::report::print(&t, opts.by, opts.top, 5, false));
     if let Err(e) = reported {
         eprintln!("utrace: {e}");
     }

@@ -1,0 +1,173 @@
+//! The files the command has another process write, or removes (`run --out`, `capture
+//! --out`, `uninstall`), held to the rules of every output it writes (issue 43): as root
+//! beside a second user (`nobody`, through `setpriv`) who plants links in a shared folder
+//! that is 0777 and not sticky. A device at the output is written through, never removed
+//! (`utrace run --out /dev/null` removed the device); a link the other user planted, or a
+//! folder where they could swap the file for one, is refused before the application runs;
+//! `uninstall` removes only files. And a user who is not root may still name `/dev/stdout`
+//! (root's link).
+
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use utrace_tests::harness::{lavapipe_command, utrace_exe, TempDir};
+
+const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn as_root() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    assert!(
+        root,
+        "this test plays root beside another user: run it as root"
+    );
+}
+
+/// Runs `args` as `nobody`; fails loudly where that cannot be done.
+fn as_nobody(args: &[&str]) -> Output {
+    Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("setpriv (util-linux) runs: these tests play root beside another user")
+}
+
+/// A test folder others may enter, with `shared` in it: 0777, not sticky.
+fn folders(name: &str) -> (TempDir, std::path::PathBuf) {
+    let dir = TempDir::new(name);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    (dir, shared)
+}
+
+/// A character device like /dev/null, made at `path`.
+fn null_device(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path in the test's folder; mknod only makes the node.
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    assert_eq!(made, 0, "mknod {}", path.display());
+}
+
+fn is_device(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+}
+
+fn run(dir: &TempDir, out: &Path) -> Output {
+    lavapipe_command(dir, &utrace_exe())
+        .args(["run", "--out"])
+        .arg(out)
+        .args(["--", WORKLOAD, "--scenario", "basic"])
+        .output()
+        .expect("utrace runs")
+}
+
+#[test]
+fn run_writes_through_a_device_and_refuses_what_another_user_could_swap() {
+    as_root();
+    let (dir, shared) = folders("cli-writers-run");
+    let device = dir.path().join("null");
+    null_device(&device);
+    let out = run(&dir, &device);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(is_device(&device), "the device is still a device");
+    assert!(
+        text(&out.stderr).contains("which is not a file: no report"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"root's secret").unwrap();
+    let link = shared.join("t.txt");
+    let planted = as_nobody(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
+    assert!(planted.status.success(), "{}", text(&planted.stderr));
+    // The planted link, and a new name in the shared folder (which nobody could swap for a
+    // link before the application opens it): refused, the application not run.
+    for out_path in [&link, &shared.join("new.txt")] {
+        let out = run(&dir, out_path);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", out_path.display());
+        assert!(err.contains("refused"), "{err}");
+        assert!(!err.contains("utrace-workload: basic"), "not run: {err}");
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), b"root's secret");
+    assert!(!shared.join("new.txt").exists());
+}
+
+#[test]
+fn capture_refuses_another_users_link_before_asking_the_process() {
+    as_root();
+    let (dir, shared) = folders("cli-writers-capture");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"root's secret").unwrap();
+    let link = shared.join("c.txt");
+    let planted = as_nobody(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
+    assert!(planted.status.success(), "{}", text(&planted.stderr));
+    let out = Command::new(utrace_exe())
+        .args(["capture", "--pid", "1", "--frames", "1", "--out"])
+        .arg(&link)
+        .env("XDG_RUNTIME_DIR", dir.path())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("symbolic link") && err.contains("refused"),
+        "{err}"
+    );
+}
+
+#[test]
+fn uninstall_removes_files_only() {
+    let dir = TempDir::new("cli-writers-uninstall");
+    let layers = dir.path().join("vulkan/explicit_layer.d");
+    std::fs::create_dir_all(&layers).unwrap();
+    let manifest = layers.join("VkLayer_utrace.json");
+    null_device(&manifest);
+    let out = Command::new(utrace_exe())
+        .arg("uninstall")
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a file install makes; left alone"),
+        "{err}"
+    );
+    assert!(is_device(&manifest), "the device is left alone");
+}
+
+#[test]
+fn a_user_who_is_not_root_may_name_dev_stdout() {
+    let (dir, _) = folders("cli-writers-stdout");
+    // A copy of the command and the trace that `nobody` can reach.
+    let exe = dir.path().join("utrace");
+    std::fs::copy(utrace_exe(), &exe).unwrap();
+    let demo = dir.path().join("demo.txt");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/golden/demo.txt"),
+        &demo,
+    )
+    .unwrap();
+    for f in [&exe, &demo] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // Through a pipe of nobody's own, as a user's shell makes one (`... | less`).
+    let script = format!(
+        "'{}' convert '{}' --to csv -o /dev/stdout | cat",
+        exe.display(),
+        demo.display()
+    );
+    let out = as_nobody(&["/bin/sh", "-c", &script]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("device,batch,"));
+}
