@@ -148,41 +148,6 @@ fn a_lavapipe_trace_converts_to_every_format() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// A txt trace of one command buffer holding `depth` labels nested in each other.
-fn nested_labels(depth: usize) -> String {
-    use std::fmt::Write;
-    let mut t = String::new();
-    let mut ns = 1_000u64;
-    let mut line = |t: &mut String, what: &str| {
-        ns += 1;
-        let _ = writeln!(t, "{ns:016}        +1: {what}");
-    };
-    let _ = writeln!(
-        t,
-        "BATCH 1: device=0 queue=0x1 frame=0 submission=1 cmdbufs=1 queries={} thread=1 submitted=1000",
-        2 * depth + 2
-    );
-    t.push_str("+----- NS -----+ +-- Δ --+  +----- MSG -----\n");
-    line(
-        &mut t,
-        "start_cmd_buffer: cmd=0x10, level=primary, usage=one_time_submit, thread=1",
-    );
-    for i in 0..depth {
-        line(&mut t, &format!("begin_label: label=\"l{i}\""));
-    }
-    for i in (0..depth).rev() {
-        line(&mut t, &format!("end_label: label=\"l{i}\""));
-    }
-    line(&mut t, "end_cmd_buffer: cmd=0x10");
-    let _ = writeln!(t, "ELAPSED: {} ns", ns - 1_000);
-    let _ = writeln!(
-        t,
-        "END OF TRACE: device=0 batches=1 events={} dropped=0",
-        2 * depth + 2
-    );
-    t
-}
-
 #[test]
 fn deeply_nested_labels_convert_to_perfetto_in_linear_time() {
     // 200,000 nested labels: each stage used to look down the whole stack of open ranges
@@ -191,7 +156,7 @@ fn deeply_nested_labels_convert_to_perfetto_in_linear_time() {
     // guard far above that, scaled for slow machines (UTRACE_TEST_TIME_FACTOR).
     let dir = TempDir::new("cli-convert-nested");
     let txt = dir.path().join("nested.txt");
-    std::fs::write(&txt, nested_labels(200_000)).unwrap();
+    std::fs::write(&txt, utrace_tests::bench::convert::nested_labels(200_000)).unwrap();
     let out_path = dir.path().join("nested.pftrace");
     let mut child = Command::new(utrace_exe())
         .args(["convert", "--to", "perfetto", "-o"])

@@ -226,9 +226,14 @@ fn top_shows_a_running_process_and_leaves_it_untraced() {
             frames <= 50 * seconds + 2,
             "{frames} frames in {seconds} s:\n{screen}"
         );
+        // One batch per frame. The two counts are of the same second's records, but on a
+        // loaded machine traceq writes a frame's batch in one second and its end in the next
+        // for a few frames at the edges (a tolerance of 2 failed once with both cores busy
+        // with a benchmark): a quarter of the rate is allowed, where two batches a frame
+        // would be twice it.
         let batches: f64 = after(&screen, "batches per second").trim().parse().unwrap();
         assert!(
-            (batches - fps).abs() <= 2.0,
+            (batches - fps).abs() <= (fps / 4.0).max(2.0),
             "one batch per frame:\n{screen}"
         );
         let times = after(&screen, "GPU time per frame");

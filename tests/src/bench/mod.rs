@@ -4,6 +4,7 @@
 
 pub mod ab;
 pub mod arena;
+pub mod convert;
 pub mod rows;
 pub mod rows_submits;
 pub mod side;

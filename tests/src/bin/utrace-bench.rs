@@ -90,6 +90,17 @@ fn main() {
         }
         return;
     }
+    if args.iter().any(|a| a == "--convert") {
+        // The command beside this benchmark (both built by `cargo build --release`).
+        let exe = std::env::current_exe().expect("the benchmark's own path");
+        let utrace = exe.with_file_name("utrace");
+        let dir = TempDir::new("bench-convert");
+        if let Err(e) = utrace_tests::bench::convert::measure(&utrace, dir.path()) {
+            eprintln!("utrace-bench: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     let rounds = arg(&args, "--rounds").unwrap_or("15").to_string();
     let runs: usize = match arg(&args, "--runs").map(str::parse) {
         None => 1,
