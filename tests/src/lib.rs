@@ -28,6 +28,7 @@ pub mod stage_ranges;
 pub mod submitter;
 pub mod system_tracing;
 pub mod trace_txt;
+pub mod two_users;
 pub mod validation_control;
 pub mod view_page;
 pub mod vk;

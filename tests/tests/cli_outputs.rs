@@ -5,11 +5,12 @@
 //! through `setpriv`) plants links in a shared folder that is 0777 and not sticky (Debian's
 //! `fs.protected_symlinks` already guards sticky folders such as `/tmp`).
 
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use utrace_tests::harness::{utrace_exe, TempDir};
+use utrace_tests::harness::utrace_exe;
+use utrace_tests::two_users::{as_nobody_ok, shared_folder, untouched, victim};
 
 /// A trace to read: the command's golden txt trace.
 fn demo() -> PathBuf {
@@ -26,16 +27,6 @@ fn utrace(args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Runs `args` as `nobody`; fails loudly where that cannot be done.
-fn as_nobody(args: &[&str]) {
-    let status = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-        .args(args)
-        .status()
-        .expect("setpriv (util-linux) runs: these tests play root beside another user");
-    assert!(status.success(), "as nobody: {args:?}");
 }
 
 #[test]
@@ -75,31 +66,19 @@ fn devices_and_standard_output_are_written_through_never_replaced() {
 
 #[test]
 fn a_second_users_links_in_a_shared_folder_are_never_followed() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    assert!(
-        root,
-        "this test plays root beside another user: run it as root"
-    );
-    let dir = TempDir::new("cli-outputs");
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let shared = dir.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let victim = dir.path().join("victim");
-    std::fs::write(&victim, b"root's secret").unwrap();
-    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (dir, shared) = shared_folder("cli-outputs");
+    let victim = victim(&dir);
     let v = victim.to_str().unwrap();
     let at = |name: &str| shared.join(name).to_str().unwrap().to_string();
     // The temporary name the command used to write through, and the output itself.
-    as_nobody(&["ln", "-s", v, &at("out.html.utrace-partial")]);
-    as_nobody(&["ln", "-s", v, &at("link.html")]);
+    as_nobody_ok(&["ln", "-s", v, &at("out.html.utrace-partial")]);
+    as_nobody_ok(&["ln", "-s", v, &at("link.html")]);
     let demo = demo();
     let demo = demo.to_str().unwrap();
 
     let out = utrace(&["view", demo, "-o", &at("out.html")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read(&victim).unwrap(), b"root's secret");
+    assert!(untouched(&victim));
     let page = std::fs::symlink_metadata(at("out.html")).unwrap();
     assert!(page.file_type().is_file(), "the page is a file of its own");
 
@@ -117,7 +96,7 @@ fn a_second_users_links_in_a_shared_folder_are_never_followed() {
             err.contains("symbolic link") && err.contains("refused"),
             "{err}"
         );
-        assert_eq!(std::fs::read(&victim).unwrap(), b"root's secret");
+        assert!(untouched(&victim));
         let link = std::fs::symlink_metadata(at("link.html")).unwrap();
         assert!(link.file_type().is_symlink(), "the link is left alone");
     }

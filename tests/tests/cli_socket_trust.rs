@@ -9,17 +9,15 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-use utrace_tests::harness::{utrace_exe, TempDir};
+use utrace_tests::harness::utrace_exe;
+use utrace_tests::two_users::{nobody, shared_folder};
 
 /// The fake socket, run as `nobody` from a copy `nobody` can reach; its pid.
 fn fake_as_nobody(dir: &Path, folder: &Path, lines: &[&str]) -> (Child, u32) {
     let exe = dir.join("fake-control");
     std::fs::copy(env!("CARGO_BIN_EXE_utrace-fake-control"), &exe).unwrap();
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut child = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-        .arg(&exe)
-        .arg(folder)
+    let mut child = nobody(&[exe.to_str().unwrap(), folder.to_str().unwrap()])
         .args(lines)
         .stdout(Stdio::piped())
         .spawn()
@@ -46,17 +44,7 @@ fn utrace(runtime: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn another_users_socket_in_a_shared_runtime_folder_is_refused_and_never_heard() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    assert!(
-        root,
-        "this test plays root beside another user: run it as root"
-    );
-    let dir = TempDir::new("socket-trust");
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let runtime = dir.path().join("shared");
-    std::fs::create_dir(&runtime).unwrap();
-    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (dir, runtime) = shared_folder("socket-trust");
     let folder = runtime.join("utrace");
     let lines = [
         r"\e[2J\e]0;owned\a",

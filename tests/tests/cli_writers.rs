@@ -9,43 +9,15 @@
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use utrace_tests::harness::{lavapipe_command, utrace_exe, TempDir};
+use utrace_tests::two_users::{as_nobody, as_nobody_ok, shared_folder, untouched, victim};
 
 const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn as_root() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    assert!(
-        root,
-        "this test plays root beside another user: run it as root"
-    );
-}
-
-/// Runs `args` as `nobody`; fails loudly where that cannot be done.
-fn as_nobody(args: &[&str]) -> Output {
-    Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("setpriv (util-linux) runs: these tests play root beside another user")
-}
-
-/// A test folder others may enter, with `shared` in it: 0777, not sticky.
-fn folders(name: &str) -> (TempDir, std::path::PathBuf) {
-    let dir = TempDir::new(name);
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let shared = dir.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-    (dir, shared)
 }
 
 /// A character device like /dev/null, made at `path`.
@@ -71,8 +43,7 @@ fn run(dir: &TempDir, out: &Path) -> Output {
 
 #[test]
 fn run_writes_through_a_device_and_refuses_what_another_user_could_swap() {
-    as_root();
-    let (dir, shared) = folders("cli-writers-run");
+    let (dir, shared) = shared_folder("cli-writers-run");
     let device = dir.path().join("null");
     null_device(&device);
     let out = run(&dir, &device);
@@ -84,11 +55,9 @@ fn run_writes_through_a_device_and_refuses_what_another_user_could_swap() {
         text(&out.stderr)
     );
 
-    let victim = dir.path().join("victim");
-    std::fs::write(&victim, b"root's secret").unwrap();
+    let victim = victim(&dir);
     let link = shared.join("t.txt");
-    let planted = as_nobody(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
-    assert!(planted.status.success(), "{}", text(&planted.stderr));
+    as_nobody_ok(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
     // The planted link, and a new name in the shared folder (which nobody could swap for a
     // link before the application opens it): refused, the application not run.
     for out_path in [&link, &shared.join("new.txt")] {
@@ -98,19 +67,16 @@ fn run_writes_through_a_device_and_refuses_what_another_user_could_swap() {
         assert!(err.contains("refused"), "{err}");
         assert!(!err.contains("utrace-workload: basic"), "not run: {err}");
     }
-    assert_eq!(std::fs::read(&victim).unwrap(), b"root's secret");
+    assert!(untouched(&victim));
     assert!(!shared.join("new.txt").exists());
 }
 
 #[test]
 fn capture_refuses_another_users_link_before_asking_the_process() {
-    as_root();
-    let (dir, shared) = folders("cli-writers-capture");
-    let victim = dir.path().join("victim");
-    std::fs::write(&victim, b"root's secret").unwrap();
+    let (dir, shared) = shared_folder("cli-writers-capture");
+    let victim = victim(&dir);
     let link = shared.join("c.txt");
-    let planted = as_nobody(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
-    assert!(planted.status.success(), "{}", text(&planted.stderr));
+    as_nobody_ok(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
     let out = Command::new(utrace_exe())
         .args(["capture", "--pid", "1", "--frames", "1", "--out"])
         .arg(&link)
@@ -148,7 +114,7 @@ fn uninstall_removes_files_only() {
 
 #[test]
 fn a_user_who_is_not_root_may_name_dev_stdout() {
-    let (dir, _) = folders("cli-writers-stdout");
+    let (dir, _) = shared_folder("cli-writers-stdout");
     // A copy of the command and the trace that `nobody` can reach.
     let exe = dir.path().join("utrace");
     std::fs::copy(utrace_exe(), &exe).unwrap();

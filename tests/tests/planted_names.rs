@@ -9,44 +9,13 @@
 //!   planted there, truncating its target.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 
-use utrace_tests::harness::{lavapipe_command, utrace_exe, write_manifest, TempDir, LAVAPIPE_ICD};
+use utrace_tests::harness::{lavapipe_command, utrace_exe, write_manifest, LAVAPIPE_ICD};
+use utrace_tests::two_users::{as_nobody_ok, shared_folder, untouched, victim};
 
 const WORKLOAD: &str = env!("CARGO_BIN_EXE_utrace-workload");
-
-fn as_nobody(args: &[&str]) {
-    let out = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
-        .args(args)
-        .output()
-        .expect("setpriv (util-linux) runs: these tests play root beside another user");
-    assert!(
-        out.status.success(),
-        "as nobody {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn folders(name: &str) -> (TempDir, PathBuf, PathBuf) {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    assert!(
-        root,
-        "this test plays root beside another user: run it as root"
-    );
-    let dir = TempDir::new(name);
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let shared = dir.path().join("shared");
-    std::fs::create_dir(&shared).unwrap();
-    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let victim = dir.path().join("victim");
-    std::fs::write(&victim, b"root's secret").unwrap();
-    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
-    (dir, shared, victim)
-}
 
 /// `cmd` started through a shell that says its pid and execs the program once a line
 /// comes: the pid the program will have, and the line to send.
@@ -84,7 +53,8 @@ fn go(child: Child, mut go: ChildStdin) -> Output {
 
 #[test]
 fn utrace_runs_manifests_folder_is_never_one_another_user_made() {
-    let (dir, shared, victim) = folders("planted-run-folder");
+    let (dir, shared) = shared_folder("planted-run-folder");
+    let victim = victim(&dir);
     let mut cmd = lavapipe_command(&dir, &utrace_exe());
     cmd.env("TMPDIR", &shared)
         .args(["run", "--out"])
@@ -94,16 +64,16 @@ fn utrace_runs_manifests_folder_is_never_one_another_user_made() {
     // The folder the command used to take, open to all, the manifest's name a link.
     let planted = shared.join(format!("utrace-run-{pid}"));
     let p = planted.to_str().unwrap();
-    as_nobody(&["mkdir", "-m", "0777", p]);
+    as_nobody_ok(&["mkdir", "-m", "0777", p]);
     let link = planted.join("VkLayer_utrace.json");
-    as_nobody(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
+    as_nobody_ok(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
     let out = go(child, line);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's secret");
+    assert!(untouched(&victim));
     assert!(
         std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()),
         "nobody's folder is left as it was"
@@ -113,7 +83,8 @@ fn utrace_runs_manifests_folder_is_never_one_another_user_made() {
 
 #[test]
 fn a_held_trace_files_pid_named_sibling_never_follows_a_planted_link() {
-    let (dir, shared, victim) = folders("planted-sibling");
+    let (dir, shared) = shared_folder("planted-sibling");
+    let victim = victim(&dir);
     // The path is held, as another process writing it would hold it.
     let held = shared.join("gl.txt");
     let file = std::fs::File::create(&held).unwrap();
@@ -134,7 +105,7 @@ fn a_held_trace_files_pid_named_sibling_never_follows_a_planted_link() {
         .env("GPU_TRACEFILE", &held);
     let (child, pid, line) = waiting(cmd);
     let sibling: &Path = &shared.join(format!("gl.{pid}.txt"));
-    as_nobody(&[
+    as_nobody_ok(&[
         "ln",
         "-s",
         victim.to_str().unwrap(),
@@ -143,7 +114,7 @@ fn a_held_trace_files_pid_named_sibling_never_follows_a_planted_link() {
     let out = go(child, line);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "root's secret");
+    assert!(untouched(&victim));
     assert!(
         stderr.contains("cannot be opened") && stderr.contains("stdout"),
         "said, and the trace went to stdout: {stderr}"
