@@ -9,48 +9,68 @@
 //!   library, a user a torn trace) and a failed write leaves what was there before.
 //! - A device or a FIFO: written through, never replaced (`/dev/null`, a pipe; `/dev/full`
 //!   reports that it is full).
-//! - A symbolic link: followed only when the caller (or root: `/dev/stdout`) owns it and no
-//!   one else can write the folder it is in (then its target follows these rules);
-//!   otherwise refused, since another user could have put it there.
-//! - Anything else (a folder, a socket): refused.
+//! - A symbolic link, anywhere in the path: followed only when the caller (or root:
+//!   `/dev/stdout`) owns it and no one else can write the folder it is in; otherwise
+//!   refused, since another user could have put it there. The path is walked one
+//!   component at a time through folder descriptors ([`walk`]), and the file is written
+//!   through the last one's.
+//! - The process's own standard output or error (`/dev/stdout`, or the file it is
+//!   redirected to): written to that descriptor, never reopened (which would start the file
+//!   over).
+//! - A device or a FIFO of another user's (who would read it), and anything else (a
+//!   folder, a socket): refused.
 
-use std::fs::{File, OpenOptions};
+use std::ffi::{CString, OsStr, OsString};
+use std::fs::File;
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// Links followed at most, one after the other.
-const MAX_LINKS: usize = 8;
+mod walk;
+
+use walk::{walk, Leaf};
 
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if path == Path::new("-") {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    if path == Path::new("-") || standard_stream(path) == Some(1) {
         let mut out = std::io::stdout().lock();
         return out
             .write_all(bytes)
             .and_then(|()| out.flush())
             .map_err(|e| format!("standard output: {e}"));
     }
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let target = match resolve(path)? {
-        Resolved::Path(target) => target,
-        Resolved::LinkToDevice(link) => return write_through(&link, bytes, true).map_err(err),
-    };
-    match std::fs::symlink_metadata(&target) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&target, bytes).map_err(err),
-        Err(e) => Err(err(e)),
-        Ok(meta) => {
-            let kind = meta.file_type();
-            if kind.is_file() {
-                replace(&target, bytes).map_err(err)
-            } else if written_through(&kind) {
-                write_through(&target, bytes, false).map_err(err)
-            } else {
-                Err(format!(
-                    "{}: not a regular file, a device or a FIFO; refused",
-                    path.display()
-                ))
-            }
+    if standard_stream(path) == Some(2) {
+        return std::io::stderr()
+            .write_all(bytes)
+            .map_err(|e| format!("standard error: {e}"));
+    }
+    let walked = walk(path)?;
+    match walked.leaf {
+        Leaf::Missing | Leaf::Regular { .. } => {
+            replace(&walked.folder, &walked.name, bytes).map_err(|e| err(refusal(e, &walked.leaf)))
         }
+        Leaf::Through => write_through(&walked.folder, &walked.name, bytes).map_err(err),
+    }
+}
+
+/// 1 or 2 when `path` is the file this process's standard output or error writes
+/// (`/dev/stdout`, `/dev/fd/2`, or the file either is redirected to).
+fn standard_stream(path: &Path) -> Option<i32> {
+    use std::os::fd::AsFd;
+    let meta = std::fs::metadata(path).ok()?;
+    let same = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = File::from(fd.try_clone_to_owned().ok()?);
+        let m = file.metadata().ok()?;
+        Some(m.dev() == meta.dev() && m.ino() == meta.ino())
+    };
+    if same(std::io::stdout().as_fd()) == Some(true) {
+        Some(1)
+    } else if same(std::io::stderr().as_fd()) == Some(true) {
+        Some(2)
+    } else {
+        None
     }
 }
 
@@ -58,10 +78,10 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
 /// user named, by the rules above ([`for_writer`]).
 #[derive(Debug, PartialEq, Eq)]
 pub enum ForWriter {
-    /// A regular file (new and empty when asked `fresh`) in a folder no other user can
-    /// change: the writer opens it by this path.
+    /// A regular file (new and empty when asked `fresh`), by a path with no link in it, in
+    /// folders no other user can change: the writer opens it by this path.
     File(PathBuf),
-    /// A device or a FIFO (or a link to one that may be followed), written through as it is.
+    /// A device, a FIFO or a standard stream of this process's, written through as it is.
     Through(PathBuf),
 }
 
@@ -69,54 +89,34 @@ pub enum ForWriter {
 /// is removed (a trace left from before must not pass for this one's) and a new empty one
 /// created in its place (exclusively, never through a link); without, what is there is left
 /// for the writer (which may find it held by another process and write beside it). A device
-/// or a FIFO is left as it is, to be written through; a link that another user could have
-/// made, a folder where another user could swap the file for a link before the writer opens
-/// it (writable by others and not sticky, or someone else's), and anything else are
-/// refused.
+/// or a FIFO is left as it is, to be written through. Refused: what [`write_whole`]
+/// refuses, and a path where another user could rename a folder or put a link in place of
+/// the file before the writer opens it (a folder on the way writable by others and not
+/// sticky, or someone else's).
 pub fn for_writer(path: &Path, fresh: bool) -> Result<ForWriter, String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let target = match resolve(path)? {
-        Resolved::Path(target) => target,
-        Resolved::LinkToDevice(link) => return Ok(ForWriter::Through(link)),
-    };
-    match std::fs::symlink_metadata(&target) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(err(e)),
-        Ok(meta) if written_through(&meta.file_type()) => return Ok(ForWriter::Through(target)),
-        Ok(meta) if meta.is_file() => {}
-        Ok(_) => {
-            return Err(format!(
-                "{}: not a regular file, a device or a FIFO; refused",
-                path.display()
-            ))
-        }
+    if standard_stream(path).is_some() {
+        return Ok(ForWriter::Through(path.to_path_buf()));
     }
-    let folder = target.parent().filter(|p| !p.as_os_str().is_empty());
-    let folder = folder.unwrap_or(Path::new("."));
-    let dir = std::fs::metadata(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    let others_write = dir.mode() & 0o022 != 0 && dir.mode() & 0o1000 == 0;
-    if (dir.uid() != euid() && dir.uid() != 0) || others_write {
+    let walked = walk(path)?;
+    if let Some(why) = &walked.swappable {
         return Err(format!(
-            "{}: other users may change {} (mode {:04o}, owner {}), and could put a link there before the application opens the trace; refused: name a file in a folder of yours",
-            path.display(),
-            folder.display(),
-            dir.mode() & 0o7777,
-            dir.uid()
+            "{}: {why}, and could put a link there before the application opens the trace; refused: name a file in a folder of yours",
+            path.display()
         ));
     }
-    if !fresh {
-        return Ok(ForWriter::File(target));
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    match walked.leaf {
+        Leaf::Through => return Ok(ForWriter::Through(walked.path())),
+        Leaf::Regular { .. } if fresh => {
+            unlink_at(&walked.folder, &walked.name).map_err(|e| err(refusal(e, &walked.leaf)))?
+        }
+        Leaf::Regular { .. } | Leaf::Missing if !fresh => {
+            return Ok(ForWriter::File(walked.path()))
+        }
+        _ => {}
     }
-    if std::fs::symlink_metadata(&target).is_ok() {
-        std::fs::remove_file(&target).map_err(err)?;
-    }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(0o666)
-        .open(&target)
-        .map(|_| ForWriter::File(target.clone()))
+    create_at(&walked.folder, &walked.name)
+        .map(|_| ForWriter::File(walked.path()))
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => format!(
                 "{}: something was put there while it was being replaced; refused",
@@ -126,92 +126,100 @@ pub fn for_writer(path: &Path, fresh: bool) -> Result<ForWriter, String> {
         })
 }
 
-fn written_through(kind: &std::fs::FileType) -> bool {
-    kind.is_char_device() || kind.is_block_device() || kind.is_fifo()
-}
-
-/// Where `path` leads.
-enum Resolved {
-    /// Not a link (or nothing there).
-    Path(PathBuf),
-    /// A link that may be followed, to a device or a FIFO: written through the link itself
-    /// (`/dev/stdout` leads to `/proc/self/fd/1`, whose target names no path).
-    LinkToDevice(PathBuf),
-}
-
-/// The path written: `path`, or the target of the links it names where they may be
-/// followed.
-fn resolve(path: &Path) -> Result<Resolved, String> {
-    let mut at = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        let meta = match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => meta,
-            _ => return Ok(Resolved::Path(at)),
-        };
-        let folder = at.parent().filter(|p| !p.as_os_str().is_empty());
-        let folder = folder.unwrap_or(Path::new("."));
-        if !may_follow(&meta, folder) {
-            return Err(format!(
-                "{}: a symbolic link that another user could have made (it is not yours, or others may write {}); refused: name the file itself",
-                path.display(),
-                folder.display()
-            ));
+/// A failure to replace a regular file, said with why where another user owns it (a sticky
+/// folder lets only its owner remove or replace it).
+fn refusal(e: std::io::Error, leaf: &Leaf) -> std::io::Error {
+    match leaf {
+        Leaf::Regular { uid } if *uid != walk::ids().0 && e.kind() == std::io::ErrorKind::PermissionDenied => {
+            std::io::Error::other(format!(
+                "{e}: the file is user {uid}'s, in a folder where only its owner may replace it; refused"
+            ))
         }
-        if std::fs::metadata(&at).is_ok_and(|m| written_through(&m.file_type())) {
-            return Ok(Resolved::LinkToDevice(at));
-        }
-        let to = std::fs::read_link(&at).map_err(|e| format!("{}: {e}", at.display()))?;
-        at = folder.join(to);
+        _ => e,
     }
-    Err(format!(
-        "{}: more than {MAX_LINKS} symbolic links; refused",
-        path.display()
-    ))
 }
 
-/// Whether a link (`meta`) in `folder` may be followed: the caller or root owns it (root's
-/// `/dev/stdout`), and the folder is the caller's or root's and no one else may write it.
-fn may_follow(meta: &std::fs::Metadata, folder: &Path) -> bool {
-    let me = euid();
-    let Ok(dir) = std::fs::metadata(folder) else {
-        return false;
-    };
-    let trusted = |uid: u32| uid == me || uid == 0;
-    trusted(meta.uid()) && trusted(dir.uid()) && dir.mode() & 0o022 == 0
+fn c_name(name: &OsStr) -> std::io::Result<CString> {
+    CString::new(name.as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL in the name"))
 }
 
-fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+/// `name` opened in `folder` with `flags` (never through a link), created 0666 (less the
+/// umask) where `flags` say so.
+fn open_in(folder: &File, name: &OsStr, flags: i32) -> std::io::Result<File> {
+    let c = c_name(name)?;
+    let flags = flags | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: an open folder descriptor, a NUL-terminated name; the mode is read only with
+    // O_CREAT.
+    let fd = unsafe { libc::openat(folder.as_raw_fd(), c.as_ptr(), flags, 0o666 as libc::c_uint) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
-/// Writes `bytes` into a new file beside `path` with a name no one can guess (created
-/// exclusively, never through a link), then renames it over `path`.
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.utrace-{:016x}", unguessable()?));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(0o666)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()));
-    let done = written.and_then(|()| std::fs::rename(&tmp, path));
+fn create_at(folder: &File, name: &OsStr) -> std::io::Result<File> {
+    open_in(folder, name, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL)
+}
+
+fn unlink_at(folder: &File, name: &OsStr) -> std::io::Result<()> {
+    let c = c_name(name)?;
+    // SAFETY: an open folder descriptor and a NUL-terminated name.
+    if unsafe { libc::unlinkat(folder.as_raw_fd(), c.as_ptr(), 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Writes `bytes` into a new file in `folder` with a name no one can guess (created
+/// exclusively, never through a link), then renames it over `name` there.
+fn replace(folder: &File, name: &OsStr, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = OsString::from(format!(".utrace-{:016x}", unguessable()?));
+    let written =
+        create_at(folder, &tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()));
+    let done = written.and_then(|()| {
+        let (from, to) = (c_name(&tmp)?, c_name(name)?);
+        let fd = folder.as_raw_fd();
+        // SAFETY: an open folder descriptor and two NUL-terminated names in it.
+        if unsafe { libc::renameat(fd, from.as_ptr(), fd, to.as_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    });
     if done.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = unlink_at(folder, &tmp);
     }
     done
 }
 
-/// Writes `bytes` to the device or FIFO at `path`, as it is (never created or truncated);
-/// through the link at `path` when `follow` (one that may be followed).
-fn write_through(path: &Path, bytes: &[u8], follow: bool) -> std::io::Result<()> {
-    let flags = if follow { 0 } else { libc::O_NOFOLLOW };
-    let mut f = OpenOptions::new()
-        .write(true)
-        .custom_flags(flags)
-        .open(path)?;
+/// How long a FIFO is given for its reader to open it.
+const READER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Writes `bytes` to the device or FIFO `name` in `folder`, as it is (never created or
+/// truncated). A FIFO's reader may come a moment after (`utrace convert -o p & cat p`): it
+/// is given [`READER_WAIT`], then the FIFO is said unread rather than waited on for ever.
+fn write_through(folder: &File, name: &OsStr, bytes: &[u8]) -> std::io::Result<()> {
+    let started = std::time::Instant::now();
+    let mut f = loop {
+        match open_in(folder, name, libc::O_WRONLY | libc::O_NONBLOCK) {
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if started.elapsed() >= READER_WAIT {
+                    return Err(std::io::Error::other(format!(
+                        "a FIFO that no one opened to read within {READER_WAIT:?}; nothing written"
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other?,
+        }
+    };
+    // Written whole, waiting for a slow reader, once one is there.
+    // SAFETY: F_GETFL/F_SETFL on a descriptor `f` keeps open.
+    unsafe {
+        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    }
     f.write_all(bytes).and_then(|()| f.flush())
 }
 

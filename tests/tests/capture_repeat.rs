@@ -1,15 +1,16 @@
 //! Captures in a row to one path (issue 43, defect 6): each finished capture closes its
 //! file inside the application, so the next one writes the same path again, and the
 //! process's open files stay as many after the hundredth capture as after the first.
-//! (Before, each capture left its file open and locked: the second was written pid-named,
-//! the third refused, and 30 captures took the process from 15 open files to 46.)
+//! A FIFO no one reads is refused at once. (Before, each capture left its file open and
+//! locked: the second was written pid-named, the third refused, and 30 captures took the
+//! process from 15 open files to 46.)
 
 use std::path::Path;
 use std::time::Duration;
 
 use utrace_tests::checks::{assert_clean, parse};
 use utrace_tests::control_socket::{pid_of, socket, text, utrace};
-use utrace_tests::harness::{TempDir, XServer};
+use utrace_tests::harness::{utrace_exe, TempDir, XServer};
 use utrace_tests::workload;
 
 const CAPTURES: usize = 100;
@@ -75,6 +76,32 @@ fn a_hundred_captures_to_one_path_each_write_it_and_leave_no_file_open() {
             }
         }
         let after_last = open_files(&pid);
+
+        // A FIFO that no one reads: refused at once, and the process can be captured again
+        // (the layer's control thread waited in its open for good, the capture neither
+        // running nor stoppable).
+        let fifo = dir.path().join("unread.fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path in the test's folder.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let out = std::process::Command::new("timeout")
+            .arg("60")
+            .arg(utrace_exe())
+            .args(["capture", "--pid", &pid, "--frames", "1", "--out"])
+            .arg(&fifo)
+            .env("XDG_RUNTIME_DIR", dir.path().join("xdg"))
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("no one has open to read"), "{err}");
+        let again = utrace(
+            &dir,
+            &[
+                "capture", "--pid", &pid, "--frames", "1", "--out", "same.txt",
+            ],
+        );
+        assert!(again.status.success(), "{}", text(&again.stderr));
         assert_eq!(
             after_last, after_first,
             "open files after the first capture and after the last"

@@ -137,3 +137,124 @@ fn a_user_who_is_not_root_may_name_dev_stdout() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("device,batch,"));
 }
+
+/// A trial as nobody found these after the first fixes (session 25): a link as a folder of
+/// the path, a link chain ending at a FIFO, nobody's own FIFO, `%p` in `run --out`.
+#[test]
+fn links_anywhere_in_the_path_and_another_users_fifo_are_refused() {
+    let (dir, shared) = shared_folder("cli-writers-walk");
+    // Root's folder, and nobody's link to it in the shared folder.
+    let root_dir = dir.path().join("root-only");
+    std::fs::create_dir(&root_dir).unwrap();
+    let evil = shared.join("evil");
+    as_nobody_ok(&[
+        "ln",
+        "-s",
+        root_dir.to_str().unwrap(),
+        evil.to_str().unwrap(),
+    ]);
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/golden/demo.txt");
+    let convert = |out: &Path| {
+        Command::new(utrace_exe())
+            .args(["convert"])
+            .arg(&demo)
+            .args(["--to", "csv", "-o"])
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let refused = |out: &Output, what: &str| {
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains("refused"), "{what}: {err}");
+    };
+    refused(
+        &convert(&evil.join("x.csv")),
+        "convert through nobody's link",
+    );
+    refused(&run(&dir, &evil.join("t.txt")), "run through nobody's link");
+    assert_eq!(
+        std::fs::read_dir(&root_dir).unwrap().count(),
+        0,
+        "nothing written there"
+    );
+
+    // Root's own link to nobody's link to root's FIFO: refused at nobody's link.
+    let fifo = root_dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path in the test's folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let hop = shared.join("hop");
+    as_nobody_ok(&["ln", "-s", fifo.to_str().unwrap(), hop.to_str().unwrap()]);
+    let mine = dir.path().join("mine");
+    std::os::unix::fs::symlink(&hop, &mine).unwrap();
+    refused(&convert(&mine), "a chain through nobody's link to a FIFO");
+
+    // Nobody's own FIFO in the shared folder: whoever reads it would get the trace.
+    let theirs = shared.join("theirs");
+    as_nobody_ok(&["mkfifo", theirs.to_str().unwrap()]);
+    let out = convert(&theirs);
+    refused(&out, "nobody's FIFO");
+    assert!(
+        text(&out.stderr).contains("user 65534's"),
+        "{}",
+        text(&out.stderr)
+    );
+    refused(&run(&dir, &theirs), "run into nobody's FIFO");
+}
+
+#[test]
+fn run_writes_the_name_asked_even_with_percent_signs() {
+    // The layer expands %p: the command checked and made the literal name, so that is the
+    // one the layer must write (it wrote a name nobody could have planted a link at).
+    let dir = TempDir::new("cli-writers-percent");
+    let out_path = dir.path().join("t-%p.txt");
+    let out = run(&dir, &out_path);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read_to_string(&out_path).is_ok_and(|t| t.contains("END OF TRACE")),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("cmd_buffer"), "the report");
+}
+
+#[test]
+fn dev_stdout_appends_where_standard_output_goes_and_reports_escape_the_trace() {
+    let dir = TempDir::new("cli-writers-append");
+    let log = dir.path().join("log.txt");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/golden/demo.txt");
+    let script = format!(
+        "echo HEADER > '{log}'; '{exe}' convert '{demo}' --to csv -o /dev/stdout >> '{log}'",
+        log = log.display(),
+        exe = utrace_exe().display(),
+        demo = demo.display()
+    );
+    let out = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.starts_with("HEADER\ndevice,batch,"), "{written}");
+
+    // A label that would drive the terminal is shown escaped by report.
+    let trace = dir.path().join("esc.txt");
+    let demo_text = std::fs::read_to_string(&demo).unwrap();
+    let (head, rest) = demo_text
+        .split_once("label=\"")
+        .expect("a label in the demo");
+    std::fs::write(&trace, format!("{head}label=\"\u{1b}]0;pwned\u{7}{rest}")).unwrap();
+    let out = Command::new(utrace_exe())
+        .args(["report", "--by", "label"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        !report.contains('\u{1b}') && !report.contains('\u{7}'),
+        "{report}"
+    );
+    assert!(report.contains("\\u{1b}]0;pwned"), "{report}");
+}

@@ -169,6 +169,12 @@ impl Ending {
         let frames = self.field("frames");
         // Layers before `ended` said `done ... stopped=1` for every early end.
         let stopped = self.field("stopped") == "1";
+        if self.field("batches") == "0" && self.field("dropped") != "0" {
+            // Everything traced was lost (a full disk, a device that takes nothing).
+            return Err(format!(
+                "process {pid} could write nothing of the capture to {written}: {counts}"
+            ));
+        }
         if self.done && !stopped {
             println!("captured {frames} frames, {counts} to {written}");
             Ok(())
@@ -276,6 +282,12 @@ mod tests {
         );
         assert!(Ending::parse("started").is_none());
         assert!(Ending::parse("second ms=1").is_none());
+        // Everything lost (a device that takes nothing): not a success.
+        let e = said("done frames=3 batches=0 events=0 dropped=18 file=/x/full").unwrap_err();
+        assert!(
+            e.contains("could write nothing of the capture to /x/full"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -155,8 +155,12 @@ fn capture(
     path: &str,
     started: &mut dyn FnMut(),
 ) -> Result<Done, String> {
-    let held = held_file::open(Path::new(path), "the capture output")
-        .map_err(|e| format!("cannot write {path}: {e}"))?;
+    let held = held_file::open_as(
+        Path::new(path),
+        "the capture output",
+        held_file::Kind::AnyNow,
+    )
+    .map_err(|e| format!("cannot write {path}: {e}"))?;
     let written_to = held.path.display().to_string();
     let out = crate::sink::writer::start_held(held);
     let make = |_device: u32| -> Box<dyn Sink> {

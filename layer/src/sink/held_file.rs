@@ -58,6 +58,10 @@ impl std::fmt::Display for Refused {
 pub enum Kind {
     /// Whatever is there, links followed: a text trace may go to a pipe or a device.
     Any,
+    /// As [`Kind::Any`], but a FIFO that no one has open to read is refused at once instead
+    /// of waited for: a capture's file, opened on the control thread (which waited there
+    /// for good, the capture neither running nor stoppable).
+    AnyNow,
     /// A regular file only, its last component never a link, a pipe never waited on: a file
     /// that is about to be replaced (Perfetto's), where anything else must be left alone.
     RegularOnly,
@@ -111,20 +115,34 @@ fn try_hold(path: &Path, kind: Kind) -> io::Result<Option<HeldFile>> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(false);
-    if kind != Kind::Any {
+    let follows = matches!(kind, Kind::Any | Kind::AnyNow);
+    if !follows {
         // A link fails (ELOOP), a pipe without a reader fails (ENXIO) instead of blocking.
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    } else if kind == Kind::AnyNow {
+        options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path)?;
+    let file = options.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ENXIO) => io::Error::other("it is a FIFO that no one has open to read"),
+        _ => e,
+    })?;
     let meta = file.metadata()?;
-    if kind == Kind::Any {
+    if follows {
         if let Some(held) = standard_stream(&meta, path) {
             return Ok(Some(held));
         }
     }
     let regular = meta.is_file();
-    if kind != Kind::Any && !regular {
+    if !follows && !regular {
         return Err(io::Error::other("it is not a regular file"));
+    }
+    if kind == Kind::AnyNow && !regular {
+        // Open now: its writes wait for the reader as any output's do.
+        // SAFETY: F_GETFL/F_SETFL on the descriptor `file` keeps open.
+        unsafe {
+            let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
     if kind == Kind::OwnRegular && meta.uid() != unsafe { libc::geteuid() } {

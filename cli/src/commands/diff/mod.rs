@@ -78,7 +78,7 @@ pub fn run(args: &Args) -> Result<bool, String> {
     if args.json {
         crate::stdout::print(&format!("{}\n", output::json(&d)))?;
     } else {
-        crate::stdout::print(&output::text(&d, args.by, args.threshold))?;
+        crate::stdout::print_text(&output::text(&d, args.by, args.threshold))?;
     }
     Ok(!d.hurt.is_empty())
 }

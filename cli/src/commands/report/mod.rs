@@ -49,6 +49,6 @@ pub fn print(
     if json {
         crate::stdout::print(&format!("{}\n", output::json(&r, top)))
     } else {
-        crate::stdout::print(&output::text(&r, top))
+        crate::stdout::print_text(&output::text(&r, top))
     }
 }

@@ -119,7 +119,7 @@ pub fn run(opts: Args) -> Result<u8, String> {
     let layer = locate::layer()?;
     let out = match &opts.out {
         Some(path) => path.clone(),
-        None => default_out(program, format),
+        None => default_out(program, format)?,
     };
     // By the rules of every output the command writes: a file left from an earlier run
     // (which would be read as this run's trace) is replaced by a new empty one; a device
@@ -135,7 +135,7 @@ pub fn run(opts: Args) -> Result<u8, String> {
             "VK_INSTANCE_LAYERS",
             with_layer(std::env::var_os("VK_INSTANCE_LAYERS")),
         )
-        .env("GPU_TRACEFILE", &at)
+        .env("GPU_TRACEFILE", literal(&at))
         .env("GPU_TRACE_FORMAT", format.name());
     if let locate::Layer::Installed(manifest) = &layer {
         eprintln!("utrace: the layer installed by {}", manifest.display());
@@ -211,15 +211,28 @@ fn with_layer(old: Option<OsString>) -> OsString {
 }
 
 /// `$TMPDIR/utrace-APP-PID.EXT`.
-fn default_out(program: &OsString, format: TraceFormat) -> PathBuf {
+fn default_out(program: &OsString, format: TraceFormat) -> Result<PathBuf, String> {
     let stem = Path::new(program)
         .file_name()
         .map_or_else(|| "app".into(), |n| n.to_string_lossy().into_owned());
-    std::env::temp_dir().join(format!(
-        "utrace-{stem}-{}.{}",
-        std::process::id(),
-        format.extension()
-    ))
+    // Unguessable: a name another user could foresee (it held the pid) let them plant a
+    // link there first and have every run refused.
+    let token = crate::write_whole::unguessable().map_err(|e| format!("/dev/urandom: {e}"))?;
+    Ok(std::env::temp_dir().join(format!("utrace-{stem}-{token:016x}.{}", format.extension())))
+}
+
+/// `path` for `GPU_TRACEFILE`, each `%` doubled: the layer expands `%p` and `%i`, and the
+/// file checked and made here must be the one it writes.
+fn literal(path: &Path) -> OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut bytes = Vec::new();
+    for &b in path.as_os_str().as_bytes() {
+        bytes.push(b);
+        if b == b'%' {
+            bytes.push(b'%');
+        }
+    }
+    OsString::from_vec(bytes)
 }
 
 /// The layer writes where the application runs: a relative path is made absolute here.
