@@ -110,6 +110,13 @@ pub fn for_writer(path: &Path, fresh: bool) -> Result<ForWriter, String> {
         Leaf::Regular { .. } if fresh => {
             unlink_at(&walked.folder, &walked.name).map_err(|e| err(refusal(e, &walked.leaf)))?
         }
+        // Left for the writer: a file another user owns would be theirs to read.
+        Leaf::Regular { uid } if !fresh && uid != walk::ids().0 && uid != 0 => {
+            return Err(format!(
+                "{}: a file of user {uid}'s, who would read what is written to it; refused",
+                path.display()
+            ))
+        }
         Leaf::Regular { .. } | Leaf::Missing if !fresh => {
             return Ok(ForWriter::File(walked.path()))
         }

@@ -77,16 +77,31 @@ fn capture_refuses_another_users_link_before_asking_the_process() {
     let victim = victim(&dir);
     let link = shared.join("c.txt");
     as_nobody_ok(&["ln", "-s", victim.to_str().unwrap(), link.to_str().unwrap()]);
-    let out = Command::new(utrace_exe())
-        .args(["capture", "--pid", "1", "--frames", "1", "--out"])
-        .arg(&link)
-        .env("XDG_RUNTIME_DIR", dir.path())
-        .output()
-        .unwrap();
+    let capture = |out: &Path| {
+        Command::new(utrace_exe())
+            .args(["capture", "--pid", "1", "--frames", "1", "--out"])
+            .arg(out)
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = capture(&link);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("symbolic link") && err.contains("refused"),
+        "{err}"
+    );
+    // A file nobody made, open to all, in /tmp (sticky): the capture would go to them.
+    let theirs = std::env::temp_dir().join(format!("utrace-theirs-{}", std::process::id()));
+    let made = format!("umask 0; : > '{}'", theirs.display());
+    as_nobody_ok(&["sh", "-c", &made]);
+    let out = capture(&theirs);
+    let _ = std::fs::remove_file(&theirs);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("user 65534's") && err.contains("refused"),
         "{err}"
     );
 }
