@@ -77,10 +77,9 @@ pub fn walk(path: &Path) -> Result<Walked, String> {
         .map(|d| d.join(path))
         .map_err(|e| format!("{shown}: {e}"))?;
     let mut queue: VecDeque<OsString> = components(&absolute);
-    let name = queue
-        .pop_back()
-        .ok_or_else(|| format!("{shown}: names no file"))?;
-    queue.push_back(name);
+    if queue.is_empty() {
+        return Err(format!("{shown}: names no file"));
+    }
     // The folders entered, from `/`: each with its path.
     let root = open_at(None, OsStr::new("/")).map_err(|e| format!("/: {e}"))?;
     let mut stack: Vec<(File, PathBuf)> = vec![(root, "/".into())];
@@ -121,7 +120,12 @@ pub fn walk(path: &Path) -> Result<Walked, String> {
             links += 1;
             let (me, _) = ids();
             let owned = stat.st_uid == me || stat.st_uid == 0;
-            if !owned || !closed || links > MAX_LINKS {
+            if links > MAX_LINKS {
+                return Err(format!(
+                    "{shown}: more than {MAX_LINKS} symbolic links; refused"
+                ));
+            }
+            if !owned || !closed {
                 return Err(format!(
                     "{shown}: {} is a symbolic link that another user could have made (it is not yours, or others may write {}); refused: name the file itself",
                     at.display(),
