@@ -25,7 +25,9 @@ pub struct Second {
 impl Second {
     /// Reads `second ms=M frames=F batches=B frame_ns=N,... ranges=KIND:NS:COUNT,...`.
     pub fn parse(line: &str) -> Result<Second, String> {
-        let bad = || format!("the layer sent an unexpected line: {line:?}");
+        // The line came escaped already (`control_socket::printable`): quoted, not escaped
+        // again.
+        let bad = || format!("the layer sent an unexpected line: \"{line}\"");
         let rest = line.strip_prefix("second ").ok_or_else(bad)?;
         let mut second = Second::default();
         for field in rest.split(' ') {
@@ -206,6 +208,13 @@ mod tests {
             ..Second::default()
         });
         assert_eq!(h.sparkline(2), "█▁");
+    }
+
+    #[test]
+    fn an_unexpected_line_is_quoted_as_it_came() {
+        // Escaped once already when read from the socket.
+        let e = Second::parse("\\u{1b}[2J").unwrap_err();
+        assert_eq!(e, "the layer sent an unexpected line: \"\\u{1b}[2J\"");
     }
 
     #[test]
