@@ -209,25 +209,36 @@ fn a_failing_get_query_pool_results_loses_only_the_batches_read_with_it() {
     // A command buffer's timestamps are read with vkGetQueryPoolResults when they stay in
     // its queries; a command buffer that may be pending twice has them copied by the
     // layer's command buffers on the GPU. simultaneous submits one such twice; basic a
-    // one-time command buffer, then a reusable one three times, all read from the queries
-    // on a GPU (by traceq, or at the reusable one's resubmission): each failed read says
-    // why once.
+    // one-time command buffer, then a reusable one three times, which copies its own
+    // queries into its run slot (read as memory) or, without slots, is read from the
+    // queries too (by traceq, or at its resubmission): each failed read says why once.
     let (run, trace) = scenario_with_faults("simultaneous", "vkGetQueryPoolResults=device_lost");
     assert!(run.success, "{}", run.stderr);
     assert!(said(&run).is_empty(), "{}", run.stderr);
     assert_eq!(trace.batches.len(), 2);
     assert_eq!(trace.ends[0].dropped, 0);
-    let (run, trace) = with_faults_on_a_gpu("vkGetQueryPoolResults=device_lost");
-    assert!(run.success, "{}", run.stderr);
-    let said = said(&run);
-    assert_eq!(said.len(), 1, "{}", run.stderr);
-    assert!(
-        said[0].contains("reading a batch's timestamps failed"),
-        "{}",
-        said[0]
-    );
-    assert!(trace.batches.is_empty());
-    assert_eq!(trace.ends[0].dropped, 4 * 6);
+    for (slots, kept) in [(true, 3), (false, 0)] {
+        let vars = [
+            ("UTRACE_DEVICE_TYPE", "gpu"),
+            ("UTRACE_DEBUG_NO_RUN_SLOTS", if slots { "0" } else { "1" }),
+        ];
+        let (run, trace) =
+            scenario_with_faults_env("basic", "vkGetQueryPoolResults=device_lost", &vars);
+        assert!(run.success, "{}", run.stderr);
+        let said = said(&run);
+        assert_eq!(said.len(), 1, "slots {slots}: {}", run.stderr);
+        assert!(
+            said[0].contains("reading a batch's timestamps failed"),
+            "{}",
+            said[0]
+        );
+        assert_eq!(trace.batches.len(), kept, "slots {slots}");
+        assert_eq!(
+            trace.ends[0].dropped,
+            (4 - kept as u64) * 6,
+            "slots {slots}"
+        );
+    }
 }
 
 /// `basic` traced with the layer's own part named `what` made to panic (debug builds of the

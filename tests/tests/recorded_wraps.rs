@@ -113,14 +113,27 @@ fn a_resubmitted_command_buffers_own_run_needs_no_command_buffer_of_the_layers()
     later_runs_later_times(&trace);
 }
 
+/// Run slots off (`UTRACE_DEBUG_NO_RUN_SLOTS=1`): tracked runs stay in their queries only,
+/// as where a family cannot copy query results, and Lavapipe's resubmissions save them.
+const NO_SLOTS: [(&str, &str); 1] = [("UTRACE_DEBUG_NO_RUN_SLOTS", "1")];
+
 #[test]
-fn on_lavapipe_a_resubmission_never_reads_its_last_run_on_the_host() {
-    // Lavapipe's read is a round trip to its queue thread even with nothing in flight
-    // (26.7 us a resubmission of one command buffer right after its fence, against 3.3 us
-    // for the save): a resubmission that finds its last run unread has the GPU save it.
-    // The first resubmission comes well within traceq's first millisecond asleep.
+fn on_lavapipe_a_resubmission_reads_its_last_run_from_its_slot_or_has_it_saved() {
+    // A tracked command buffer copies its queries into its run slot at its end: a
+    // resubmission that finds its last run unread reads the slot (memory). Without slots,
+    // Lavapipe's query read is a round trip to its queue thread even with nothing in
+    // flight (26.7 us a resubmission of one command buffer right after its fence, against
+    // 3.3 us for the save), so the resubmission has the GPU save the run. The first
+    // resubmission comes well within traceq's first millisecond asleep.
     let frames = 200;
     let (_, trace, counts) = traced("resubmit", frames, &[], &[]);
+    assert_eq!(trace.batches.len(), frames as usize);
+    assert_eq!(counts.saved_at_resubmission, 0, "{counts:?}");
+    assert_eq!(counts.unwrapped, u64::from(frames), "{counts:?}");
+    assert!(counts.read_at_resubmission > 0, "{counts:?}");
+    later_runs_later_times(&trace);
+
+    let (_, trace, counts) = traced("resubmit", frames, &NO_SLOTS, &[]);
     assert_eq!(trace.batches.len(), frames as usize);
     let saved = counts.saved_at_resubmission;
     assert_eq!(counts.read_at_resubmission, 0, "{counts:?}");
@@ -131,14 +144,20 @@ fn on_lavapipe_a_resubmission_never_reads_its_last_run_on_the_host() {
 
 /// `scenario` (`resubmit-busy` or `-many`, paced `pace_ms`): no resubmission waits for the
 /// long work in flight. Its counts.
-fn busy_resubmissions_do_not_wait(scenario: &str, pace_ms: u32) -> Counts {
+fn busy_resubmissions_do_not_wait(scenario: &str, pace_ms: u32, slots: bool) -> Counts {
     let frames = 5;
     let pace = pace_ms.to_string();
-    let (run, trace, counts) = traced(scenario, frames, &[], &[("--pace-ms", &pace)]);
+    let vars: &[(&str, &str)] = if slots { &[] } else { &NO_SLOTS };
+    let (run, trace, counts) = traced(scenario, frames, vars, &[("--pace-ms", &pace)]);
     // Every batch written (a save's command buffers are counted with the wrapped
     // submissions', one set a save).
     assert_eq!(trace.batches.len(), 2 * frames as usize - 1);
-    assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
+    if slots {
+        // Read from the run slots: memory, which no work in flight holds up.
+        assert_eq!(counts.saved_at_resubmission, 0, "{counts:?}");
+    } else {
+        assert!(counts.saved_at_resubmission >= 1, "{counts:?}");
+    }
     // No resubmission waited for the long work in flight at it (tens of ms, submitted in
     // the frame before): each submit call returned before that work ended on the GPU
     // (Lavapipe's device clock is CLOCK_MONOTONIC, the workload's). A call that waited for
@@ -188,7 +207,8 @@ fn on_lavapipe_a_resubmission_with_work_in_flight_does_not_wait_for_it() {
     // submissions gather for a millisecond), and reading it at the resubmission would wait
     // for the long work. The GPU saves it instead, behind the long work, and traceq reads
     // it from there.
-    busy_resubmissions_do_not_wait("resubmit-busy", 0);
+    busy_resubmissions_do_not_wait("resubmit-busy", 0, true);
+    busy_resubmissions_do_not_wait("resubmit-busy", 0, false);
 }
 
 #[test]
@@ -197,15 +217,18 @@ fn on_lavapipe_a_resubmission_while_traceq_reads_the_last_run_does_not_wait_for_
     // is about to read the last run, which on Lavapipe waits for the long work. It waits
     // for that work without the run's lock first, so the resubmission still has the run
     // saved rather than waiting for the read.
-    busy_resubmissions_do_not_wait("resubmit-busy", 3);
+    busy_resubmissions_do_not_wait("resubmit-busy", 3, true);
+    busy_resubmissions_do_not_wait("resubmit-busy", 3, false);
 }
 
 #[test]
 fn on_lavapipe_six_command_buffers_resubmitted_together_with_work_in_flight_do_not_wait() {
     // Six reusable command buffers in one batch, resubmitted as soon as the fence signals:
     // more saves than one submission holds on the stack (they spill to the heap rather
-    // than being read on the host, which would wait for the long work).
-    let counts = busy_resubmissions_do_not_wait("resubmit-busy-many", 0);
+    // than being read on the host, which would wait for the long work). With run slots, all
+    // six are read from their slots.
+    busy_resubmissions_do_not_wait("resubmit-busy-many", 0, true);
+    let counts = busy_resubmissions_do_not_wait("resubmit-busy-many", 0, false);
     assert!(
         counts.saved_at_resubmission > 4 * 4,
         "more than four saved in a submission: {counts:?}"

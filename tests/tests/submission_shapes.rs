@@ -115,9 +115,11 @@ fn on_lavapipe_a_resubmission_with_work_in_flight_gains_the_layers_copy() {
     // long work still on the GPU: before traceq read the last run. On Lavapipe (whose query
     // reads wait for the whole device) the resubmission then has the GPU save that run:
     // one more batch, before the application's, with the layer's copy command buffer.
-    // Nothing else changes.
+    // Nothing else changes. (With run slots, the default, the resubmission reads the run
+    // from its slot instead and adds nothing: every submission keeps its shape.)
     let dir = TempDir::new("save-cost");
-    let run = submits_shown(workload!("resubmit-busy"), &dir);
+    let without_slots = workload!("resubmit-busy").env("UTRACE_DEBUG_NO_RUN_SLOTS", "1");
+    let run = submits_shown(without_slots, &dir);
     let trace = assert_trace_matches(&run.stdout, &run);
     assert_eq!(trace.batches.len(), 5);
     let seen = submits_seen(&run);
@@ -126,6 +128,12 @@ fn on_lavapipe_a_resubmission_with_work_in_flight_gains_the_layers_copy() {
         seen.iter().all(|&s| s == (2, 1, 1) || s == (3, 2, 1)) && seen.contains(&(3, 2, 1)),
         "{seen:?}"
     );
+    let dir = TempDir::new("slot-cost");
+    let run = submits_shown(workload!("resubmit-busy"), &dir);
+    let trace = assert_trace_matches(&run.stdout, &run);
+    assert_eq!(trace.batches.len(), 5);
+    let seen = submits_seen(&run);
+    assert!(seen.iter().all(|&s| s == (2, 1, 1)), "{seen:?}");
 }
 
 #[test]

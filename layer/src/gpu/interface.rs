@@ -13,6 +13,7 @@ pub use super::device_time::{DeviceTime, FamilyTime};
 pub use super::query_pool::{next_chunk_class, CHUNK_QUERIES, CHUNK_SIZES};
 pub use super::queue_context::QueueContext;
 pub use super::recipe::fingerprint as wrap_fingerprint;
+pub use super::run_slots::{RunSlot, SLOT_VALUES};
 pub use super::segments::{Arming, CopyRange, QueryRange, Segment};
 pub use super::submission::Submission;
 pub use super::submission_counts::RunWaits;

@@ -136,6 +136,49 @@ fn record_copy(
     }
 }
 
+/// Records, at the end of an application's command buffer `cb` (recording, outside any
+/// render pass), the copy of its own queries `copies` into `buffer` from `offset` (a run
+/// slot: see `run_slots`), made visible to the host. The queries are left as they are:
+/// a wrapped submission of the same command buffer still copies them itself.
+pub(super) fn record_self_copy(
+    d: &DeviceDispatch,
+    cb: vk::CommandBuffer,
+    copies: &[CopyRange],
+    buffer: vk::Buffer,
+    offset: u64,
+) {
+    let after_last_copy = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    let to_host = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ);
+    // The last run's copy into the same slot comes first.
+    barrier(
+        d,
+        cb,
+        vk::PipelineStageFlags::TRANSFER,
+        Some(after_last_copy),
+    );
+    for c in copies {
+        // SAFETY: `cb` is recording outside a render pass; the slot holds every value of
+        // the trace (at most `run_slots::SLOT_VALUES`).
+        unsafe {
+            (d.fp_v1_0.cmd_copy_query_pool_results)(
+                cb,
+                c.pool,
+                c.first,
+                c.count,
+                buffer,
+                offset + u64::from(c.slot) * 8,
+                8,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
+    }
+    barrier(d, cb, vk::PipelineStageFlags::HOST, Some(to_host));
+}
+
 /// The two command buffers (re-arm, copy) of one segment, from `pool`, each given the
 /// loader's dispatch pointer.
 pub(super) fn allocate_pair(

@@ -104,6 +104,14 @@ impl Readback {
         unsafe { std::slice::from_raw_parts(self.mapped, count as usize) }
     }
 
+    /// `count` timestamps from the `first` on. Call only after the work that wrote them
+    /// completed.
+    pub fn read_at(&self, d: &DeviceDispatch, first: u32, count: u32) -> &[u64] {
+        let all = self.read(d, self.capacity);
+        let first = (first as usize).min(all.len());
+        &all[first..(first + count as usize).min(all.len())]
+    }
+
     pub fn destroy(self, d: &DeviceDispatch) {
         // SAFETY: called when no pending work uses the buffer; freeing unmaps the memory.
         unsafe {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
-use crate::gpu::interface::{Backend, CopyRange, QueryRange, CHUNK_SIZES};
+use crate::gpu::interface::{Backend, CopyRange, QueryRange, RunSlot, CHUNK_SIZES};
 use crate::trace::health::Health;
 
 /// Lists of each kind kept for reuse; more than this are freed.
@@ -89,6 +89,32 @@ impl ChunkPool {
     /// Whether the chunks handed out are reset (see [`Self::release`]).
     pub fn resets_on_host(&self) -> bool {
         self.host_reset
+    }
+
+    /// A slot for a trackable recording's runs (see `gpu::run_slots`), recorded into at the
+    /// end of `cb`; `None` where the family cannot copy query results or memory is short.
+    pub fn self_copy(
+        &self,
+        cb: vk::CommandBuffer,
+        family: u32,
+        copies: &[CopyRange],
+    ) -> Option<RunSlot> {
+        if !self.backend.family_copies_queries(family) || no_run_slots() {
+            return None;
+        }
+        let slot = self.backend.acquire_run_slot()?;
+        // SAFETY: the caller records `cb`, a primary at its end (outside any render pass);
+        // `copies` are its own queries, and the family copies query results.
+        unsafe { self.backend.record_self_copy(cb, copies, slot) };
+        Some(slot)
+    }
+
+    pub fn release_run_slot(&self, slot: RunSlot) {
+        self.backend.release_run_slot(slot);
+    }
+
+    pub fn read_run_slot(&self, slot: RunSlot, out: &mut [u64]) {
+        self.backend.read_run_slot(slot, out);
     }
 
     /// Whether a reusable run left in the queries at its resubmission is saved by the GPU
@@ -187,5 +213,22 @@ impl ChunkPool {
         for pool in self.all.lock().drain(..) {
             self.backend.destroy_query_chunk(pool);
         }
+        self.backend.destroy_run_slots();
+    }
+}
+
+/// Debug builds only: with `UTRACE_DEBUG_NO_RUN_SLOTS=1` no recording gets a run slot, as
+/// where its family cannot copy query results or memory is short, so that the tests reach
+/// the paths such traces take (saves on Lavapipe, reads of the queries).
+fn no_run_slots() -> bool {
+    #[cfg(debug_assertions)]
+    {
+        static NONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *NONE
+            .get_or_init(|| std::env::var_os("UTRACE_DEBUG_NO_RUN_SLOTS").is_some_and(|v| v == "1"))
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        false
     }
 }

@@ -14,7 +14,7 @@ use super::order_entry::OrderEntry;
 pub use super::reruns::{NoWait, Quiet, Taken};
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
-use crate::gpu::interface::{Arming, CopyRange, QueryRange};
+use crate::gpu::interface::{Arming, CopyRange, QueryRange, RunSlot};
 
 mod runs;
 
@@ -70,6 +70,9 @@ pub struct RecordedTrace {
     wrap_memo: WrapMemo,
     /// Its entry in a queue's submission order, if one was learnt (see `submit_order`).
     pub(super) order_entry: AtomicPtr<OrderEntry<RecordedTrace>>,
+    /// Where each run of a tracked trace copies its own queries at its end (see
+    /// `gpu::run_slots`): its runs are read there, never waited for on the host or saved.
+    run_slot: Option<RunSlot>,
     pool: Arc<ChunkPool>,
 }
 
@@ -94,6 +97,9 @@ pub struct TraceParts {
     pub complete: bool,
     pub one_time: bool,
     pub simultaneous: bool,
+    /// The slot its end copies its queries into (a trackable recording: see
+    /// [`RecordedTrace::trackable`]).
+    pub run_slot: Option<RunSlot>,
 }
 
 impl RecordedTrace {
@@ -118,6 +124,7 @@ impl RecordedTrace {
             last_run: Mutex::new(None),
             wrap_memo: WrapMemo::default(),
             order_entry: AtomicPtr::new(std::ptr::null_mut()),
+            run_slot: None,
             live: false,
             pool,
         };
@@ -144,18 +151,38 @@ impl RecordedTrace {
         self.one_time = parts.one_time;
         self.simultaneous = parts.simultaneous;
         *self.armed.get_mut() = self.pool.resets_on_host();
-        // A reusable run reads its queries on the host between runs (see `reruns`): only
-        // where no other run can be in flight at a resubmission, and the queries are few.
-        self.tracked = self.pool.resets_on_host()
-            && !self.one_time
-            && !self.simultaneous
-            && self.children.is_empty()
-            && self.slots <= TRACKED_SLOTS;
-        self.reruns
-            .restart(self.tracked, self.pool.saves_runs_on_gpu());
+        self.tracked = Self::trackable(
+            &self.pool,
+            self.one_time,
+            self.simultaneous,
+            !self.children.is_empty(),
+            self.slots,
+        );
+        if let Some(slot) = parts.run_slot.filter(|_| !self.tracked) {
+            self.pool.release_run_slot(slot);
+        }
+        self.run_slot = parts.run_slot.filter(|_| self.tracked);
+        // A run in its slot is read there: nothing waits, nothing is saved.
+        self.reruns.restart(
+            self.tracked,
+            self.pool.saves_runs_on_gpu() && self.run_slot.is_none(),
+        );
         *self.written.get_mut() = false;
         *self.last_run.get_mut() = None;
         self.live = true;
+    }
+
+    /// Whether a recording is tracked: a reusable run is read on the host between runs (see
+    /// `reruns`), only where no other run can be in flight at a resubmission, and the
+    /// queries are few.
+    pub fn trackable(
+        pool: &ChunkPool,
+        one_time: bool,
+        simultaneous: bool,
+        children: bool,
+        slots: u32,
+    ) -> bool {
+        pool.resets_on_host() && !one_time && !simultaneous && !children && slots <= TRACKED_SLOTS
     }
 
     /// Gives the recording's chunks and lists back, as dropping the trace does: no batch
@@ -165,6 +192,9 @@ impl RecordedTrace {
             return;
         }
         self.pool.trace_dropped();
+        if let Some(slot) = self.run_slot.take() {
+            self.pool.release_run_slot(slot);
+        }
         // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
         let written = *self.written.get_mut();
         self.pool.release(&self.chunks, written);
@@ -264,7 +294,14 @@ impl WrapMemo {
 
 impl RunQueries for RecordedTrace {
     fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
-        self.read_own_queries(out)
+        match self.run_slot {
+            Some(slot) => {
+                let n = (self.slots as usize).min(out.len());
+                self.pool.read_run_slot(slot, &mut out[..n]);
+                Ok(())
+            }
+            None => self.read_own_queries(out),
+        }
     }
 
     unsafe fn reset(&self) {

@@ -21,6 +21,21 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             return was_recording;
         }
         let (chunks, copies, slots) = self.queries.finish(pool);
+        // A trackable primary copies its own queries at its end: each run then leaves its
+        // values in memory (see `gpu::run_slots`). The copy goes in before the application's
+        // `vkEndCommandBuffer`, after the last timestamp.
+        let trackable = self.level == vk::CommandBufferLevel::PRIMARY
+            && slots > 0
+            && RecordedTrace::trackable(
+                pool,
+                self.one_time,
+                self.simultaneous,
+                !self.children.is_empty(),
+                slots,
+            );
+        let run_slot = trackable
+            .then(|| pool.self_copy(cmd, self.family, &copies))
+            .flatten();
         let parts = TraceParts {
             cmd,
             chunks,
@@ -33,6 +48,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             complete: self.complete,
             one_time: self.one_time,
             simultaneous: self.simultaneous,
+            run_slot,
         };
         // The last recording's trace, if nothing else holds it, takes this one.
         let trace = match self.spare.take() {

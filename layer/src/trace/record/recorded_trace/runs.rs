@@ -115,6 +115,13 @@ impl RecordedTrace {
         out: &mut [u64],
         quiet: &mut dyn Quiet,
     ) -> Result<(), vk::Result> {
+        // A run in its slot is memory: no read waits for the device, nothing to settle.
+        let mut no_wait = super::super::reruns::NoWait;
+        let quiet: &mut dyn Quiet = if self.run_slot.is_some() {
+            &mut no_wait
+        } else {
+            quiet
+        };
         self.reruns.read_settled(submission, out, self, quiet)
     }
 
