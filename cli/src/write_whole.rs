@@ -34,17 +34,25 @@ use walk::{walk, Leaf};
 
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    if path == Path::new("-") || standard_stream(path) == Some(1) {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("standard output: {e}"));
-    }
-    if standard_stream(path) == Some(2) {
-        return std::io::stderr()
-            .write_all(bytes)
-            .map_err(|e| format!("standard error: {e}"));
+    let stream = if path == Path::new("-") {
+        Some(1)
+    } else {
+        standard_stream(path)
+    };
+    match stream {
+        Some(1) => {
+            let mut out = std::io::stdout().lock();
+            return out
+                .write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("standard output: {e}"));
+        }
+        Some(_) => {
+            return std::io::stderr()
+                .write_all(bytes)
+                .map_err(|e| format!("standard error: {e}"))
+        }
+        None => {}
     }
     let walked = walk(path)?;
     match walked.leaf {

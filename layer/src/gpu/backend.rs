@@ -207,7 +207,7 @@ impl Backend {
         copies: &[CopyRange],
         slot: RunSlot,
     ) {
-        layer_commands::record_self_copy(&self.dispatch, cb, copies, slot.buffer, slot.offset);
+        layer_commands::copy_to_host(&self.dispatch, cb, copies, slot.buffer, slot.offset);
     }
 
     /// Frees every run slot. Only when the device is idle.

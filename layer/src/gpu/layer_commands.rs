@@ -101,34 +101,10 @@ fn record_copy(
     resets_after: &[QueryRange],
 ) -> Result<(), vk::Result> {
     let fp = &d.fp_v1_0;
-    let after_last_copy = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-    let to_host = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::HOST_READ);
     // SAFETY: as in `record_rearm`; the readback buffer is large enough for every slot.
     unsafe {
         check((fp.begin_command_buffer)(cb, &reusable()))?;
-        barrier(
-            d,
-            cb,
-            vk::PipelineStageFlags::TRANSFER,
-            Some(after_last_copy),
-        );
-        for c in copies {
-            (fp.cmd_copy_query_pool_results)(
-                cb,
-                c.pool,
-                c.first,
-                c.count,
-                readback,
-                u64::from(c.slot) * 8,
-                8,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            );
-        }
-        barrier(d, cb, vk::PipelineStageFlags::HOST, Some(to_host));
+        copy_to_host(d, cb, copies, readback, 0);
         for r in resets_after {
             (fp.cmd_reset_query_pool)(cb, r.pool, 0, r.count);
         }
@@ -136,11 +112,12 @@ fn record_copy(
     }
 }
 
-/// Records, at the end of an application's command buffer `cb` (recording, outside any
-/// render pass), the copy of its own queries `copies` into `buffer` from `offset` (a run
-/// slot: see `run_slots`), made visible to the host. The queries are left as they are:
-/// a wrapped submission of the same command buffer still copies them itself.
-pub(super) fn record_self_copy(
+/// Records into `cb` (recording, outside any render pass) the copy of the queries `copies`
+/// into `buffer` from `offset` (each at its slot), after the last copy into it and made
+/// visible to the host: the layer's copy command buffer's, and the one a tracked
+/// application command buffer ends with (into its run slot: see `run_slots`), which leaves
+/// the queries as they are, so a wrapped submission of it still copies them itself.
+pub(super) fn copy_to_host(
     d: &DeviceDispatch,
     cb: vk::CommandBuffer,
     copies: &[CopyRange],
@@ -153,7 +130,6 @@ pub(super) fn record_self_copy(
     let to_host = vk::MemoryBarrier::default()
         .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
         .dst_access_mask(vk::AccessFlags::HOST_READ);
-    // The last run's copy into the same slot comes first.
     barrier(
         d,
         cb,
@@ -161,8 +137,8 @@ pub(super) fn record_self_copy(
         Some(after_last_copy),
     );
     for c in copies {
-        // SAFETY: `cb` is recording outside a render pass; the slot holds every value of
-        // the trace (at most `run_slots::SLOT_VALUES`).
+        // SAFETY: `cb` is recording outside a render pass; `buffer` holds every slot from
+        // `offset` on.
         unsafe {
             (d.fp_v1_0.cmd_copy_query_pool_results)(
                 cb,
