@@ -113,7 +113,7 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         kinds,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 13] = [
+    let table: [(&str, Work); 14] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
         // B as in `draws`; A and A' time each draw themselves (the driver's floor). Each
         // side records into its arena-backed command buffer.
@@ -145,6 +145,13 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         }),
         ("resubmit_one", |s, i| {
             rows_submits::resubmit_one(&s.all[i], &s.kinds[i])
+        }),
+        // B as in `resubmit_one`; A and A' also signal a timeline semaphore in each
+        // submission, watched by a thread of their own (the driver's floor for learning when
+        // each fenced submission completed).
+        ("watched_resubmit", |s, i| match i {
+            B => rows_submits::resubmit_one(&s.all[i], &s.kinds[i]),
+            _ => rows_submits::watched_resubmit_one(&s.all[i], &s.kinds[i]),
         }),
         ("simultaneous", |s, i| {
             rows_submits::simultaneous(&s.all[i], &s.kinds[i])

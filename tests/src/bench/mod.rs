@@ -112,7 +112,7 @@ pub fn overlay_manifest() -> String {
 }
 
 /// The rows, in table order: (key, label).
-pub const ROWS: [(&str, &str); 13] = [
+pub const ROWS: [(&str, &str); 14] = [
     ("draws", "vkCmdDraw"),
     ("timed_draws", "vkCmdDraw / hand-timed"),
     ("dispatches", "vkCmdDispatch"),
@@ -122,6 +122,7 @@ pub const ROWS: [(&str, &str); 13] = [
     ("paced_resubmits", "resubmit, 3 ms apart"),
     ("stream_passes", "stream of 100 cbs, pass"),
     ("resubmit_one", "resubmit one cb, pass"),
+    ("watched_resubmit", "  vs watched signal"),
     ("simultaneous", "simultaneous-use, pass"),
     ("secondaries", "one-time + secondary"),
     ("threads_1", "1 thread, CPU/dispatch"),

@@ -1,8 +1,12 @@
 //! The submission rows of each command buffer kind, each command buffer holding a render
 //! pass with one draw of a visible triangle (so that the command buffer and render pass
 //! mode traces two ranges in each): a stream of distinct reusable command buffers, one
-//! reusable command buffer resubmitted once it completed, a simultaneous-use one submitted
-//! many times at once, and one-time primaries executing a reusable secondary.
+//! reusable command buffer resubmitted once it completed (and, on the sides without the
+//! layer, the same with a watched timeline signal: the driver's floor for a tool that
+//! learns completion), a simultaneous-use one submitted many times at once, and one-time
+//! primaries executing a reusable secondary.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ash::vk;
 
@@ -81,6 +85,51 @@ pub fn resubmit_one(s: &Side, k: &SubmitKinds) -> Result<f64> {
         times.push(s.submit_each(&[k.one])?);
     }
     Ok(times.median())
+}
+
+/// As [`resubmit_one`], each submission also signalling the side's timeline semaphore while
+/// a thread waits on it, as the layer's traceq thread waits on the layer's: without a layer,
+/// what the driver charges for learning when each fenced submission completed. (On
+/// Lavapipe, whose timelines Mesa's common runtime emulates, that costs several times the
+/// submission itself.)
+pub fn watched_resubmit_one(s: &Side, k: &SubmitKinds) -> Result<f64> {
+    let stop = AtomicBool::new(false);
+    let device = s.dev.device.clone();
+    let timeline = s.timeline;
+    std::thread::scope(|scope| {
+        scope.spawn(|| watch(&device, timeline, &stop));
+        let mut times = Series::default();
+        let mut result = Ok(());
+        for _ in 0..SUBMITS {
+            match s.submit_each_signalled(&[k.one]) {
+                Ok(ns) => times.push(ns),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        result.map(|()| times.median())
+    })
+}
+
+/// Waits for each next value of `timeline` (in waits of at most 2 ms, so that `stop` is
+/// seen soon) until `stop`.
+fn watch(device: &ash::Device, timeline: vk::Semaphore, stop: &AtomicBool) {
+    let semaphores = [timeline];
+    while !stop.load(Ordering::Relaxed) {
+        // SAFETY: the side's timeline semaphore outlives this scoped thread.
+        let Ok(value) = (unsafe { device.get_semaphore_counter_value(timeline) }) else {
+            return;
+        };
+        let values = [value + 1];
+        let wait = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: as above; a bounded wait (a timeout is the expected outcome when idle).
+        let _ = unsafe { device.wait_semaphores(&wait, 2_000_000) };
+    }
 }
 
 /// One simultaneous-use command buffer submitted [`SUBMITS`] times at once: per
