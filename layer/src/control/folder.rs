@@ -3,9 +3,10 @@
 //! Where `XDG_RUNTIME_DIR` is shared (`/tmp`), another user may have put something at
 //! `utrace` first: a symbolic link to a folder of ours, a folder of theirs, a folder open to
 //! others. So the folder is created 0700 in one step (never chmod-ed afterwards), opened
-//! without following links and checked through that handle, and the socket is bound and
-//! removed through the handle too (`/proc/self/fd/N/...`, `unlinkat`): renaming or
-//! replacing the path after the check cannot redirect it.
+//! without following links and checked through that handle, and the socket is bound,
+//! renamed into place and removed through the handle too (`/proc/self/fd/N/...`,
+//! `renameat`, `unlinkat`): renaming or replacing the path after the check cannot redirect
+//! it.
 
 use std::ffi::CString;
 use std::fs::{DirBuilder, File, OpenOptions};
@@ -33,23 +34,43 @@ pub fn bind(runtime: &Path) -> Result<(UnixListener, Bound), String> {
     let folder = open_checked(runtime, &path)?;
     let name = format!("{}.sock", std::process::id());
     let shown = path.join(&name);
+    // Bound and made 0600 under a name no client looks for, then renamed into place: a
+    // client that finds `<pid>.sock` the moment it appears can connect (between a bind and
+    // its listen a connection is refused).
+    let hidden = format!(".{}.sock.new", std::process::id());
     let name = CString::new(name).map_err(|e| format!("{}: {e}", shown.display()))?;
-    // A socket left by an earlier process of this pid (it died without removing it).
+    let hidden = CString::new(hidden).map_err(|e| format!("{}: {e}", shown.display()))?;
+    // Sockets left by an earlier process of this pid (it died without removing them).
     unlink(&folder, &name);
+    unlink(&folder, &hidden);
     // The folder's descriptor, not its path: the kernel resolves /proc/self/fd/N to the
     // folder opened and checked above, wherever the path now leads.
     let through_fd = format!(
         "/proc/self/fd/{}/{}",
         folder.as_raw_fd(),
-        name.to_string_lossy()
+        hidden.to_string_lossy()
     );
     let listener = UnixListener::bind(&through_fd)
         .map_err(|e| format!("{}: {e} (bound through {through_fd})", shown.display()))?;
     // Only this user (or root) can replace a name in the checked 0700 folder, so this path
     // cannot be swapped by anyone the mode is meant to keep out.
     if let Err(e) = std::fs::set_permissions(&through_fd, PermissionsExt::from_mode(0o600)) {
-        unlink(&folder, &name);
+        unlink(&folder, &hidden);
         return Err(format!("{}: cannot make it 0600 ({e})", shown.display()));
+    }
+    // SAFETY: the open folder's descriptor twice and two NUL-terminated names in it.
+    let renamed = unsafe {
+        libc::renameat(
+            folder.as_raw_fd(),
+            hidden.as_ptr(),
+            folder.as_raw_fd(),
+            name.as_ptr(),
+        )
+    };
+    if renamed != 0 {
+        let e = std::io::Error::last_os_error();
+        unlink(&folder, &hidden);
+        return Err(format!("{}: cannot put it in place ({e})", shown.display()));
     }
     Ok((
         listener,
@@ -183,6 +204,40 @@ mod tests {
         // Found again as it was left: still accepted.
         let (_listener, bound) = bind(&rt.0).unwrap();
         bound.remove();
+    }
+
+    #[test]
+    fn the_socket_is_seen_only_once_it_accepts_connections() {
+        // A client that finds `<pid>.sock` the moment it appears (as `utrace top` and the
+        // tests do) must be able to connect: the name may not exist between the socket's
+        // bind and its listen, nor before it is 0600.
+        let rt = Runtime::new("seen");
+        let folder = rt.0.join("utrace");
+        let name = folder.join(format!("{}.sock", std::process::id()));
+        for _ in 0..300 {
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                let watcher = scope.spawn(|| loop {
+                    if let Ok(meta) = std::fs::symlink_metadata(&name) {
+                        let connected = std::os::unix::net::UnixStream::connect(&name);
+                        return Some((meta.mode() & 0o777, connected.err()));
+                    }
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return None;
+                    }
+                });
+                let (listener, bound) = bind(&rt.0).unwrap();
+                // The watcher sees the name (or gives up once it is certainly there).
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                let seen = watcher.join().unwrap();
+                drop(listener);
+                bound.remove();
+                if let Some((mode, error)) = seen {
+                    assert_eq!(mode, 0o600, "seen before it was 0600");
+                    assert!(error.is_none(), "seen before it listened: {error:?}");
+                }
+            });
+        }
     }
 
     #[test]
