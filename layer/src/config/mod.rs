@@ -12,7 +12,7 @@ mod settings_file;
 mod values;
 
 use values::is_setid_process;
-pub use values::{expand_path, Format};
+pub use values::{expand_path, Counters, Format};
 
 /// Where the trace goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +56,8 @@ pub struct Config {
     pub instrument: bool,
     /// `GPU_TRACEPOINTS`: switches over the spec's defaults (`-draw,+barrier`).
     pub tracepoints: Option<String>,
+    /// `GPU_TRACE_COUNTERS`: GPU counters collected beside each traced range.
+    pub counters: Counters,
     /// `UTRACE_FORCE_FENCE=1`: learn of batch completion through fences even where timeline
     /// semaphores exist (the fallback path, so that it can be tested on any driver).
     pub force_fence: bool,

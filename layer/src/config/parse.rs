@@ -2,9 +2,11 @@
 //! is not understood.
 
 use super::settings::{
-    CONTROL, FRAMES, INSTRUMENT, LOG, TRACE, TRACEPOINTS, TRACE_FILE, TRACE_FORMAT,
+    CONTROL, COUNTERS, FRAMES, INSTRUMENT, LOG, TRACE, TRACEPOINTS, TRACE_FILE, TRACE_FORMAT,
 };
-use super::values::{parse_formats, parse_frames, parse_switch, unknown_sequences, Switch};
+use super::values::{
+    parse_counters, parse_formats, parse_frames, parse_switch, unknown_sequences, Switch,
+};
 use super::{
     expand_path, Config, Destination, Format, DEFAULT_PERFETTO_BUFFER_KB, DEFAULT_PERFETTO_FILE,
     MAX_PERFETTO_BUFFER_KB, MIN_PERFETTO_BUFFER_KB, NOT_TEXT,
@@ -169,6 +171,9 @@ impl Config {
             },
         };
         let tracepoints = lookup(TRACEPOINTS.alias);
+        let counters = lookup(COUNTERS.alias).map_or_else(Default::default, |v| {
+            parse_counters(COUNTERS.alias, &v, &mut problems)
+        });
         let control = match lookup(CONTROL.alias) {
             None => true,
             Some(v) => match parse_switch(&v) {
@@ -197,6 +202,7 @@ impl Config {
             frames,
             instrument,
             tracepoints,
+            counters,
             force_fence,
             control,
             problems,

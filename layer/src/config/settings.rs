@@ -42,6 +42,8 @@ settings! {
     INSTRUMENT = "instrument", "GPU_TRACE_INSTRUMENT";
     /// Tracepoints switched on or off.
     TRACEPOINTS = "tracepoints", "GPU_TRACEPOINTS";
+    /// GPU counters beside each traced range.
+    COUNTERS = "counters", "GPU_TRACE_COUNTERS";
     /// The layer's own messages.
     LOG = "log", "UTRACE_LOG";
     /// The control socket.

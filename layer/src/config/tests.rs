@@ -241,3 +241,30 @@ fn a_format_without_tracing_on_is_said_and_the_perfetto_stdout_warning_quotes_th
         c.problems[0]
     );
 }
+
+#[test]
+fn counters_pipeline_or_off_and_anything_else_said() {
+    assert_eq!(parse(&[]).counters, Counters::Off);
+    for off in ["", "0", "off", "none", " OFF "] {
+        let c = parse(&[("GPU_TRACE_COUNTERS", off)]);
+        assert_eq!(c.counters, Counters::Off, "{off:?}");
+        assert!(c.problems.is_empty(), "{off:?}: {:?}", c.problems);
+    }
+    let c = parse(&[("GPU_TRACE_COUNTERS", " Pipeline")]);
+    assert_eq!(c.counters, Counters::Pipeline);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let c = parse(&[("GPU_TRACE_COUNTERS", "pipelines")]);
+    assert_eq!(c.counters, Counters::Off);
+    assert_eq!(
+        c.problems,
+        ["GPU_TRACE_COUNTERS=\"pipelines\" is not a counter set (pipeline); no counters"]
+    );
+    let c = parse(&[("GPU_TRACE_COUNTERS", "perf:cycles")]);
+    assert_eq!(c.counters, Counters::Off);
+    assert_eq!(c.problems.len(), 1);
+    assert!(
+        c.problems[0].contains("not implemented yet"),
+        "{:?}",
+        c.problems
+    );
+}

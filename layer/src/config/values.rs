@@ -51,6 +51,38 @@ pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Form
     formats
 }
 
+/// `GPU_TRACE_COUNTERS`: the GPU counters collected beside each traced range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counters {
+    /// Times only (the default).
+    #[default]
+    Off,
+    /// Pipeline statistics queries (core Vulkan, `pipelineStatisticsQuery`).
+    Pipeline,
+}
+
+/// `GPU_TRACE_COUNTERS`: `pipeline`, or nothing (empty, `0`, `off`, `none`). Hardware
+/// counters (`perf:NAME,...`, `VK_KHR_performance_query`) are not taken yet: said, and off.
+pub(super) fn parse_counters(name: &str, value: &str, problems: &mut Vec<String>) -> Counters {
+    let v = value.trim().to_ascii_lowercase();
+    match v.as_str() {
+        "" | "0" | "off" | "none" => Counters::Off,
+        "pipeline" => Counters::Pipeline,
+        _ if v.starts_with("perf:") => {
+            problems.push(format!(
+                "{name}={value:?}: hardware counters (perf:, VK_KHR_performance_query) are not implemented yet; no counters"
+            ));
+            Counters::Off
+        }
+        _ => {
+            problems.push(format!(
+                "{name}={value:?} is not a counter set (pipeline); no counters"
+            ));
+            Counters::Off
+        }
+    }
+}
+
 /// `FIRST-LAST` (or a single frame `N`) with FIRST <= LAST.
 pub(super) fn parse_frames(value: &str) -> Option<(u32, u32)> {
     let value = value.trim();

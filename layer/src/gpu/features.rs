@@ -18,6 +18,7 @@ use ash::vk;
 
 use super::chain_copy::CopiedPrefix;
 use super::completion::CompletionMode;
+use super::core_features::{self, plan_statistics, CorePatch, StatisticsFeatures};
 use super::feature_choice::{app_choice, device_has_extension, supported, AppChoice, Feature};
 use crate::loader::dispatch::InstanceDispatch;
 
@@ -28,6 +29,8 @@ pub struct DevicePlan {
     pub host_reset: bool,
     /// `VK_KHR/EXT_calibrated_timestamps` is enabled (by the application or the layer).
     pub calibrated: bool,
+    /// The pipeline statistics features the device has (asked for with GPU counters only).
+    pub statistics: StatisticsFeatures,
     /// `Some` when the layer changed the create info.
     patched: Option<Box<Patched>>,
 }
@@ -43,6 +46,8 @@ struct Patched {
     app_next: *const std::ffi::c_void,
     /// Owns the copies `app_next` may point into.
     _copied: Option<CopiedPrefix>,
+    /// The 1.0 features passed as `pEnabledFeatures` when the layer adds to them.
+    enabled_features: Option<vk::PhysicalDeviceFeatures>,
     extensions: Vec<*const c_char>,
 }
 
@@ -66,6 +71,9 @@ impl DevicePlan {
                     next = (host_reset as *const vk::PhysicalDeviceHostQueryResetFeatures).cast();
                 }
                 p.base.p_next = next;
+                if let Some(features) = p.enabled_features.as_ref() {
+                    p.base.p_enabled_features = features;
+                }
                 p.base.enabled_extension_count = p.extensions.len() as u32;
                 p.base.pp_enabled_extension_names = p.extensions.as_ptr();
                 &p.base
@@ -83,14 +91,26 @@ impl DevicePlan {
             mode: CompletionMode::Fence,
             host_reset: false,
             calibrated: false,
+            statistics: StatisticsFeatures::default(),
             patched: None,
         }
     }
 }
 
+/// What the configuration asks of a device.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wants {
+    /// Learn of completion through fences even where timeline semaphores exist.
+    pub force_fence: bool,
+    /// Calibrated timestamps (the clock pairing every output uses).
+    pub calibration: bool,
+    /// The pipeline statistics features (GPU counters).
+    pub statistics: bool,
+}
+
 /// What the layer asks for beyond the application's create info: timeline semaphores
-/// (unless `force_fence`), and calibrated timestamps when `want_calibration` (the clock
-/// pairing every output uses).
+/// (unless `wants.force_fence`), calibrated timestamps and the pipeline statistics
+/// features when `wants` says so.
 ///
 /// # Safety
 /// `create_info` is the application's valid `VkDeviceCreateInfo` for `physical_device`.
@@ -100,8 +120,7 @@ pub unsafe fn plan(
     physical_device: vk::PhysicalDevice,
     device_api: u32,
     create_info: &vk::DeviceCreateInfo<'_>,
-    force_fence: bool,
-    want_calibration: bool,
+    wants: Wants,
 ) -> DevicePlan {
     // SAFETY: the application's extension array holds `enabled_extension_count` names.
     let mut extensions: Vec<*const c_char> = unsafe {
@@ -149,18 +168,33 @@ pub unsafe fn plan(
         }
         (true, true)
     };
-    let (mut timeline_on, ask_timeline) = decide(Feature::TimelineSemaphore, !force_fence);
+    let (mut timeline_on, ask_timeline) = decide(Feature::TimelineSemaphore, !wants.force_fence);
     // Host reset serves the timeline path only (a fence-mode batch re-arms on the GPU).
     let (mut host_reset, ask_host_reset) = decide(Feature::HostQueryReset, timeline_on);
+    let (mut statistics, mut core_patch) = if wants.statistics {
+        // SAFETY: the application's create info is valid for the duration of vkCreateDevice.
+        unsafe { plan_statistics(instance, physical_device, create_info) }
+    } else {
+        (StatisticsFeatures::default(), CorePatch::None)
+    };
+    let in_features2 = matches!(core_patch, CorePatch::InFeatures2).then_some(statistics);
     // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
-    let copied = (!set_in_12.is_empty())
-        .then(|| unsafe { copy_with_features(create_info, &set_in_12) })
+    let copied = (!set_in_12.is_empty() || in_features2.is_some())
+        .then(|| unsafe { copy_with_features(create_info, &set_in_12, in_features2) })
         .flatten();
     if copied.is_none() {
-        // The application's structure could not be copied: its choice stands.
+        // The application's structures could not be copied: its choice stands.
         timeline_on &= !set_in_12.contains(&Feature::TimelineSemaphore);
         host_reset &= timeline_on && !set_in_12.contains(&Feature::HostQueryReset);
+        if in_features2.is_some() {
+            statistics = StatisticsFeatures::default();
+            core_patch = CorePatch::None;
+        }
     }
+    let enabled_features = match core_patch {
+        CorePatch::Pointer(features) => Some(*features),
+        _ => None,
+    };
     let mode = if timeline_on {
         CompletionMode::Timeline
     } else {
@@ -173,7 +207,7 @@ pub unsafe fn plan(
 
     // Calibrated timestamps.
     let mut calibrated = false;
-    if want_calibration {
+    if wants.calibration {
         if CALIBRATION_EXTS.iter().any(|e| app_has(e)) {
             calibrated = true;
         } else {
@@ -192,12 +226,14 @@ pub unsafe fn plan(
     if timeline.is_none()
         && host_reset_features.is_none()
         && copied.is_none()
+        && enabled_features.is_none()
         && extensions.len() == app_count
     {
         return DevicePlan {
             mode,
             host_reset,
             calibrated,
+            statistics,
             patched: None,
         };
     }
@@ -212,6 +248,7 @@ pub unsafe fn plan(
         mode,
         host_reset,
         calibrated,
+        statistics,
         patched: Some(Box::new(Patched {
             base,
             timeline,
@@ -220,38 +257,56 @@ pub unsafe fn plan(
                 .as_ref()
                 .map_or(create_info.p_next, CopiedPrefix::head),
             _copied: copied,
+            enabled_features,
             extensions,
         })),
     }
 }
 
-/// A copy of the application's chain up to its `VkPhysicalDeviceVulkan12Features`, with
-/// `features` set there.
+/// A copy of the application's chain up to its `VkPhysicalDeviceVulkan12Features` (with
+/// `in_12` set there) and, with `in_features2`, its `VkPhysicalDeviceFeatures2` (with those
+/// statistics features set there).
 ///
 /// # Safety
 /// `create_info`'s chain must be valid.
 unsafe fn copy_with_features(
     create_info: &vk::DeviceCreateInfo<'_>,
-    features: &[Feature],
+    in_12: &[Feature],
+    in_features2: Option<StatisticsFeatures>,
 ) -> Option<CopiedPrefix> {
+    use vk::StructureType as S;
+    let mut targets = Vec::new();
+    if !in_12.is_empty() {
+        targets.push(S::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    }
+    if in_features2.is_some() {
+        targets.push(S::PHYSICAL_DEVICE_FEATURES_2);
+    }
     // SAFETY: forwarded from the caller.
-    let mut prefix = unsafe {
-        CopiedPrefix::new(
-            create_info.p_next,
-            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        )
-    };
+    let mut prefix = unsafe { CopiedPrefix::through(create_info.p_next, &targets) };
     let Some(copy) = prefix.as_mut() else {
-        log::info!("the application's device features chain holds a structure the layer does not know before its Vulkan 1.2 features; host query reset is not enabled");
+        log::info!("the application's device features chain holds a structure the layer does not know before the features it sets; they are not enabled");
         return None;
     };
-    // SAFETY: the target asked for is a Vulkan 1.2 features structure.
-    let v12 = unsafe { copy.target_mut::<vk::PhysicalDeviceVulkan12Features>() }?;
-    for feature in features {
-        match feature {
-            Feature::TimelineSemaphore => v12.timeline_semaphore = vk::TRUE,
-            Feature::HostQueryReset => v12.host_query_reset = vk::TRUE,
+    if !in_12.is_empty() {
+        // SAFETY: the structure type names a Vulkan 1.2 features structure.
+        let v12 = unsafe {
+            copy.find_mut::<vk::PhysicalDeviceVulkan12Features>(
+                S::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+            )
+        }?;
+        for feature in in_12 {
+            match feature {
+                Feature::TimelineSemaphore => v12.timeline_semaphore = vk::TRUE,
+                Feature::HostQueryReset => v12.host_query_reset = vk::TRUE,
+            }
         }
+    }
+    if let Some(have) = in_features2 {
+        // SAFETY: the structure type names a VkPhysicalDeviceFeatures2.
+        let f2 =
+            unsafe { copy.find_mut::<vk::PhysicalDeviceFeatures2>(S::PHYSICAL_DEVICE_FEATURES_2) }?;
+        core_features::set(&mut f2.features, have);
     }
     prefix
 }

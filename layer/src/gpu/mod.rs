@@ -33,6 +33,7 @@ pub mod chain_copy;
 mod clock_objects;
 mod clock_window;
 pub mod completion;
+pub mod core_features;
 pub mod cpu_clock;
 pub mod cpu_ticks;
 pub mod device_time;

@@ -7,8 +7,9 @@ use ash::vk;
 
 use super::device_record::{self, Device};
 use super::guarded;
-use crate::config::Config;
+use crate::config::{Config, Counters};
 use crate::gpu::caps::DeviceCaps;
+use crate::gpu::core_features;
 use crate::gpu::features::{self, DevicePlan};
 use crate::gpu::interface::Backend;
 use crate::loader::chain;
@@ -160,9 +161,12 @@ pub unsafe fn create_device(
     let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
     let tracing = config.is_some_and(|c| c.enabled || c.on_demand);
-    let force_fence = config.is_some_and(|c| c.force_fence);
-    // Every output places submit times (text) or stages (Perfetto) by the paired clocks.
-    let want_calibration = config.is_some_and(|c| !c.force_measured_clock);
+    let wants = features::Wants {
+        force_fence: config.is_some_and(|c| c.force_fence),
+        // Every output places submit times (text) or stages (Perfetto) by the paired clocks.
+        calibration: config.is_some_and(|c| !c.force_measured_clock),
+        statistics: config.is_some_and(|c| c.counters == Counters::Pipeline),
+    };
     let caps = tracing
         .then(|| {
             // SAFETY: the physical device belongs to this instance.
@@ -181,8 +185,7 @@ pub unsafe fn create_device(
                     physical_device,
                     caps.api_version,
                     create_info,
-                    force_fence,
-                    want_calibration,
+                    wants,
                 )
             }
         })
@@ -220,6 +223,9 @@ pub unsafe fn create_device(
         let tracer = match (caps, plan, config) {
             (Some(caps), Some(plan), Some(config)) => {
                 let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
+                if config.counters == Counters::Pipeline {
+                    log::warn!("{}", core_features::said(index, plan.statistics));
+                }
                 let options = tracer_options(config);
                 let outputs = sink::outputs(output_choice(config), SESSION_HOOKS);
                 let backend = Backend::new(

@@ -66,3 +66,11 @@ pub fn show_submits() -> bool {
     static SHOW: OnceLock<bool> = OnceLock::new();
     *SHOW.get_or_init(|| std::env::var("UTRACE_FAULT_SHOW_SUBMITS").as_deref() == Ok("1"))
 }
+
+/// `UTRACE_FAULT_SHOW_FEATURES=1`: `vkCreateDevice` says on stderr the Vulkan 1.0 features
+/// that reach the driver (from `pEnabledFeatures` or a `VkPhysicalDeviceFeatures2`) that
+/// utrace may add, and one the tests' device asks for itself.
+pub fn show_features() -> bool {
+    static SHOW: OnceLock<bool> = OnceLock::new();
+    *SHOW.get_or_init(|| std::env::var("UTRACE_FAULT_SHOW_FEATURES").as_deref() == Ok("1"))
+}

@@ -9,6 +9,7 @@ use ash::vk;
 use ash_layer::{LayerFunction, NegotiateLayerInterface, NegotiateLayerStructType};
 use parking_lot::RwLock;
 
+use crate::faults;
 use crate::hooks;
 use crate::shape::gpu_pass::DeviceShape;
 use crate::shape::{self, physical};
@@ -201,6 +202,9 @@ unsafe extern "system" fn create_device(
             shaped.queue_create_info_count = queues.len() as u32;
             shaped.p_queue_create_infos = queues.as_ptr();
         }
+        if faults::show_features() {
+            show_features(&shaped);
+        }
         let r = create(physical, &shaped, alloc, out);
         if r == vk::Result::SUCCESS && shape::shape().is_some() {
             let mut memory = vk::PhysicalDeviceMemoryProperties::default();
@@ -307,4 +311,36 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
 ) -> vk::PFN_vkVoidFunction {
     // SAFETY: forwarded.
     unsafe { gdpa(device, name) }
+}
+
+/// Says which 1.0 features the create info asks for, and where it names them.
+///
+/// # Safety
+/// `info` is a valid `VkDeviceCreateInfo`.
+unsafe fn show_features(info: &vk::DeviceCreateInfo<'_>) {
+    // SAFETY: the caller's valid create info and chain.
+    let found = unsafe {
+        if let Some(f) = info.p_enabled_features.as_ref() {
+            Some((*f, "pEnabledFeatures"))
+        } else {
+            let mut next = info.p_next.cast::<vk::BaseInStructure>();
+            let mut found = None;
+            while !next.is_null() {
+                if (*next).s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+                    found = Some((
+                        (*next.cast::<vk::PhysicalDeviceFeatures2>()).features,
+                        "features2",
+                    ));
+                    break;
+                }
+                next = (*next).p_next;
+            }
+            found
+        }
+    };
+    let (f, from) = found.unwrap_or((vk::PhysicalDeviceFeatures::default(), "none"));
+    eprintln!(
+        "utrace-fault: vkCreateDevice pipelineStatisticsQuery={} inheritedQueries={} multiDrawIndirect={} from={from}",
+        f.pipeline_statistics_query, f.inherited_queries, f.multi_draw_indirect
+    );
 }

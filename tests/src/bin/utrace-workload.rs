@@ -8,6 +8,7 @@
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
 //!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
 //!                 [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]
+//!                 [--features2]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -105,6 +106,7 @@ fn parse() -> Result<Args, String> {
                 let _ = workload::READY_FILE.set(std::path::PathBuf::from(value()?));
             }
             "--chatter" => utrace_tests::chatter::enable(),
+            "--features2" => utrace_tests::vk::name_features_in_chain(),
             "--pace-ms" => {
                 let v = value()?;
                 utrace_tests::submitter::set_pace_ms(
@@ -143,7 +145,7 @@ fn parse() -> Result<Args, String> {
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N] [--features2]\nscenarios: {}",
         workload::scenarios()
     )
 }

@@ -4,6 +4,15 @@ use ash::vk;
 
 use super::{check, Instance, Result};
 
+/// Whether [`Device::new`] names its Vulkan 1.0 features in a `VkPhysicalDeviceFeatures2`
+/// of its chain instead of `pEnabledFeatures` (the workload's `--features2`).
+static FEATURES_IN_CHAIN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Devices made from now on name their 1.0 features in a `VkPhysicalDeviceFeatures2`.
+pub fn name_features_in_chain() {
+    FEATURES_IN_CHAIN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A logical device with one queue that can do graphics, compute and transfer (and one of
 /// a transfer-only family where the device has one).
 pub struct Device {
@@ -129,10 +138,15 @@ impl Device {
             vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
         let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
         let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
+        let mut features2 = vk::PhysicalDeviceFeatures2::default().features(features);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
-            .enabled_features(&features)
             .enabled_extension_names(&ext_ptrs);
+        info = if FEATURES_IN_CHAIN.load(std::sync::atomic::Ordering::Relaxed) {
+            info.push_next(&mut features2)
+        } else {
+            info.enabled_features(&features)
+        };
         info = if v1_1 {
             info.push_next(&mut multiview)
         } else {
