@@ -200,6 +200,7 @@ pub fn scenarios() -> String {
         "demo",
     ];
     names.extend_from_slice(crate::gpu_work::SCENARIOS);
+    names.extend_from_slice(crate::gpu_work::ALONE);
     names.push("all-gpu-work");
     names.extend_from_slice(crate::patterns::SCENARIOS);
     names.push(crate::validation_control::SCENARIO);

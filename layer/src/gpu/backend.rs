@@ -42,6 +42,9 @@ pub struct Backend {
     set_loader_data: Option<SetLoaderData>,
     /// The slots tracked command buffers copy their runs into.
     run_slots: Arc<RunSlots>,
+    /// Pipeline statistics queries may be made (GPU counters asked for, the device has
+    /// them, and their pools are reset on the host).
+    statistics: bool,
 }
 
 /// Where a tracepoint's timestamp is written from: the device's functions, borrowed (the
@@ -103,7 +106,18 @@ impl Backend {
             calibrated: plan.calibrated,
             set_loader_data,
             run_slots: Arc::default(),
+            statistics: plan.statistics.query && host_reset,
         })
+    }
+
+    /// The device's functions, for the backend's other parts (`statistics_queries`).
+    pub(super) fn dispatch(&self) -> &DeviceDispatch {
+        &self.dispatch
+    }
+
+    /// Whether pipeline statistics queries may be made (see `statistics_queries`).
+    pub(super) fn statistics_on(&self) -> bool {
+        self.statistics
     }
 
     /// The device's handle, as a number.
@@ -369,6 +383,7 @@ impl Backend {
             calibrated: false,
             set_loader_data: None,
             run_slots: Arc::default(),
+            statistics: false,
         }
     }
 }

@@ -50,6 +50,7 @@ mod recipe;
 mod recorded_wraps;
 mod run_slots;
 pub mod segments;
+pub mod statistics_queries;
 pub mod submission;
 pub mod submission_counts;
 mod timeline_signals;

@@ -110,6 +110,17 @@ pub fn format_batch(
             buf.push_str(",\"pipeline_name\":");
             push_json_string(buf, name);
         }
+        if let Some(counters) = e.counters(info) {
+            for (k, (name, value)) in counters.shown().enumerate() {
+                if k > 0 || !tp.fields.is_empty() {
+                    buf.push(',');
+                }
+                buf.push('"');
+                buf.push_str(name);
+                buf.push_str("\":");
+                digits::push_u64(buf, value);
+            }
+        }
         buf.push_str("}}");
         spill(buf);
     });

@@ -6,6 +6,7 @@ use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
 pub use super::object_names::{ObjectName, ObjectNames};
 use super::pipeline_names::PipelineNames;
+pub use super::record::statistics::Counters;
 pub use super::submit::batch::SubmitTiming;
 
 /// One timestamped tracepoint. Its arguments stay in the words its trace recorded them in
@@ -17,6 +18,10 @@ pub struct Event<'a> {
     pub ns: u64,
     /// The tracepoint: its index in [`TRACEPOINTS`].
     id: u16,
+    /// Its pipeline statistics: an index into the batch's [`BatchInfo::counters`], or
+    /// [`Self::NO_COUNTERS`] (in the room `id` leaves before the next field: the event
+    /// stays 56 bytes).
+    counters: u32,
     /// Its arguments' words.
     words: &'a [u32],
     /// The labels of the command trace the event belongs to (see `LabelRef`).
@@ -37,10 +42,25 @@ impl<'a> Event<'a> {
         Some(Event {
             ns,
             id: id as u16,
+            counters: Self::NO_COUNTERS,
             words,
             strings,
             cmd,
         })
+    }
+
+    /// An event without pipeline statistics.
+    pub const NO_COUNTERS: u32 = u32::MAX;
+
+    /// The event with the batch's counters at `index` (see [`BatchInfo::counters`]).
+    pub fn with_counters(mut self, index: u32) -> Self {
+        self.counters = index;
+        self
+    }
+
+    /// Its pipeline statistics, read from the batch's table.
+    pub fn counters<'b>(&self, batch: &BatchInfo<'b>) -> Option<&'b Counters> {
+        batch.counters.get(self.counters as usize)?.as_ref()
     }
 
     pub fn info(&self) -> &'static TracepointInfo {
@@ -161,6 +181,9 @@ pub struct BatchInfo<'a> {
     pub submitted_ns: Option<u64>,
     /// The names of the pipelines its draws and dispatches name.
     pub pipeline_names: Option<&'a PipelineNames>,
+    /// The pipeline statistics of its ranges that have them (`GPU_TRACE_COUNTERS`), which
+    /// events name by index; `None` where they could not be read.
+    pub counters: &'a [Option<Counters>],
 }
 
 impl BatchInfo<'_> {
@@ -243,5 +266,13 @@ mod tests {
             }
         }
         assert!(Event::new(5, TRACEPOINTS.len(), &[], &[], 0).is_none());
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn an_event_stays_56_bytes() {
+        assert_eq!(std::mem::size_of::<super::Event<'_>>(), 56);
     }
 }

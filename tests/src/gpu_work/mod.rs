@@ -4,6 +4,7 @@
 //! can and logs its submissions through the [`Submitter`].
 
 mod compute;
+mod counted;
 pub mod graphics;
 mod labels;
 pub(crate) mod passes;
@@ -27,6 +28,9 @@ pub const SCENARIOS: &[&str] = &[
     "labels",
 ];
 
+/// Scenarios of this module that `all-gpu-work` leaves out (run on their own).
+pub const ALONE: &[&str] = &["counters"];
+
 /// Instance extensions these scenarios use (labels and debug markers).
 pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] =
     &[ash::ext::debug_utils::NAME, ash::ext::debug_report::NAME];
@@ -38,7 +42,7 @@ pub const DEVICE_EXTENSIONS: &[&std::ffi::CStr] =
 
 /// Whether `name` is one of this module's scenarios (or `all-gpu-work`).
 pub fn is_scenario(name: &str) -> bool {
-    name == "all-gpu-work" || SCENARIOS.contains(&name)
+    name == "all-gpu-work" || SCENARIOS.contains(&name) || ALONE.contains(&name)
 }
 
 /// Runs scenario `name` (or all of them); returns whether every result was right. The
@@ -64,6 +68,7 @@ pub fn run(
             "compute" => compute::compute(dev, sub)?,
             "transfers" => work::transfers(dev, sub)?,
             "labels" => labels::labels(inst, dev, sub, features)?,
+            "counters" => counted::counters(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

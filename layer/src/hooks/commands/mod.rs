@@ -59,6 +59,35 @@ macro_rules! bracketed {
             short [];
         }
     };
+    // A bracket whose range gets pipeline statistics (when its recording counts them): a
+    // statistics query inside its two timestamps. Such a recording declines the short
+    // path (`CommandTrace::count_statistics`), so `before` and `after` always run.
+    (
+        $(#[$doc:meta])*
+        $name:ident($cb:ident $(, $arg:ident: $ty:ty)* $(,)?) = $table:ident $field:ident;
+        switch $switch:path;
+        bracket $range:ident |$t:ident| ($($word:expr),* $(,)?);
+        counted $shown:ident;
+    ) => {
+        bracketed! {
+            @hook
+            $(#[$doc])*
+            $name($cb $(, $arg: $ty)*) = $table $field;
+            switch $switch;
+            before |r, t| {
+                let words = bracketed!(@words t, $range |$t| ($($word),*));
+                crate::trace::tracepoints::brackets::$range::start(r, t, words);
+                t.begin_statistics(r);
+            };
+            after |r, t| {
+                t.end_statistics(r);
+                let before = t.events_len();
+                crate::trace::tracepoints::brackets::$range::end(r, t);
+                t.close_statistics(before, crate::trace::record::statistics::Shown::$shown);
+            };
+            short [$range |$t| ($($word),*)];
+        }
+    };
     (
         $(#[$doc:meta])*
         $name:ident($cb:ident $(, $arg:ident: $ty:ty)* $(,)?) = $table:ident $field:ident;

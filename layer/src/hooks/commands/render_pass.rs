@@ -15,6 +15,7 @@ use ash::vk::Handle;
 use crate::hooks::slice;
 use crate::trace::objects::{views, RenderPassInfo};
 use crate::trace::record::recorder::Recorder;
+use crate::trace::record::statistics::Shown;
 use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 
@@ -80,6 +81,7 @@ fn begin_render_pass(
                 t.render_pass = begin.render_pass;
                 t.subpass = 0;
                 enter_subpass(r, t, contents);
+                t.begin_statistics(r);
             },
         )
     }
@@ -135,6 +137,7 @@ fn next_subpass(
         tracer.around(
             cb,
             |r, t| {
+                t.end_statistics(r);
                 let subpass = t.subpass + 1;
                 trace_next_subpass(r, t, subpass, contents)
             },
@@ -142,6 +145,7 @@ fn next_subpass(
             |r, t| {
                 t.subpass += 1;
                 enter_subpass(r, t, contents);
+                t.begin_statistics(r);
             },
         )
     }
@@ -192,11 +196,13 @@ fn end_render_pass(
     unsafe {
         tracer.around(
             cb,
-            |_, _| {},
+            |r, t| t.end_statistics(r),
             call,
             |r, t| {
                 t.leave_render_pass();
+                let before = t.events_len();
                 trace_end_render_pass(r, t);
+                t.close_statistics(before, Shown::Graphics);
             },
         )
     }
@@ -304,6 +310,10 @@ pub unsafe extern "system" fn cmd_begin_rendering(
                 enter(t);
                 if resuming {
                     start_rendering(r, t, info);
+                } else if !t.suspending {
+                    // An instance in this command buffer alone (a suspended one spans
+                    // command buffers, which one query cannot).
+                    t.begin_statistics(r);
                 }
             },
         )
@@ -329,6 +339,8 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
             |r, t| {
                 if t.suspending {
                     trace_end_rendering(r, t, true);
+                } else {
+                    t.end_statistics(r);
                 }
             },
             call,
@@ -337,7 +349,9 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
                     t.suspend();
                 } else {
                     t.leave_render_pass();
+                    let before = t.events_len();
                     trace_end_rendering(r, t, false);
+                    t.close_statistics(before, Shown::Graphics);
                 }
             },
         )

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
+use super::statistics::StatsPools;
 use crate::gpu::interface::{Backend, CopyRange, QueryRange, RunSlot, CHUNK_SIZES};
 use crate::trace::health::Health;
 
@@ -46,6 +47,8 @@ pub struct ChunkPool {
     /// Chunks no trace holds, by size class ([`CHUNK_SIZES`]).
     free: [Mutex<Vec<vk::QueryPool>>; CHUNK_SIZES.len()],
     all: Mutex<Vec<vk::QueryPool>>,
+    /// The pipeline statistics pools (`GPU_TRACE_COUNTERS=pipeline`).
+    pub statistics: StatsPools,
     pub spare_events: Spares<RecordedEvent>,
     pub spare_args: Spares<u32>,
     pub spare_chunks: Spares<QueryRange>,
@@ -73,6 +76,7 @@ impl ChunkPool {
     pub fn new(backend: Backend, health: Arc<Health>) -> ChunkPool {
         let host_reset = backend.host_reset();
         ChunkPool {
+            statistics: StatsPools::new(backend.clone()),
             backend,
             health,
             free: Default::default(),
@@ -84,6 +88,11 @@ impl ChunkPool {
             recorded_traces: AtomicUsize::new(0),
             host_reset,
         }
+    }
+
+    /// The device's backend (for the statistics queries a recording begins and ends).
+    pub fn backend(&self) -> &Backend {
+        &self.backend
     }
 
     /// Whether the chunks handed out are reset (see [`Self::release`]).
@@ -213,6 +222,7 @@ impl ChunkPool {
         for pool in self.all.lock().drain(..) {
             self.backend.destroy_query_chunk(pool);
         }
+        self.statistics.destroy_all();
         self.backend.destroy_run_slots();
     }
 }

@@ -24,8 +24,10 @@ use super::chunk::{ChunkPool, RecordedEvent};
 use super::query_slots::QuerySlots;
 use super::recorded_trace::{Child, RecordedTrace};
 use super::recorder::Recorder;
+use super::statistics::StatsRecording;
 use crate::trace::tracepoint::{LabelInput, LabelRef};
 
+mod counted;
 mod freeze;
 mod pair;
 
@@ -124,6 +126,9 @@ pub struct CommandTrace<const MAX_WORDS: usize> {
     recorded: Option<Arc<RecordedTrace>>,
     /// The trace of an earlier recording, given back, whose allocation the next one takes.
     spare: Option<Arc<RecordedTrace>>,
+    /// Pipeline statistics around its ranges (`GPU_TRACE_COUNTERS=pipeline`; see
+    /// `counted`).
+    stats: Option<Box<StatsRecording>>,
 }
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
@@ -155,6 +160,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             complete: true,
             recorded: None,
             spare: None,
+            stats: None,
         }
     }
 
@@ -178,7 +184,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             && self.views == 1
             && !self.defer_next
             && self.pending_start.is_none()
-            && !self.queries.noting();
+            && !self.queries.noting()
+            && self.stats.is_none();
         self.fast_left = if fast {
             let events = self.events.capacity() - self.events.len();
             let args = (self.args.capacity() - self.args.len()) / MAX_WORDS.max(1);
@@ -315,6 +322,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         }
         // Never submitted: their queries are as they were handed out.
         self.queries.reset(pool);
+        if let Some(stats) = self.stats.take() {
+            let statistics = stats.statistics;
+            pool.statistics.release(statistics, (*stats).into_pools());
+        }
         pool.spare_events.give(std::mem::take(&mut self.events));
         pool.spare_args.give(std::mem::take(&mut self.args));
         self.strings.clear();

@@ -15,4 +15,5 @@ pub mod recorder;
 mod recording;
 mod reruns;
 pub mod saved_copy;
+pub mod statistics;
 pub mod submit_order;

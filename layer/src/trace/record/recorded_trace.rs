@@ -14,6 +14,7 @@ use super::order_entry::OrderEntry;
 pub use super::reruns::{NoWait, Quiet, Taken};
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
+use super::statistics::RecordedStats;
 use crate::gpu::interface::{Arming, CopyRange, QueryRange, RunSlot};
 
 mod runs;
@@ -74,6 +75,8 @@ pub struct RecordedTrace {
     /// `gpu::run_slots`): its runs are read there, never waited for on the host or saved.
     run_slot: Option<RunSlot>,
     pool: Arc<ChunkPool>,
+    /// Its pipeline statistics (`GPU_TRACE_COUNTERS=pipeline`, one-time primaries).
+    pub statistics: Option<RecordedStats>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +103,8 @@ pub struct TraceParts {
     /// The slot its end copies its queries into (a trackable recording: see
     /// [`RecordedTrace::trackable`]).
     pub run_slot: Option<RunSlot>,
+    /// Its pipeline statistics, if it counted them.
+    pub statistics: Option<RecordedStats>,
 }
 
 impl RecordedTrace {
@@ -127,6 +132,7 @@ impl RecordedTrace {
             run_slot: None,
             live: false,
             pool,
+            statistics: None,
         };
         trace.refill(parts);
         trace
@@ -150,6 +156,7 @@ impl RecordedTrace {
         self.complete = parts.complete;
         self.one_time = parts.one_time;
         self.simultaneous = parts.simultaneous;
+        self.statistics = parts.statistics;
         *self.armed.get_mut() = self.pool.resets_on_host();
         self.tracked = Self::trackable(
             &self.pool,
@@ -198,6 +205,9 @@ impl RecordedTrace {
         // Relaxed: the batch that ran it completed, and traceq dropped its hold, before this.
         let written = *self.written.get_mut();
         self.pool.release(&self.chunks, written);
+        if let Some(stats) = self.statistics.take() {
+            self.pool.statistics.release(stats.statistics, stats.pools);
+        }
         self.pool
             .spare_events
             .give(std::mem::take(&mut self.events));

@@ -164,6 +164,15 @@ impl DeviceTracer {
                     1
                 };
             t.begin_recording(views, usage);
+            // Pipeline statistics: one-time primaries only so far (their one run is read
+            // from the queries once it completed).
+            if level == vk::CommandBufferLevel::PRIMARY
+                && usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)
+            {
+                if let Some(statistics) = self.backend.statistics_for(t.family) {
+                    t.count_statistics(statistics);
+                }
+            }
             self.cmdbufs.recording_started();
             // The recording thread: which thread fed the GPU, next to the submitting one.
             let thread = crate::gpu::interface::cpu_clock::tid();

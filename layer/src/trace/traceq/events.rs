@@ -128,18 +128,23 @@ fn visit<'a>(
     f: &mut impl FnMut(Event<'a>, usize),
 ) -> u64 {
     let mut next_base = 0usize;
+    let mut next_counters = 0u32;
     let mut dropped = 0;
     for trace in traces {
-        dropped += trace_events(trace, values, to_ns, &mut next_base, f);
+        dropped += trace_events(trace, values, to_ns, &mut next_base, &mut next_counters, f);
     }
     dropped
 }
 
+/// The events of `trace` (and its children), in execution order. `next_counters` numbers
+/// the ranges with pipeline statistics in that order, as `super::counters::collect` lists
+/// their values.
 fn trace_events<'a>(
     trace: &'a RecordedTrace,
     values: &mut impl Timestamps,
     to_ns: &impl Fn(u64) -> u64,
     next_base: &mut usize,
+    next_counters: &mut u32,
     f: &mut impl FnMut(Event<'a>, usize),
 ) -> u64 {
     // Readback regions are laid out depth first: this trace's, then each child's in turn.
@@ -147,11 +152,16 @@ fn trace_events<'a>(
     *next_base += trace.slots as usize;
     let mut dropped = 0;
     let mut children = trace.children.iter().peekable();
+    let mut counted = super::counters::range_events(trace).peekable();
     let mut args = trace.args.as_slice();
     for (i, e) in trace.events.iter().enumerate() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
-            dropped += trace_events(&child.trace, values, to_ns, next_base, f);
+            dropped += trace_events(&child.trace, values, to_ns, next_base, next_counters, f);
         }
+        let counters = counted.next_if_eq(&(i as u32)).map(|_| {
+            *next_counters += 1;
+            *next_counters - 1
+        });
         let id = usize::from(e.id);
         let n = Payload::WORDS.get(id).copied().unwrap_or(0);
         let (words, rest) = args.split_at(n.min(args.len()));
@@ -166,13 +176,13 @@ fn trace_events<'a>(
             .at(index)
             .and_then(|raw| Event::new(to_ns(raw), id, words, &trace.strings, cmd));
         match event {
-            Some(event) => f(event, index),
+            Some(event) => f(counters.map_or(event, |c| event.with_counters(c)), index),
             // Unread, or (never expected) words that do not decode.
             None => dropped += 1,
         }
     }
     for child in children {
-        dropped += trace_events(&child.trace, values, to_ns, next_base, f);
+        dropped += trace_events(&child.trace, values, to_ns, next_base, next_counters, f);
     }
     dropped
 }

@@ -302,6 +302,7 @@ impl Traceq {
     fn write(&mut self, batch: &Batch, total: u32, values: impl Timestamps) -> Option<u64> {
         let time = self.backend.time().family(batch.queue.family);
         let to_ns = |raw: u64| time.to_ns(raw);
+        let counters = super::counters::collect(&batch.traces, &self.backend);
         let mut events = BatchEvents::new(&batch.traces, values, to_ns);
         self.stats
             .dropped
@@ -328,6 +329,7 @@ impl Traceq {
             // Set by the sinks that show it (`sink::submit_clock`).
             submitted_ns: None,
             pipeline_names: Some(&self.pipeline_names),
+            counters: &counters,
         };
         self.sink.batch(&info, &mut events);
         self.stats.batches.fetch_add(1, Ordering::Relaxed);

@@ -36,6 +36,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let run_slot = trackable
             .then(|| pool.self_copy(cmd, self.family, &copies))
             .flatten();
+        // Before the events are taken: the command buffer's range ends at the last one.
+        let statistics = self.freeze_statistics();
         let parts = TraceParts {
             cmd,
             chunks,
@@ -49,6 +51,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             one_time: self.one_time,
             simultaneous: self.simultaneous,
             run_slot,
+            statistics,
         };
         // The last recording's trace, if nothing else holds it, takes this one.
         let trace = match self.spare.take() {

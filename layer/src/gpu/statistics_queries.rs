@@ -1,0 +1,175 @@
+//! Pipeline statistics queries (`GPU_TRACE_COUNTERS=pipeline`): their pools, the commands
+//! that begin and end one, and the host's read of their values. A pool's statistics are
+//! fixed when it is made and must suit the queue family that uses it: a family with
+//! graphics gets the graphics statistics and the compute one, a compute-only family the
+//! compute one, a transfer-only family none.
+
+use ash::vk;
+
+use super::backend::Backend;
+use super::check;
+use crate::loader::dispatch::DeviceDispatch;
+
+/// Queries of each statistics pool.
+pub const POOL_QUERIES: u32 = 64;
+
+impl Backend {
+    /// The statistics command buffers of `family` get, if any (none unless GPU counters
+    /// are on and the device has them).
+    pub fn statistics_for(&self, family: u32) -> Option<vk::QueryPipelineStatisticFlags> {
+        if !self.statistics_on() {
+            return None;
+        }
+        for_family(self.caps().families.get(family as usize)?.flags)
+    }
+
+    /// A pool of [`POOL_QUERIES`] queries of `statistics`, reset.
+    pub fn create_statistics_pool(
+        &self,
+        statistics: vk::QueryPipelineStatisticFlags,
+    ) -> Result<vk::QueryPool, vk::Result> {
+        let pool = create(self.dispatch(), statistics, POOL_QUERIES)?;
+        // SAFETY: a new pool of that many queries (statistics need host reset, see
+        // `statistics_on`).
+        unsafe { self.reset_queries(pool, POOL_QUERIES) };
+        Ok(pool)
+    }
+
+    /// Begins a statistics query in `cmd`.
+    ///
+    /// # Safety
+    /// As [`begin`].
+    pub unsafe fn begin_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+        // SAFETY: the caller's promise.
+        unsafe { begin(self.dispatch(), cmd, pool, query) };
+    }
+
+    /// Ends the statistics query active in `cmd`.
+    ///
+    /// # Safety
+    /// As [`end`].
+    pub unsafe fn end_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+        // SAFETY: the caller's promise.
+        unsafe { end(self.dispatch(), cmd, pool, query) };
+    }
+
+    /// Reads the first `count` queries of a statistics pool (see [`read`]).
+    pub fn read_statistics(
+        &self,
+        pool: vk::QueryPool,
+        count: u32,
+        per_query: u32,
+        out: &mut [u64],
+    ) -> Result<(), vk::Result> {
+        read(self.dispatch(), pool, count, per_query, out)
+    }
+}
+
+/// The statistics a family with graphics gets, in the order Vulkan writes them (by bit).
+pub const GRAPHICS: vk::QueryPipelineStatisticFlags = vk::QueryPipelineStatisticFlags::from_raw(
+    vk::QueryPipelineStatisticFlags::INPUT_ASSEMBLY_VERTICES.as_raw()
+        | vk::QueryPipelineStatisticFlags::INPUT_ASSEMBLY_PRIMITIVES.as_raw()
+        | vk::QueryPipelineStatisticFlags::VERTEX_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::CLIPPING_PRIMITIVES.as_raw()
+        | vk::QueryPipelineStatisticFlags::FRAGMENT_SHADER_INVOCATIONS.as_raw()
+        | vk::QueryPipelineStatisticFlags::COMPUTE_SHADER_INVOCATIONS.as_raw(),
+);
+
+/// What a compute-only family gets.
+pub const COMPUTE: vk::QueryPipelineStatisticFlags =
+    vk::QueryPipelineStatisticFlags::COMPUTE_SHADER_INVOCATIONS;
+
+/// The statistics queries of a family with `flags`, if it may have any.
+pub fn for_family(flags: vk::QueueFlags) -> Option<vk::QueryPipelineStatisticFlags> {
+    if flags.contains(vk::QueueFlags::GRAPHICS) {
+        Some(GRAPHICS)
+    } else if flags.contains(vk::QueueFlags::COMPUTE) {
+        Some(COMPUTE)
+    } else {
+        None
+    }
+}
+
+/// A pool of `count` statistics queries of `statistics`.
+pub fn create(
+    d: &DeviceDispatch,
+    statistics: vk::QueryPipelineStatisticFlags,
+    count: u32,
+) -> Result<vk::QueryPool, vk::Result> {
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::PIPELINE_STATISTICS)
+        .query_count(count)
+        .pipeline_statistics(statistics);
+    let mut pool = vk::QueryPool::null();
+    // SAFETY: valid create info on a live device with pipelineStatisticsQuery enabled; the
+    // pool is destroyed at the device's teardown.
+    check(unsafe { (d.fp_v1_0.create_query_pool)(d.handle, &info, std::ptr::null(), &mut pool) })?;
+    Ok(pool)
+}
+
+/// Begins query `query` of `pool` in `cmd`.
+///
+/// # Safety
+/// `cmd` is recording, of a family `pool`'s statistics suit, with no statistics query
+/// active; the query was reset and is not used again before it is reset.
+pub unsafe fn begin(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    // SAFETY: the caller's promise.
+    unsafe { (d.fp_v1_0.cmd_begin_query)(cmd, pool, query, vk::QueryControlFlags::empty()) };
+}
+
+/// Ends query `query` of `pool` in `cmd`.
+///
+/// # Safety
+/// The query is the one active in `cmd`, begun in the same subpass (or outside any render
+/// pass, if it was begun outside).
+pub unsafe fn end(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    // SAFETY: the caller's promise.
+    unsafe { (d.fp_v1_0.cmd_end_query)(cmd, pool, query) };
+}
+
+/// Reads queries `0..count` of `pool`, `per_query` values each, into `out` (which holds
+/// `count * per_query`), of queries whose work has completed. `NOT_READY` when one was
+/// never ended (its values are then not used).
+pub fn read(
+    d: &DeviceDispatch,
+    pool: vk::QueryPool,
+    count: u32,
+    per_query: u32,
+    out: &mut [u64],
+) -> Result<(), vk::Result> {
+    let stride = u64::from(per_query) * 8;
+    // SAFETY: `out` holds `count * per_query` 64-bit values, written `stride` apart.
+    let r = unsafe {
+        (d.fp_v1_0.get_query_pool_results)(
+            d.handle,
+            pool,
+            0,
+            count,
+            std::mem::size_of_val(out),
+            out.as_mut_ptr().cast(),
+            stride,
+            vk::QueryResultFlags::TYPE_64,
+        )
+    };
+    check(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_get_the_statistics_they_can_run() {
+        assert_eq!(
+            for_family(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE),
+            Some(GRAPHICS)
+        );
+        assert_eq!(
+            for_family(vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER),
+            Some(COMPUTE)
+        );
+        assert_eq!(for_family(vk::QueueFlags::TRANSFER), None);
+        assert_eq!(GRAPHICS.as_raw().count_ones(), 7);
+    }
+}

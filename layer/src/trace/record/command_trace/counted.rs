@@ -1,0 +1,86 @@
+//! A recording's pipeline statistics queries (`GPU_TRACE_COUNTERS=pipeline`, see
+//! `record::statistics`): begun and ended around the innermost ranges that get them, and
+//! each range closed at its end event.
+
+use ash::vk;
+
+use super::{CommandTrace, WriteState};
+use crate::trace::record::recorder::Recorder;
+use crate::trace::record::statistics::{RecordedStats, Shown, StatsRecording};
+
+impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
+    /// This recording gets statistics of `statistics` (a one-time primary of a family
+    /// that has them). Its tracepoints then take the slow path, which begins and ends them.
+    pub fn count_statistics(&mut self, statistics: vk::QueryPipelineStatisticFlags) {
+        self.stats = Some(Box::new(StatsRecording::new(statistics)));
+        self.refresh_fast();
+    }
+
+    /// Begins a statistics query where one may be begun: none active, a timestamp may be
+    /// written here (not in a subpass of secondaries, nor between a suspension and its
+    /// resumption), and one view (a multiview subpass's query takes one per view: not yet).
+    pub fn begin_statistics(&mut self, rec: &Recorder<'_>) {
+        if self.write_state != WriteState::Free || self.views != 1 || !self.is_instrumented() {
+            return;
+        }
+        let Some(stats) = self.stats.as_deref_mut() else {
+            return;
+        };
+        if stats.active.is_some() {
+            return;
+        }
+        let Some((pool, query)) = stats.take(&rec.chunks.statistics) else {
+            return;
+        };
+        // SAFETY: the command buffer is recording (inside the application's call); no
+        // statistics query of the layer's is active; the query was reset when its pool
+        // was handed out and is used once in this recording, which runs once.
+        unsafe {
+            rec.chunks
+                .backend()
+                .begin_statistics(rec.cmd, pool, query.query)
+        };
+        stats.active = Some(query);
+    }
+
+    /// Ends the query [`Self::begin_statistics`] began, if any (in the same subpass).
+    pub fn end_statistics(&mut self, rec: &Recorder<'_>) {
+        let Some(stats) = self.stats.as_deref_mut() else {
+            return;
+        };
+        let Some(query) = stats.active.take() else {
+            return;
+        };
+        let pool = stats.pool_of(query);
+        // SAFETY: the query active in the command buffer, begun in this subpass (or
+        // outside any render pass).
+        unsafe {
+            rec.chunks
+                .backend()
+                .end_statistics(rec.cmd, pool, query.query)
+        };
+        stats.ended(query);
+    }
+
+    /// How many events the recording has: before a range's end tracepoint, for
+    /// [`Self::close_statistics`].
+    pub fn events_len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The queries ended since the last range go to the range whose end tracepoint was
+    /// just recorded (`before` events before it); nowhere if it was not.
+    pub fn close_statistics(&mut self, before: usize, shown: Shown) {
+        let recorded = self.events.len() == before + 1;
+        if let Some(stats) = self.stats.as_deref_mut() {
+            stats.close(recorded.then_some(before as u32), shown);
+        }
+    }
+
+    /// At the recording's end (after `end_cmd_buffer`): what the frozen trace keeps.
+    pub(super) fn freeze_statistics(&mut self) -> Option<RecordedStats> {
+        let stats = self.stats.take()?;
+        let last = self.events.len().checked_sub(1).map(|e| e as u32);
+        Some((*stats).freeze(last))
+    }
+}

@@ -1,0 +1,86 @@
+//! Work whose pipeline statistics are known (for `GPU_TRACE_COUNTERS=pipeline`): in one
+//! one-time command buffer, a render pass with one draw of 6 vertices and 4 instances (24
+//! vertex shader invocations, 8 triangles), a dispatch of 5 x 3 x 1 groups of 64
+//! invocations (960), and a render pass of two subpasses drawing one triangle each; then a
+//! reusable command buffer with a dispatch (which gets no counters yet).
+
+use ash::vk;
+
+use super::graphics::{self, area, clears, framebuffer, full_barrier, Pipeline, Target};
+use super::scene_target::SceneTarget;
+use super::{free, record_once, WORDS};
+use crate::submitter::Submitter;
+use crate::vk::{Buffer, Device, FillPipeline, Result};
+
+pub fn counters(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let d = &dev.device;
+    let target = SceneTarget::new(dev, true)?;
+    let data = Buffer::new(
+        dev,
+        u64::from(WORDS) * 4,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    let fill = FillPipeline::new(dev, &data)?;
+    let pass2 = graphics::render_pass2_two_subpasses(dev)?;
+    let fb2 = framebuffer(dev, pass2, &[target.color.view])?;
+    let subpass = |subpass| {
+        Pipeline::new(
+            dev,
+            Target::Subpass {
+                pass: pass2,
+                subpass,
+                depth: false,
+            },
+        )
+    };
+    let (first, second) = (subpass(0)?, subpass(1)?);
+    let clear_values = clears(false);
+    let cb = record_once(dev, |cb| {
+        let begin = target.begin_info();
+        let begin2 = vk::RenderPassBeginInfo::default()
+            .render_pass(pass2)
+            .framebuffer(fb2)
+            .render_area(area())
+            .clear_values(&clear_values);
+        // SAFETY: `cb` is recording; every object belongs to this device.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            target.pipeline.bind(dev, cb);
+            d.cmd_draw(cb, 6, 4, 0, 0);
+            d.cmd_end_render_pass(cb);
+        }
+        fill.record_bindings(dev, cb, &fill, 0, WORDS);
+        // SAFETY: `cb` is recording outside a render pass, the fill pipeline bound.
+        unsafe { d.cmd_dispatch(cb, 5, 3, 1) };
+        full_barrier(dev, cb);
+        // SAFETY: as above.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin2, vk::SubpassContents::INLINE);
+            first.bind(dev, cb);
+            d.cmd_draw(cb, 3, 1, 0, 0);
+            d.cmd_next_subpass(cb, vk::SubpassContents::INLINE);
+            second.bind(dev, cb);
+            d.cmd_draw(cb, 3, 1, 0, 0);
+            d.cmd_end_render_pass(cb);
+        }
+        Ok(())
+    })?;
+    sub.submit("counted", &[cb], None)?;
+    let reusable = dev.command_buffers(1)?[0];
+    dev.begin(reusable, vk::CommandBufferUsageFlags::empty())?;
+    fill.record(dev, reusable, 0, WORDS);
+    dev.end(reusable)?;
+    sub.submit("counted-reusable", &[reusable], None)?;
+    free(dev, &[cb, reusable]);
+    // SAFETY: no pending work uses these objects.
+    unsafe {
+        d.destroy_framebuffer(fb2, None);
+        d.destroy_render_pass(pass2, None);
+    }
+    first.destroy(dev);
+    second.destroy(dev);
+    fill.destroy(dev);
+    data.destroy(dev);
+    target.destroy(dev);
+    Ok(true)
+}
