@@ -249,3 +249,27 @@ fn without_counters_or_with_a_wrong_value_the_device_is_as_the_application_asked
         run.stderr
     );
 }
+
+#[test]
+fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_partial() {
+    // counters-own-query: the application's query around a render pass of 24 vertex
+    // invocations, and one inside a render pass around the middle of three draws (6, 3 and
+    // 6). The workload fails unless its own queries read 24 and 3; validation beneath
+    // checks that no two statistics queries were ever active together.
+    let dir = TempDir::new("counters-own-query");
+    let (run, trace) = counted(workload!("counters-own-query"), &dir);
+    assert!(run.success, "{}", run.stderr);
+    let events = &trace.batches[0].events;
+    let passes = named(events, "end_render_pass");
+    // The first range lay wholly inside the application's query: no values, partial.
+    assert_eq!(counters(passes[0]), None);
+    assert_eq!(passes[0].arg("partial"), Some("1"));
+    // The second gave way for the middle draw and went on: 6 + 6 vertices, partial.
+    let second = counters(passes[1]).expect("the second pass's counters");
+    assert_eq!(second[..3], [12, 4, 12], "{second:?}");
+    assert_eq!(passes[1].arg("partial"), Some("1"));
+    let end = named(events, "end_cmd_buffer");
+    assert_eq!(end[0].arg("partial"), Some("1"));
+    let said = "an application's own pipeline statistics query overlapped a counted range";
+    assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
+}

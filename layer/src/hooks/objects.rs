@@ -154,6 +154,8 @@ create_hooks! {
         next |d| Some(d.fp_v1_0.create_image_view), note note_image_view;
     create_swapchain: "vkCreateSwapchainKHR", vk::SwapchainCreateInfoKHR<'_> => vk::SwapchainKHR,
         next |d| d.ext.create_swapchain, note note_swapchain;
+    create_query_pool: "vkCreateQueryPool", vk::QueryPoolCreateInfo<'_> => vk::QueryPool,
+        next |d| Some(d.fp_v1_0.create_query_pool), note note_query_pool;
 }
 
 destroy_hooks! {
@@ -165,6 +167,16 @@ destroy_hooks! {
         next |d| Some(d.fp_v1_0.destroy_image_view), forget Objects::remove_view;
     destroy_swapchain: "vkDestroySwapchainKHR", vk::SwapchainKHR,
         next |d| d.ext.destroy_swapchain, forget Objects::remove_swapchain;
+    destroy_query_pool: "vkDestroyQueryPool", vk::QueryPool,
+        next |d| Some(d.fp_v1_0.destroy_query_pool), forget Objects::remove_query_pool;
+}
+
+/// `vkCreateQueryPool`: a pipeline statistics pool is noted (GPU counters keep clear of
+/// its queries).
+fn note_query_pool(tracer: &DeviceTracer, info: &vk::QueryPoolCreateInfo<'_>, pool: vk::QueryPool) {
+    if info.query_type == vk::QueryType::PIPELINE_STATISTICS {
+        tracer.objects.add_statistics_pool(pool);
+    }
 }
 
 /// `vkCreateRenderPass`: each attachment and each subpass's view mask.

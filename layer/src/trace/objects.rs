@@ -2,7 +2,7 @@
 //! tracepoints can name formats, load/store operations and view masks that the recording
 //! commands themselves do not carry.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ash::vk;
 use ash::vk::Handle;
@@ -78,6 +78,9 @@ pub struct Objects {
     views: RwLock<HashMap<u64, ImageInfo>>,
     /// Swapchains: their image format and, once the application asked, their images.
     swapchains: RwLock<HashMap<u64, (vk::Format, Vec<vk::Image>)>>,
+    /// The application's pipeline statistics query pools (its queries of that type must
+    /// not overlap the layer's: see `record::command_trace::counted`).
+    statistics_pools: RwLock<HashSet<u64>>,
 }
 
 impl Objects {
@@ -89,7 +92,21 @@ impl Objects {
             images: RwLock::default(),
             views: RwLock::default(),
             swapchains: RwLock::default(),
+            statistics_pools: RwLock::default(),
         }
+    }
+
+    pub fn add_statistics_pool(&self, pool: vk::QueryPool) {
+        self.statistics_pools.write().insert(pool.as_raw());
+    }
+
+    pub fn remove_query_pool(&self, pool: vk::QueryPool) {
+        self.statistics_pools.write().remove(&pool.as_raw());
+    }
+
+    /// Whether `pool` is one of the application's pipeline statistics query pools.
+    pub fn is_statistics_pool(&self, pool: vk::QueryPool) -> bool {
+        self.statistics_pools.read().contains(&pool.as_raw())
     }
 
     pub fn add_render_pass(&self, pass: vk::RenderPass, info: RenderPassInfo) {

@@ -84,3 +84,54 @@ pub fn counters(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     target.destroy(dev);
     Ok(true)
 }
+
+/// The application's own pipeline statistics queries beside the layer's: one around a
+/// render pass of one draw (6 vertices, 4 instances), one inside a render pass around the
+/// middle one of three draws (6, 3, then 3 x 2 vertices). Each must read what it measured
+/// (24 and 3 vertex invocations) whatever the layer does.
+pub fn counters_own_query(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let d = &dev.device;
+    let target = SceneTarget::new(dev, true)?;
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::PIPELINE_STATISTICS)
+        .query_count(2)
+        .pipeline_statistics(vk::QueryPipelineStatisticFlags::VERTEX_SHADER_INVOCATIONS);
+    // SAFETY: a valid create info; pipelineStatisticsQuery is on (the layer's counters).
+    let pool = unsafe { d.create_query_pool(&info, None) }.map_err(|e| e.to_string())?;
+    let cb = record_once(dev, |cb| {
+        let begin = target.begin_info();
+        // SAFETY: `cb` is recording; the pool's queries are reset before use.
+        unsafe {
+            d.cmd_reset_query_pool(cb, pool, 0, 2);
+            d.cmd_begin_query(cb, pool, 0, vk::QueryControlFlags::empty());
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            target.pipeline.bind(dev, cb);
+            d.cmd_draw(cb, 6, 4, 0, 0);
+            d.cmd_end_render_pass(cb);
+            d.cmd_end_query(cb, pool, 0);
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            target.pipeline.bind(dev, cb);
+            d.cmd_draw(cb, 6, 1, 0, 0);
+            d.cmd_begin_query(cb, pool, 1, vk::QueryControlFlags::empty());
+            d.cmd_draw(cb, 3, 1, 0, 0);
+            d.cmd_end_query(cb, pool, 1);
+            d.cmd_draw(cb, 3, 2, 0, 0);
+            d.cmd_end_render_pass(cb);
+        }
+        Ok(())
+    })?;
+    sub.submit("own-query", &[cb], None)?;
+    let mut values = [0u64; 2];
+    // SAFETY: the submission completed; two 64-bit values, one per query.
+    let read =
+        unsafe { d.get_query_pool_results(pool, 0, &mut values, vk::QueryResultFlags::TYPE_64) };
+    let ok = read.is_ok() && values == [24, 3];
+    if !ok {
+        eprintln!("utrace-workload: the application's own statistics read {read:?} {values:?}, not [24, 3]");
+    }
+    free(dev, &[cb]);
+    // SAFETY: no pending work uses the pool.
+    unsafe { d.destroy_query_pool(pool, None) };
+    target.destroy(dev);
+    Ok(ok)
+}

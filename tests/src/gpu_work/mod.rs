@@ -29,7 +29,7 @@ pub const SCENARIOS: &[&str] = &[
 ];
 
 /// Scenarios of this module that `all-gpu-work` leaves out (run on their own).
-pub const ALONE: &[&str] = &["counters"];
+pub const ALONE: &[&str] = &["counters", "counters-own-query"];
 
 /// Instance extensions these scenarios use (labels and debug markers).
 pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] =
@@ -69,6 +69,7 @@ pub fn run(
             "transfers" => work::transfers(dev, sub)?,
             "labels" => labels::labels(inst, dev, sub, features)?,
             "counters" => counted::counters(dev, sub)?,
+            "counters-own-query" => counted::counters_own_query(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

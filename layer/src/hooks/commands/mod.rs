@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod draw;
 pub mod generated;
 pub mod labels;
+pub mod queries;
 pub mod rays;
 pub mod render_pass;
 pub mod sync;

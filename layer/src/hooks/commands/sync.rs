@@ -83,22 +83,6 @@ bracketed! {
 }
 
 bracketed! {
-    /// `vkCmdBeginQuery` of the application.
-    cmd_begin_query(cb, pool: vk::QueryPool, query: u32, flags: vk::QueryControlFlags) = core cmd_begin_query;
-    switch toggle::QUERY;
-    before |r, t| trace_start_query_op(r, t, "begin", pool.as_raw(), query, 1);
-    after |r, t| trace_end_query_op(r, t);
-}
-
-bracketed! {
-    /// `vkCmdEndQuery` of the application.
-    cmd_end_query(cb, pool: vk::QueryPool, query: u32) = core cmd_end_query;
-    switch toggle::QUERY;
-    before |r, t| trace_start_query_op(r, t, "end", pool.as_raw(), query, 1);
-    after |r, t| trace_end_query_op(r, t);
-}
-
-bracketed! {
     /// `vkCmdCopyQueryPoolResults` of the application.
     cmd_copy_query_pool_results(
         cb,

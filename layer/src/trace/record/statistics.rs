@@ -33,6 +33,11 @@ pub struct Counters {
     pub shown: Shown,
     /// In the order of [`Self::NAMES`].
     pub values: [u64; STATISTICS],
+    /// An application's own statistics query overlapped the range: the values leave its
+    /// part out (`measured` false: all of it).
+    pub partial: bool,
+    /// Some of the range was measured (else only `partial` is shown).
+    pub measured: bool,
 }
 
 impl Counters {
@@ -47,14 +52,25 @@ impl Counters {
         "compute_invocations",
     ];
 
-    /// The (name, value) pairs this range shows.
+    /// The (name, value) pairs this range shows: its statistics where measured, then
+    /// `partial=1` where an application's own query overlapped it.
     pub fn shown(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        let range = match self.shown {
+        let measured = if self.measured {
+            self.statistics()
+        } else {
+            0..0
+        };
+        measured
+            .map(|i| (Self::NAMES[i], self.values[i]))
+            .chain(self.partial.then_some(("partial", 1)))
+    }
+
+    fn statistics(&self) -> std::ops::Range<usize> {
+        match self.shown {
             Shown::Graphics => 0..STATISTICS - 1,
             Shown::Compute => STATISTICS - 1..STATISTICS,
             Shown::All => 0..STATISTICS,
-        };
-        range.map(|i| (Self::NAMES[i], self.values[i]))
+        }
     }
 }
 
@@ -75,6 +91,8 @@ pub struct StatsRange {
     pub first: u32,
     pub count: u32,
     pub shown: Shown,
+    /// An application's own statistics query overlapped it.
+    pub partial: bool,
 }
 
 /// The statistics of one recording in progress.
@@ -89,6 +107,12 @@ pub struct StatsRecording {
     pending: SmallVec<[Query; 4]>,
     queries: Vec<Query>,
     ranges: Vec<StatsRange>,
+    /// An application's own statistics query is active: none of the layer's may begin.
+    pub application_active: bool,
+    /// The layer's query was ended for the application's: begun again at its end.
+    pub resume_after_application: bool,
+    /// The open range overlapped an application's query.
+    pub partial: bool,
 }
 
 impl StatsRecording {
@@ -101,6 +125,9 @@ impl StatsRecording {
             pending: SmallVec::new(),
             queries: Vec::new(),
             ranges: Vec::new(),
+            application_active: false,
+            resume_after_application: false,
+            partial: false,
         }
     }
 
@@ -132,11 +159,12 @@ impl StatsRecording {
     /// The queries ended since the last range go to the range ending at event `event`
     /// (or nowhere, with `None`: its end event was not recorded).
     pub fn close(&mut self, event: Option<u32>, shown: Shown) {
+        let partial = std::mem::take(&mut self.partial);
         let Some(event) = event else {
             self.pending.clear();
             return;
         };
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && !partial {
             return;
         }
         let first = self.queries.len() as u32;
@@ -146,6 +174,7 @@ impl StatsRecording {
             first,
             count: self.queries.len() as u32 - first,
             shown,
+            partial,
         });
     }
 
@@ -153,12 +182,14 @@ impl StatsRecording {
     /// query. Frozen into what the trace keeps.
     pub fn freeze(mut self, event: Option<u32>) -> RecordedStats {
         self.pending.clear();
-        if let (Some(event), false) = (event, self.queries.is_empty()) {
+        let partial = self.ranges.iter().any(|r| r.partial);
+        if let (Some(event), true) = (event, !self.queries.is_empty() || partial) {
             self.ranges.push(StatsRange {
                 event,
                 first: 0,
                 count: self.queries.len() as u32,
                 shown: Shown::All,
+                partial,
             });
         }
         RecordedStats {
@@ -222,6 +253,8 @@ impl RecordedStats {
                 Counters {
                     shown: r.shown,
                     values: sum,
+                    partial: r.partial,
+                    measured: r.count > 0,
                 }
             })
             .collect();
@@ -327,24 +360,9 @@ mod tests {
         assert_eq!(
             r.ranges,
             [
-                StatsRange {
-                    event: 5,
-                    first: 0,
-                    count: 2,
-                    shown: Shown::Graphics
-                },
-                StatsRange {
-                    event: 9,
-                    first: 2,
-                    count: 1,
-                    shown: Shown::Compute
-                },
-                StatsRange {
-                    event: 10,
-                    first: 0,
-                    count: 3,
-                    shown: Shown::All
-                },
+                range(5, 0, 2, Shown::Graphics, false),
+                range(9, 2, 1, Shown::Compute, false),
+                range(10, 0, 3, Shown::All, false),
             ]
         );
         assert_eq!(
@@ -361,10 +379,47 @@ mod tests {
             in_order(GRAPHICS, &[1, 2, 3, 4, 5, 6, 7]),
             [1, 2, 3, 4, 5, 6, 7]
         );
-        let c = Counters {
+        let mut c = Counters {
             shown: Shown::Compute,
             values: [0, 0, 0, 0, 0, 0, 42],
+            partial: false,
+            measured: true,
         };
         assert_eq!(c.shown().collect::<Vec<_>>(), [("compute_invocations", 42)]);
+        c.partial = true;
+        assert_eq!(
+            c.shown().collect::<Vec<_>>(),
+            [("compute_invocations", 42), ("partial", 1)]
+        );
+        c.measured = false;
+        assert_eq!(c.shown().collect::<Vec<_>>(), [("partial", 1)]);
+    }
+
+    fn range(event: u32, first: u32, count: u32, shown: Shown, partial: bool) -> StatsRange {
+        StatsRange {
+            event,
+            first,
+            count,
+            shown,
+            partial,
+        }
+    }
+
+    #[test]
+    fn a_range_the_application_overlapped_is_partial_even_without_values() {
+        let mut s = StatsRecording::new(GRAPHICS);
+        s.partial = true;
+        s.close(Some(3), Shown::Graphics);
+        s.ended(Query { pool: 0, query: 0 });
+        s.close(Some(6), Shown::Compute);
+        let r = s.freeze(Some(7));
+        assert_eq!(
+            r.ranges,
+            [
+                range(3, 0, 0, Shown::Graphics, true),
+                range(6, 0, 1, Shown::Compute, false),
+                range(7, 0, 1, Shown::All, true),
+            ]
+        );
     }
 }

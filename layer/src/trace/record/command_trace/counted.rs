@@ -29,6 +29,12 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         if stats.active.is_some() {
             return;
         }
+        if stats.application_active {
+            // The application's own query is active: this range goes without.
+            stats.partial = true;
+            said_once();
+            return;
+        }
         let Some((pool, query)) = stats.take(&rec.chunks.statistics) else {
             return;
         };
@@ -62,6 +68,36 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         stats.ended(query);
     }
 
+    /// The application begins a pipeline statistics query of its own: the layer's, if one
+    /// is active, ends first (in the same subpass, or around the same command), and the
+    /// range it served is partial; none begins until the application's ends.
+    pub fn application_statistics_begin(&mut self, rec: &Recorder<'_>) {
+        let Some(stats) = self.stats.as_deref_mut() else {
+            return;
+        };
+        stats.application_active = true;
+        if stats.active.is_some() {
+            self.end_statistics(rec);
+            if let Some(stats) = self.stats.as_deref_mut() {
+                stats.resume_after_application = true;
+                stats.partial = true;
+            }
+            said_once();
+        }
+    }
+
+    /// The application's own statistics query ends: the layer's range goes on counting if
+    /// its query was ended for it.
+    pub fn application_statistics_end(&mut self, rec: &Recorder<'_>) {
+        let Some(stats) = self.stats.as_deref_mut() else {
+            return;
+        };
+        stats.application_active = false;
+        if std::mem::take(&mut stats.resume_after_application) {
+            self.begin_statistics(rec);
+        }
+    }
+
     /// How many events the recording has: before a range's end tracepoint, for
     /// [`Self::close_statistics`].
     pub fn events_len(&self) -> usize {
@@ -82,5 +118,13 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let stats = self.stats.take()?;
         let last = self.events.len().checked_sub(1).map(|e| e as u32);
         Some((*stats).freeze(last))
+    }
+}
+
+/// Says, once per process, that an application's own statistics query overlapped a range.
+fn said_once() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("an application's own pipeline statistics query overlapped a counted range: the layer's query gave way, and such ranges are marked partial");
     }
 }
