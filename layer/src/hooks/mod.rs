@@ -134,12 +134,12 @@ mod tests {
         let intercepted: std::collections::HashSet<&str> =
             INTERCEPTED.iter().map(|(name, _)| *name).collect();
         // Tracepoints off by default (`GPU_TRACEPOINTS`): their commands are not hooked.
+        // (vkCmdBeginQuery and vkCmdEndQuery are, whatever the switch says: GPU counters
+        // must see the application's own statistics queries.)
         let off_by_default = [
             "vkCmdPipelineBarrier",
             "vkCmdPipelineBarrier2",
             "vkCmdResetQueryPool",
-            "vkCmdBeginQuery",
-            "vkCmdEndQuery",
             "vkCmdCopyQueryPoolResults",
             "vkCmdWriteTimestamp",
             "vkCmdWriteTimestamp2",
