@@ -21,7 +21,7 @@ fn reusable() -> vk::CommandBufferBeginInfo<'static> {
     vk::CommandBufferBeginInfo::default()
 }
 
-fn barrier(
+pub(super) fn barrier(
     d: &DeviceDispatch,
     cb: vk::CommandBuffer,
     dst: vk::PipelineStageFlags,

@@ -8,6 +8,8 @@ use ash::vk;
 
 use super::backend::Backend;
 use super::check;
+use super::layer_commands::barrier;
+use super::run_slots::RunSlot;
 use crate::loader::dispatch::DeviceDispatch;
 
 /// Queries of each statistics pool.
@@ -51,6 +53,59 @@ impl Backend {
     pub unsafe fn end_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
         // SAFETY: the caller's promise.
         unsafe { end(self.dispatch(), cmd, pool, query) };
+    }
+
+    /// Records into `cmd` (recording, outside any render pass, before any of the pool's
+    /// queries) the reset of `pool`, so that every run of `cmd` finds them reset.
+    ///
+    /// # Safety
+    /// As said; `pool` is the recording's own.
+    pub unsafe fn reset_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool) {
+        // SAFETY: the caller's promise.
+        unsafe { (self.dispatch().fp_v1_0.cmd_reset_query_pool)(cmd, pool, 0, POOL_QUERIES) };
+    }
+
+    /// Records at the end of `cmd` (outside any render pass, after its last statistics
+    /// query ended) the copy of queries `0..count` of `pool` into `slot`, `after` values
+    /// from its start (after the run's timestamps), made visible to the host.
+    ///
+    /// # Safety
+    /// As said; the slot holds `after + count * per_query` values.
+    pub unsafe fn record_statistics_copy(
+        &self,
+        cmd: vk::CommandBuffer,
+        (pool, count, per_query): (vk::QueryPool, u32, u32),
+        slot: RunSlot,
+        after: u32,
+    ) {
+        let d = self.dispatch();
+        let after_last_copy = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+        barrier(
+            d,
+            cmd,
+            vk::PipelineStageFlags::TRANSFER,
+            Some(after_last_copy),
+        );
+        // SAFETY: the caller's promise: `cmd` is recording outside a render pass and the
+        // slot has room.
+        unsafe {
+            (d.fp_v1_0.cmd_copy_query_pool_results)(
+                cmd,
+                pool,
+                0,
+                count,
+                slot.buffer,
+                slot.offset + u64::from(after) * 8,
+                u64::from(per_query) * 8,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
+        let to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        barrier(d, cmd, vk::PipelineStageFlags::HOST, Some(to_host));
     }
 
     /// Reads the first `count` queries of a statistics pool (see [`read`]).

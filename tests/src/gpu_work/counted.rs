@@ -2,7 +2,8 @@
 //! one-time command buffer, a render pass with one draw of 6 vertices and 4 instances (24
 //! vertex shader invocations, 8 triangles), a dispatch of 5 x 3 x 1 groups of 64
 //! invocations (960), and a render pass of two subpasses drawing one triangle each; then a
-//! reusable command buffer with a dispatch (which gets no counters yet).
+//! reusable command buffer of one indirect dispatch, run three times with 1, 2 and 3
+//! groups.
 
 use ash::vk;
 
@@ -66,12 +67,26 @@ pub fn counters(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         Ok(())
     })?;
     sub.submit("counted", &[cb], None)?;
+    // A reusable command buffer of one indirect dispatch, submitted three times, each
+    // right after the last completed, its group count written before each: 1, 2, 3
+    // groups of 64. Each run's counters must be its own.
+    let indirect = Buffer::new(dev, 64, vk::BufferUsageFlags::INDIRECT_BUFFER)?;
     let reusable = dev.command_buffers(1)?[0];
     dev.begin(reusable, vk::CommandBufferUsageFlags::empty())?;
-    fill.record(dev, reusable, 0, WORDS);
+    fill.record_bindings(dev, reusable, &fill, 0, WORDS);
+    // SAFETY: `reusable` is recording with the fill pipeline bound; the buffer holds a
+    // dispatch command when each run executes.
+    unsafe { d.cmd_dispatch_indirect(reusable, indirect.buffer, 0) };
     dev.end(reusable)?;
-    sub.submit("counted-reusable", &[reusable], None)?;
+    for groups in 1..=3u32 {
+        // SAFETY: the mapping holds 3 words; the last run completed (its fence waited for).
+        unsafe {
+            std::ptr::copy_nonoverlapping([groups, 1, 1].as_ptr(), indirect.mapped as *mut u32, 3)
+        };
+        sub.submit("counted-reusable", &[reusable], None)?;
+    }
     free(dev, &[cb, reusable]);
+    indirect.destroy(dev);
     // SAFETY: no pending work uses these objects.
     unsafe {
         d.destroy_framebuffer(fb2, None);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::Mutex;
 
-use super::statistics::StatsPools;
+use super::statistics_pools::StatsPools;
 use crate::gpu::interface::{Backend, CopyRange, QueryRange, RunSlot, CHUNK_SIZES};
 use crate::trace::health::Health;
 

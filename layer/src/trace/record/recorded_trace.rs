@@ -11,10 +11,10 @@ use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
 use super::order_entry::OrderEntry;
+use super::recorded_stats::RecordedStats;
 pub use super::reruns::{NoWait, Quiet, Taken};
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};
 use super::saved_copy::SavedCopy;
-use super::statistics::RecordedStats;
 use crate::gpu::interface::{Arming, CopyRange, QueryRange, RunSlot};
 
 mod runs;
@@ -306,7 +306,7 @@ impl RunQueries for RecordedTrace {
     fn read(&self, out: &mut [u64]) -> Result<(), vk::Result> {
         match self.run_slot {
             Some(slot) => {
-                let n = (self.slots as usize).min(out.len());
+                let n = self.run_values().min(out.len());
                 self.pool.read_run_slot(slot, &mut out[..n]);
                 Ok(())
             }

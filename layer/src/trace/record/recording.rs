@@ -164,13 +164,12 @@ impl DeviceTracer {
                     1
                 };
             t.begin_recording(views, usage);
-            // Pipeline statistics: one-time primaries only so far (their one run is read
-            // from the queries once it completed).
+            // Pipeline statistics: primaries whose runs never overlap (see `counted`).
             if level == vk::CommandBufferLevel::PRIMARY
-                && usage.contains(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)
+                && !usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)
             {
                 if let Some(statistics) = self.backend.statistics_for(t.family) {
-                    t.count_statistics(statistics);
+                    t.count_statistics(&self.recorder(cb), statistics);
                 }
             }
             self.cmdbufs.recording_started();

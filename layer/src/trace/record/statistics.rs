@@ -1,19 +1,20 @@
 //! Pipeline statistics beside a command buffer's ranges (`GPU_TRACE_COUNTERS=pipeline`):
 //! the queries a recording takes ([`StatsRecording`]), what it leaves to its frozen trace
-//! ([`RecordedStats`]), and the device's pools of them ([`StatsPools`]).
+//! ([`super::recorded_stats::RecordedStats`]), and what an output prints ([`Counters`]).
 //!
 //! One statistics query may be active in a command buffer at a time, so queries go on the
 //! innermost level that gets them (each dispatch; each subpass of a render pass), and an
-//! enclosing range (the command buffer) gets the sum of the queries inside it. So far only
-//! one-time primary command buffers get them: their single run is read on the traceq
-//! thread from the queries, after the batch completed.
+//! enclosing range (the command buffer) gets the sum of the queries inside it. A
+//! recording's first pool is reset by the command buffer itself when it begins, so that
+//! every run finds its queries reset; a reusable recording takes no more queries than that
+//! pool holds (a one-time one takes further pools, reset on the host).
 
 use ash::vk;
-use parking_lot::Mutex;
 use smallvec::SmallVec;
 
-use crate::gpu::interface::Backend;
-use crate::gpu::statistics_queries::{COMPUTE, POOL_QUERIES};
+use super::recorded_stats::{RecordedStats, Source};
+use super::statistics_pools::StatsPools;
+use crate::gpu::statistics_queries::POOL_QUERIES;
 
 /// The statistics one range gets, in a fixed order (names in [`Counters::NAMES`]).
 pub const STATISTICS: usize = 7;
@@ -98,6 +99,8 @@ pub struct StatsRange {
 /// The statistics of one recording in progress.
 pub struct StatsRecording {
     pub statistics: vk::QueryPipelineStatisticFlags,
+    /// Only the first pool's queries (reset by every run): a reusable recording.
+    single_pool: bool,
     pools: Vec<vk::QueryPool>,
     /// Queries taken from the last pool.
     used_in_last: u32,
@@ -116,9 +119,10 @@ pub struct StatsRecording {
 }
 
 impl StatsRecording {
-    pub fn new(statistics: vk::QueryPipelineStatisticFlags) -> StatsRecording {
+    pub fn new(statistics: vk::QueryPipelineStatisticFlags, single_pool: bool) -> StatsRecording {
         StatsRecording {
             statistics,
+            single_pool,
             pools: Vec::new(),
             used_in_last: POOL_QUERIES,
             active: None,
@@ -135,6 +139,9 @@ impl StatsRecording {
     /// `None` when no pool could be had.
     pub fn take(&mut self, pools: &StatsPools) -> Option<(vk::QueryPool, Query)> {
         if self.used_in_last == POOL_QUERIES {
+            if self.single_pool && !self.pools.is_empty() {
+                return None;
+            }
             self.pools.push(pools.acquire(self.statistics)?);
             self.used_in_last = 0;
         }
@@ -178,9 +185,35 @@ impl StatsRecording {
         });
     }
 
+    /// The first pool, taken at the recording's begin (the command buffer resets it).
+    pub fn first_pool(&mut self, pools: &StatsPools) -> Option<vk::QueryPool> {
+        let pool = pools.acquire(self.statistics)?;
+        self.pools.push(pool);
+        self.used_in_last = 0;
+        Some(pool)
+    }
+
+    /// The first pool and how many of its queries the recording took (what a run copies
+    /// into its slot).
+    pub fn first(&self) -> Option<(vk::QueryPool, u32)> {
+        let pool = *self.pools.first()?;
+        let used = if self.pools.len() == 1 {
+            self.used_in_last
+        } else {
+            POOL_QUERIES
+        };
+        Some((pool, used))
+    }
+
+    /// The values one run writes: its first pool's queries (a reusable recording has no
+    /// other).
+    pub fn run_values(&self) -> u32 {
+        self.used_in_last * self.statistics.as_raw().count_ones()
+    }
+
     /// The recording's end: the command buffer's own range (event `event`) sums every
-    /// query. Frozen into what the trace keeps.
-    pub fn freeze(mut self, event: Option<u32>) -> RecordedStats {
+    /// query. Frozen into what the trace keeps, its runs' values found at `source`.
+    pub fn freeze(mut self, event: Option<u32>, source: Source) -> RecordedStats {
         self.pending.clear();
         let partial = self.ranges.iter().any(|r| r.partial);
         if let (Some(event), true) = (event, !self.queries.is_empty() || partial) {
@@ -192,12 +225,16 @@ impl StatsRecording {
                 partial,
             });
         }
+        if source == Source::Unread {
+            self.ranges.clear();
+        }
         RecordedStats {
             statistics: self.statistics,
             pools: self.pools,
             used_in_last: self.used_in_last,
             queries: self.queries,
             ranges: self.ranges,
+            source,
         }
     }
 
@@ -208,137 +245,6 @@ impl StatsRecording {
     }
 }
 
-/// A frozen recording's statistics: read once its run completed.
-pub struct RecordedStats {
-    pub statistics: vk::QueryPipelineStatisticFlags,
-    pub pools: Vec<vk::QueryPool>,
-    used_in_last: u32,
-    pub queries: Vec<Query>,
-    pub ranges: Vec<StatsRange>,
-}
-
-impl RecordedStats {
-    /// Each range's counters, read from the queries (after the run completed); `None` for
-    /// all when a read failed.
-    pub fn read(&self, backend: &Backend) -> Option<Vec<Counters>> {
-        let per_query = self.statistics.as_raw().count_ones();
-        let mut values: Vec<[u64; STATISTICS]> = Vec::new();
-        let mut raw = vec![0u64; (POOL_QUERIES * per_query) as usize];
-        for (i, &pool) in self.pools.iter().enumerate() {
-            let count = if i + 1 == self.pools.len() {
-                self.used_in_last
-            } else {
-                POOL_QUERIES
-            };
-            let out = &mut raw[..(count * per_query) as usize];
-            backend.read_statistics(pool, count, per_query, out).ok()?;
-            for q in out.chunks_exact(per_query as usize) {
-                values.push(in_order(self.statistics, q));
-            }
-        }
-        let index = |q: &Query| q.pool as usize * POOL_QUERIES as usize + q.query as usize;
-        let sums = self
-            .ranges
-            .iter()
-            .map(|r| {
-                let mut sum = [0u64; STATISTICS];
-                for q in &self.queries[r.first as usize..(r.first + r.count) as usize] {
-                    for (s, v) in sum
-                        .iter_mut()
-                        .zip(values.get(index(q)).unwrap_or(&[0; STATISTICS]))
-                    {
-                        *s += v;
-                    }
-                }
-                Counters {
-                    shown: r.shown,
-                    values: sum,
-                    partial: r.partial,
-                    measured: r.count > 0,
-                }
-            })
-            .collect();
-        Some(sums)
-    }
-}
-
-/// A query's values in the order of [`Counters::NAMES`] (a compute-only pool writes the
-/// compute statistic alone).
-fn in_order(statistics: vk::QueryPipelineStatisticFlags, written: &[u64]) -> [u64; STATISTICS] {
-    let mut out = [0u64; STATISTICS];
-    if statistics == COMPUTE {
-        out[STATISTICS - 1] = written.first().copied().unwrap_or(0);
-    } else {
-        for (o, v) in out.iter_mut().zip(written) {
-            *o = *v;
-        }
-    }
-    out
-}
-
-/// A device's statistics pools: those no trace holds (reset), by their statistics, and
-/// every one made (destroyed with the device).
-#[derive(Default)]
-pub struct StatsPools {
-    free: Mutex<Vec<(vk::QueryPipelineStatisticFlags, vk::QueryPool)>>,
-    all: Mutex<Vec<vk::QueryPool>>,
-    backend: Option<Backend>,
-}
-
-impl StatsPools {
-    pub fn new(backend: Backend) -> StatsPools {
-        StatsPools {
-            backend: Some(backend),
-            ..Default::default()
-        }
-    }
-
-    /// A reset pool of `statistics`.
-    fn acquire(&self, statistics: vk::QueryPipelineStatisticFlags) -> Option<vk::QueryPool> {
-        {
-            let mut free = self.free.lock();
-            if let Some(i) = free.iter().position(|(s, _)| *s == statistics) {
-                return Some(free.swap_remove(i).1);
-            }
-        }
-        let backend = self.backend.as_ref()?;
-        match backend.create_statistics_pool(statistics) {
-            Ok(pool) => {
-                self.all.lock().push(pool);
-                Some(pool)
-            }
-            Err(e) => {
-                log::warn!("a pipeline statistics query pool could not be made ({e}); ranges go without counters");
-                None
-            }
-        }
-    }
-
-    /// Takes back pools no pending work uses, resetting them on the host.
-    pub fn release(&self, statistics: vk::QueryPipelineStatisticFlags, pools: Vec<vk::QueryPool>) {
-        let Some(backend) = self.backend.as_ref() else {
-            return;
-        };
-        let mut free = self.free.lock();
-        for pool in pools {
-            // SAFETY: host reset is on wherever statistics are made (`statistics_for`), and
-            // no pending work uses the pool (the caller's promise).
-            unsafe { backend.reset_queries(pool, POOL_QUERIES) };
-            free.push((statistics, pool));
-        }
-    }
-
-    /// Destroys every pool (device teardown, no work pending).
-    pub fn destroy_all(&self) {
-        self.free.lock().clear();
-        if let Some(backend) = self.backend.as_ref() {
-            for pool in self.all.lock().drain(..) {
-                backend.destroy_query_chunk(pool);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,7 +252,7 @@ mod tests {
 
     #[test]
     fn ranges_sum_their_queries_and_the_command_buffer_sums_all() {
-        let mut s = StatsRecording::new(GRAPHICS);
+        let mut s = StatsRecording::new(GRAPHICS, false);
         // Two queries (a render pass of two subpasses), one range; then one more.
         let q = |i| Query { pool: 0, query: i };
         s.ended(q(0));
@@ -356,7 +262,7 @@ mod tests {
         s.close(None, Shown::Compute);
         s.ended(q(3));
         s.close(Some(9), Shown::Compute);
-        let r = s.freeze(Some(10));
+        let r = s.freeze(Some(10), Source::Pool);
         assert_eq!(
             r.ranges,
             [
@@ -373,12 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn a_compute_pool_writes_its_one_statistic_last() {
-        assert_eq!(in_order(COMPUTE, &[42]), [0, 0, 0, 0, 0, 0, 42]);
-        assert_eq!(
-            in_order(GRAPHICS, &[1, 2, 3, 4, 5, 6, 7]),
-            [1, 2, 3, 4, 5, 6, 7]
-        );
+    fn a_range_shows_its_statistics_then_partial() {
         let mut c = Counters {
             shown: Shown::Compute,
             values: [0, 0, 0, 0, 0, 0, 42],
@@ -407,12 +308,12 @@ mod tests {
 
     #[test]
     fn a_range_the_application_overlapped_is_partial_even_without_values() {
-        let mut s = StatsRecording::new(GRAPHICS);
+        let mut s = StatsRecording::new(GRAPHICS, false);
         s.partial = true;
         s.close(Some(3), Shown::Graphics);
         s.ended(Query { pool: 0, query: 0 });
         s.close(Some(6), Shown::Compute);
-        let r = s.freeze(Some(7));
+        let r = s.freeze(Some(7), Source::Pool);
         assert_eq!(
             r.ranges,
             [

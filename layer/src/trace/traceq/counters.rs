@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use super::events::Timestamps;
 use crate::gpu::interface::Backend;
+use crate::trace::record::recorded_stats::Source;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::record::statistics::Counters;
 
@@ -17,33 +19,47 @@ pub fn range_events(trace: &RecordedTrace) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// The batch's counters, in the order [`range_events`] numbers them through `traces` and
-/// their children (spliced where they ran); `None` where a trace's could not be read.
-/// Empty, without a read, when no trace has statistics.
-pub fn collect(traces: &[Arc<RecordedTrace>], backend: &Backend) -> Vec<Option<Counters>> {
+/// their children (spliced where they ran); `None` where a trace's could not be read. A
+/// one-time run's are read from its queries, a tracked run's taken from its values in
+/// `values`. Empty, without a read, when no trace has statistics.
+pub fn collect(
+    traces: &[Arc<RecordedTrace>],
+    backend: &Backend,
+    values: &impl Timestamps,
+) -> Vec<Option<Counters>> {
     let mut out = Vec::new();
     for trace in traces {
-        collect_trace(trace, backend, &mut out);
+        collect_trace(trace, backend, values, &mut out);
     }
     out
 }
 
-fn collect_trace(trace: &RecordedTrace, backend: &Backend, out: &mut Vec<Option<Counters>>) {
-    let read = trace.statistics.as_ref().map(|s| s.read(backend));
-    let mut values = match &read {
-        Some(Some(values)) => Some(values.iter()),
+fn collect_trace(
+    trace: &RecordedTrace,
+    backend: &Backend,
+    values: &impl Timestamps,
+    out: &mut Vec<Option<Counters>>,
+) {
+    let read = trace.statistics.as_ref().map(|s| match s.source {
+        Source::Pool => s.read(backend),
+        Source::Run(_) => values.run_statistics(trace).map(|run| s.from_run(run)),
+        Source::Unread => None,
+    });
+    let mut sums = match &read {
+        Some(Some(sums)) => Some(sums.iter()),
         _ => None,
     };
     let mut children = trace.children.iter().peekable();
     let mut counted = range_events(trace).peekable();
     for i in 0..trace.events.len() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
-            collect_trace(&child.trace, backend, out);
+            collect_trace(&child.trace, backend, values, out);
         }
         if counted.next_if_eq(&(i as u32)).is_some() {
-            out.push(values.as_mut().and_then(|v| v.next()).copied());
+            out.push(sums.as_mut().and_then(|v| v.next()).copied());
         }
     }
     for child in children {
-        collect_trace(&child.trace, backend, out);
+        collect_trace(&child.trace, backend, values, out);
     }
 }

@@ -14,6 +14,12 @@ use crate::trace::tracepoints::Payload;
 pub trait Timestamps {
     /// The value at `index`; `None` when it cannot be had (its event is left out).
     fn at(&mut self, index: usize) -> Option<u64>;
+
+    /// The pipeline statistics a tracked run of `trace` left after its timestamps (see
+    /// `record::recorded_stats::Source::Run`), where this batch's values hold them.
+    fn run_statistics(&self, _trace: &RecordedTrace) -> Option<&[u64]> {
+        None
+    }
 }
 
 /// A readback the layer's copy wrote.
@@ -26,6 +32,10 @@ impl Timestamps for &[u64] {
 impl<T: Timestamps> Timestamps for &mut T {
     fn at(&mut self, index: usize) -> Option<u64> {
         (**self).at(index)
+    }
+
+    fn run_statistics(&self, trace: &RecordedTrace) -> Option<&[u64]> {
+        (**self).run_statistics(trace)
     }
 }
 

@@ -65,8 +65,9 @@ struct Region<'a> {
 enum Source<'a> {
     /// Its own queries (not its children's: they have regions of their own).
     Queries(&'a RecordedTrace),
-    /// A tracked run, at this offset of [`QueryScratch::tracked`].
-    Tracked(usize),
+    /// A tracked run, at this offset of [`QueryScratch::tracked`] (its timestamps, then
+    /// its pipeline statistics if its slot holds them).
+    Tracked(usize, &'a RecordedTrace),
 }
 
 /// Reads one of a trace's copy ranges (`RecordedTrace::read_copy`; a stand-in in tests).
@@ -110,13 +111,13 @@ impl<'a, 's, R: ReadCopy> QueryTimestamps<'a, 's, R> {
                 // Read even after a failure: reading a run is what hands it back.
                 let at = scratch.tracked.len();
                 let slots = trace.slots as usize;
-                scratch.tracked.resize(at + slots, 0);
+                scratch.tracked.resize(at + trace.run_values(), 0);
                 outcome =
                     outcome.and(trace.read_run(submission, &mut scratch.tracked[at..], quiet));
                 regions.push(Region {
                     base,
                     slots,
-                    source: Source::Tracked(at),
+                    source: Source::Tracked(at, trace),
                 });
                 base += slots;
                 continue;
@@ -180,7 +181,7 @@ impl<R: ReadCopy> Timestamps for QueryTimestamps<'_, '_, R> {
         let slot = index - region.base;
         let base = region.base;
         let trace = match region.source {
-            Source::Tracked(at) => return self.scratch.tracked.get(at + slot).copied(),
+            Source::Tracked(at, _) => return self.scratch.tracked.get(at + slot).copied(),
             Source::Queries(trace) => trace,
         };
         let c = trace
@@ -194,6 +195,16 @@ impl<R: ReadCopy> Timestamps for QueryTimestamps<'_, '_, R> {
                 None
             }
         }
+    }
+
+    fn run_statistics(&self, trace: &RecordedTrace) -> Option<&[u64]> {
+        self.regions.iter().find_map(|r| match r.source {
+            Source::Tracked(at, t) if std::ptr::eq(t, trace) => {
+                let start = at + r.slots;
+                self.scratch.tracked.get(start..at + t.run_values())
+            }
+            _ => None,
+        })
     }
 }
 

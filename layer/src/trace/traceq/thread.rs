@@ -302,7 +302,7 @@ impl Traceq {
     fn write(&mut self, batch: &Batch, total: u32, values: impl Timestamps) -> Option<u64> {
         let time = self.backend.time().family(batch.queue.family);
         let to_ns = |raw: u64| time.to_ns(raw);
-        let counters = super::counters::collect(&batch.traces, &self.backend);
+        let counters = super::counters::collect(&batch.traces, &self.backend, &values);
         let mut events = BatchEvents::new(&batch.traces, values, to_ns);
         self.stats
             .dropped

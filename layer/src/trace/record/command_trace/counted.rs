@@ -5,14 +5,31 @@
 use ash::vk;
 
 use super::{CommandTrace, WriteState};
+use crate::gpu::interface::{RunSlot, SLOT_VALUES};
+use crate::trace::record::chunk::ChunkPool;
+use crate::trace::record::recorded_stats::{RecordedStats, Source};
 use crate::trace::record::recorder::Recorder;
-use crate::trace::record::statistics::{RecordedStats, Shown, StatsRecording};
+use crate::trace::record::statistics::{Shown, StatsRecording};
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
-    /// This recording gets statistics of `statistics` (a one-time primary of a family
-    /// that has them). Its tracepoints then take the slow path, which begins and ends them.
-    pub fn count_statistics(&mut self, statistics: vk::QueryPipelineStatisticFlags) {
-        self.stats = Some(Box::new(StatsRecording::new(statistics)));
+    /// This recording gets statistics of `statistics` (a primary, not simultaneous-use, of
+    /// a family that has them). Its tracepoints then take the slow path, which begins and
+    /// ends them.
+    /// A recording's first pool is reset by the command buffer itself, here at its begin
+    /// (outside any render pass), so that every run finds its queries reset.
+    pub fn count_statistics(
+        &mut self,
+        rec: &Recorder<'_>,
+        statistics: vk::QueryPipelineStatisticFlags,
+    ) {
+        let mut stats = StatsRecording::new(statistics, !self.one_time);
+        let Some(pool) = stats.first_pool(&rec.chunks.statistics) else {
+            return;
+        };
+        // SAFETY: the command buffer was just begun (a primary: outside any render pass);
+        // the pool is this recording's.
+        unsafe { rec.chunks.backend().reset_statistics(rec.cmd, pool) };
+        self.stats = Some(Box::new(stats));
         self.refresh_fast();
     }
 
@@ -113,11 +130,40 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         }
     }
 
-    /// At the recording's end (after `end_cmd_buffer`): what the frozen trace keeps.
-    pub(super) fn freeze_statistics(&mut self) -> Option<RecordedStats> {
+    /// At the recording's end (after `end_cmd_buffer`, after the copy of its timestamps
+    /// into `run_slot` if it has one, `slots` values): what the frozen trace keeps. A
+    /// one-time run is read from its queries; a tracked reusable one copies them after its
+    /// timestamps, where the slot has room; any other is not read.
+    pub(super) fn freeze_statistics(
+        &mut self,
+        rec: (&ChunkPool, vk::CommandBuffer),
+        run_slot: Option<RunSlot>,
+        slots: u32,
+    ) -> Option<RecordedStats> {
         let stats = self.stats.take()?;
         let last = self.events.len().checked_sub(1).map(|e| e as u32);
-        Some((*stats).freeze(last))
+        let in_run = stats.run_values();
+        let source = match (self.one_time, run_slot, stats.first()) {
+            (true, _, _) => Source::Pool,
+            (false, Some(slot), Some((pool, used)))
+                if in_run > 0 && slots + in_run <= SLOT_VALUES =>
+            {
+                let per_query = stats.statistics.as_raw().count_ones();
+                // SAFETY: at the recording's end, outside any render pass, after its last
+                // statistics query ended; the slot holds `slots + in_run` values.
+                unsafe {
+                    rec.0.backend().record_statistics_copy(
+                        rec.1,
+                        (pool, used, per_query),
+                        slot,
+                        slots,
+                    )
+                };
+                Source::Run(in_run)
+            }
+            _ => Source::Unread,
+        };
+        Some((*stats).freeze(last, source))
     }
 }
 

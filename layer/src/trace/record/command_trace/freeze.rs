@@ -37,7 +37,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             .then(|| pool.self_copy(cmd, self.family, &copies))
             .flatten();
         // Before the events are taken: the command buffer's range ends at the last one.
-        let statistics = self.freeze_statistics();
+        let statistics = self.freeze_statistics((pool, cmd), run_slot, slots);
         let parts = TraceParts {
             cmd,
             chunks,

@@ -29,7 +29,7 @@ impl RecordedTrace {
     /// goes ([`Self::went`]).
     pub fn take_armed_run(&self, submission: u64) -> Taken {
         if self.tracked {
-            return self.reruns.take(submission, self.slots as usize, self);
+            return self.reruns.take(submission, self.run_values(), self);
         }
         // Loaded first: a reusable trace's runs then leave the line unwritten.
         let armed = self.armed.load(Ordering::Relaxed)
@@ -75,7 +75,7 @@ impl RecordedTrace {
     /// the host instead.
     pub fn read_instead_of_saving(&self, by: u64) {
         self.reruns
-            .read_instead_of_saving(by, self.slots as usize, self);
+            .read_instead_of_saving(by, self.run_values(), self);
     }
 
     /// The submission that took a run went down without the layer's part (the layer could
@@ -84,8 +84,7 @@ impl RecordedTrace {
     pub fn ran_untimed(&self, submission: u64) {
         self.went(submission, true);
         if self.tracked {
-            self.reruns
-                .ran_untimed(submission, self.slots as usize, self);
+            self.reruns.ran_untimed(submission, self.run_values(), self);
         }
     }
 
@@ -94,6 +93,12 @@ impl RecordedTrace {
         if self.tracked {
             self.reruns.not_submitted(submission);
         }
+    }
+
+    /// The values a tracked run leaves: its timestamps, then its pipeline statistics where
+    /// its slot holds them (see `record::recorded_stats::Source::Run`).
+    pub fn run_values(&self) -> usize {
+        self.slots as usize + self.statistics.as_ref().map_or(0, |s| s.in_run() as usize)
     }
 
     /// Whether the trace's runs are tracked between submissions (see [`Reruns`]).
