@@ -234,7 +234,7 @@ fn pipeline_counters_enable_the_statistics_features_beside_the_applications_own(
     );
     assert!(
         run.stderr.contains(
-            "utrace: warning: device 0: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the dispatches and single-view render passes of one-time primary command buffers (unfinished: not yet reusable command buffers, secondaries, draws, multiview)"
+            "utrace: warning: device 0: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the dispatches and single-view render passes of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, draws, multiview)"
         ),
         "{}",
         run.stderr
