@@ -299,3 +299,62 @@ fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_pa
     let said = "an application's own pipeline statistics query overlapped a counted range";
     assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn report_sums_the_counters_of_each_group_as_the_trace_says() {
+    let dir = TempDir::new("counters-report");
+    let file = dir.path().join("trace.txt");
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let trace = utrace_tests::trace_txt::parse_trace(&text).unwrap();
+    // The tests' own sums per range kind, from the end events.
+    let mut want: std::collections::BTreeMap<String, [u64; 7]> = Default::default();
+    for e in trace.batches.iter().flat_map(|b| &b.events) {
+        if let Some(values) = counters(e) {
+            let kind = e.name.trim_start_matches("end_");
+            let sum = want.entry(kind.to_string()).or_default();
+            for (s, v) in sum.iter_mut().zip(values) {
+                *s += v;
+            }
+        }
+    }
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["report", "--counters", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = report["counters"].as_array().expect("the counters' rows");
+    assert_eq!(rows.len(), want.len(), "{rows:?} {want:?}");
+    for row in rows {
+        let key = row["key"].as_str().unwrap();
+        let sums = want.get(key).unwrap_or_else(|| panic!("{key}: {want:?}"));
+        for (name, sum) in NAMES.iter().zip(sums) {
+            // A statistic the group's ranges do not show is null, and 0 in the tests' sum.
+            assert_eq!(row[*name].as_u64().unwrap_or(0), *sum, "{key} {name}");
+        }
+    }
+    // The text table has the same rows.
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["report", "--counters"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("pipeline statistics"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("dispatch_indirect ") && l.contains(" 384 ")),
+        "64 + 128 + 192 compute invocations: {text}"
+    );
+}

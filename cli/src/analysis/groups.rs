@@ -94,6 +94,7 @@ mod tests {
             begin_ns: 0,
             end_ns: 10,
             args,
+            end_args: "",
             batch,
         }
     }

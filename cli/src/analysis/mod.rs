@@ -2,6 +2,7 @@
 //! grouped, summed per queue and per frame, summarised in statistics and histograms, and
 //! compared between two traces.
 
+pub mod counters;
 pub mod groups;
 pub mod histogram;
 pub mod latency;

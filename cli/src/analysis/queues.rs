@@ -95,6 +95,7 @@ mod tests {
             begin_ns,
             end_ns,
             args: "",
+            end_args: "",
             batch,
         };
         let ranges = [

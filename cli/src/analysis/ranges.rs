@@ -16,6 +16,8 @@ pub struct Range<'t> {
     pub end_ns: u64,
     /// The begin event's arguments.
     pub args: &'t str,
+    /// The end event's arguments (pipeline statistics, with `GPU_TRACE_COUNTERS`).
+    pub end_args: &'t str,
     pub batch: &'t Batch,
 }
 
@@ -76,6 +78,7 @@ pub fn pair<'t>(trace: &'t Trace, spec: &'t Spec) -> Paired<'t> {
                             begin_ns,
                             end_ns: e.ns,
                             args,
+                            end_args: e.args.as_str(),
                             batch,
                         });
                     }

@@ -2,10 +2,12 @@
 //! frame, and the longest ranges themselves (built by [`crate::analysis::report`]), as a
 //! table or one JSON object ([`output`]).
 
+pub mod counters_output;
 pub mod output;
 
 use std::path::PathBuf;
 
+use crate::analysis::counters;
 use crate::analysis::groups::By;
 use crate::analysis::ranges::{pair, Spec};
 use crate::analysis::report;
@@ -28,27 +30,55 @@ pub struct Args {
     /// One JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also each group's pipeline statistics (a trace made with
+    /// GPU_TRACE_COUNTERS=pipeline): their sums, fragment shader invocations per µs, µs per
+    /// 1,000 primitives and compute shader invocations per range. A label's are those of
+    /// the ranges inside it.
+    #[arg(long)]
+    counters: bool,
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
     let t = crate::trace::load(&args.trace)?;
-    print(&t, args.by, args.top, args.longest, args.json)
+    let options = Options {
+        by: args.by,
+        top: args.top,
+        longest: args.longest,
+        json: args.json,
+        counters: args.counters,
+    };
+    print(&t, &options)
+}
+
+/// What a report shows.
+pub struct Options {
+    pub by: By,
+    /// Only the N groups with the most GPU time.
+    pub top: Option<usize>,
+    /// How many of the longest ranges to list.
+    pub longest: usize,
+    pub json: bool,
+    /// Each group's pipeline statistics too.
+    pub counters: bool,
 }
 
 /// Prints the report of `trace` to stdout (`utrace run` prints its trace's so too).
-pub fn print(
-    trace: &Trace,
-    by: By,
-    top: Option<usize>,
-    longest: usize,
-    json: bool,
-) -> Result<(), String> {
+pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
     let spec = Spec::built_in();
     let paired = pair(trace, &spec);
-    let r = report::build(trace, &paired, by, longest);
-    if json {
-        crate::stdout::print(&format!("{}\n", output::json(&r, top)))
+    let r = report::build(trace, &paired, o.by, o.longest);
+    let counters = o.counters.then(|| counters::rows(&paired, o.by));
+    if o.json {
+        let mut value = output::json(&r, o.top);
+        if let Some(rows) = &counters {
+            value["counters"] = counters_output::json(rows, o.top);
+        }
+        crate::stdout::print(&format!("{value}\n"))
     } else {
-        crate::stdout::print_text(&output::text(&r, top))
+        let mut text = output::text(&r, o.top);
+        if let Some(rows) = &counters {
+            text.push_str(&counters_output::text(o.by.heading(), rows, o.top));
+        }
+        crate::stdout::print_text(&text)
     }
 }

@@ -192,8 +192,16 @@ pub fn run(opts: Args) -> Result<u8, String> {
         return Ok(code);
     }
     eprintln!("utrace: trace: {}", out.display());
-    let reported =
-        crate::trace::load(&at).and_then(|t| super::report::print(&t, opts.by, opts.top, 5, false));
+    let reported = crate::trace::load(&at).and_then(|t| {
+        let options = super::report::Options {
+            by: opts.by,
+            top: opts.top,
+            longest: 5,
+            json: false,
+            counters: false,
+        };
+        super::report::print(&t, &options)
+    });
     if let Err(e) = reported {
         eprintln!("utrace: {e}");
     }

@@ -1,0 +1,207 @@
+//! Pipeline statistics in a trace (`GPU_TRACE_COUNTERS=pipeline`: the layer writes them
+//! on a range's end event), summed per group of ranges for `utrace report --counters`,
+//! with rates derived from them and the group's GPU time.
+//!
+//! A label's counters are the sums of the counted ranges inside it (the layer counts
+//! render passes and dispatches, not labels): every counted range of the same batch
+//! between its begin and end, but a command buffer's, which already sums its own.
+
+use std::collections::BTreeMap;
+
+use utrace_format::text_args;
+
+use crate::analysis::groups::{key, By};
+use crate::analysis::ranges::{Paired, Range};
+
+/// The statistics' names, as the layer writes them.
+pub const NAMES: [&str; 7] = [
+    "input_vertices",
+    "input_primitives",
+    "vertex_invocations",
+    "clipping_invocations",
+    "clipping_primitives",
+    "fragment_invocations",
+    "compute_invocations",
+];
+
+/// One range's statistics: each value it shows, and whether an application's own query
+/// overlapped it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counted {
+    pub values: [Option<u64>; 7],
+    pub partial: bool,
+}
+
+impl Counted {
+    /// The statistics on `r`'s end event, if it has any.
+    pub fn of(r: &Range<'_>) -> Option<Counted> {
+        let mut c = Counted::default();
+        let mut any = false;
+        for (name, value) in text_args::parse(r.end_args) {
+            if name == "partial" {
+                c.partial = value == "1";
+                any = true;
+            } else if let Some(i) = NAMES.iter().position(|n| *n == name) {
+                c.values[i] = value.parse().ok();
+                any = true;
+            }
+        }
+        any.then_some(c)
+    }
+}
+
+/// A group's sums.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    pub key: String,
+    /// Ranges with statistics, and those of them an application's query overlapped.
+    pub ranges: u64,
+    pub partial: u64,
+    /// Each statistic's sum, `None` where no range of the group shows it.
+    pub sums: [Option<u64>; 7],
+    /// The group's ranges' GPU time.
+    pub total_ns: u64,
+}
+
+impl Row {
+    fn add(&mut self, c: &Counted, duration: u64) {
+        self.ranges += 1;
+        self.partial += u64::from(c.partial);
+        self.total_ns += duration;
+        for (s, v) in self.sums.iter_mut().zip(c.values) {
+            if let Some(v) = v {
+                *s = Some(s.unwrap_or(0) + v);
+            }
+        }
+    }
+
+    /// Fragment shader invocations per µs of the group's GPU time.
+    pub fn fragments_per_us(&self) -> Option<f64> {
+        let f = self.sums[5]?;
+        (self.total_ns > 0).then(|| f as f64 * 1000.0 / self.total_ns as f64)
+    }
+
+    /// µs of the group's GPU time per 1,000 input primitives.
+    pub fn us_per_1000_primitives(&self) -> Option<f64> {
+        let p = self.sums[1].filter(|&p| p > 0)?;
+        Some(self.total_ns as f64 / 1000.0 / (p as f64 / 1000.0))
+    }
+
+    /// Compute shader invocations per range (per dispatch, for dispatches).
+    pub fn invocations_per_range(&self) -> Option<f64> {
+        let c = self.sums[6]?;
+        (self.ranges > 0).then(|| c as f64 / self.ranges as f64)
+    }
+}
+
+/// The groups (under `by`) with statistics, the most GPU time first.
+pub fn rows(paired: &Paired<'_>, by: By) -> Vec<Row> {
+    let mut groups: BTreeMap<String, Row> = BTreeMap::new();
+    let counted: Vec<(&Range<'_>, Counted)> = paired
+        .ranges
+        .iter()
+        .filter_map(|r| Counted::of(r).map(|c| (r, c)))
+        .collect();
+    for r in &paired.ranges {
+        let Some(key) = key(r, by) else {
+            continue;
+        };
+        let row = || Row {
+            key: key.clone(),
+            ..Row::default()
+        };
+        if r.range == "label" {
+            let inside = counted.iter().filter(|(c, _)| {
+                c.range != "cmd_buffer"
+                    && std::ptr::eq(c.batch, r.batch)
+                    && c.begin_ns >= r.begin_ns
+                    && c.end_ns <= r.end_ns
+            });
+            let mut sum = Counted::default();
+            let mut any = false;
+            for (_, c) in inside {
+                any = true;
+                sum.partial |= c.partial;
+                for (s, v) in sum.values.iter_mut().zip(c.values) {
+                    if let Some(v) = v {
+                        *s = Some(s.unwrap_or(0) + v);
+                    }
+                }
+            }
+            if any {
+                groups
+                    .entry(key.clone())
+                    .or_insert_with(row)
+                    .add(&sum, r.duration());
+            }
+        } else if let Some((_, c)) = counted.iter().find(|(c, _)| std::ptr::eq(*c, r)) {
+            groups
+                .entry(key.clone())
+                .or_insert_with(row)
+                .add(c, r.duration());
+        }
+    }
+    let mut rows: Vec<Row> = groups.into_values().collect();
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.key.cmp(&b.key)));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::ranges::{pair, Spec};
+    use crate::trace::{Batch, Event, Trace};
+
+    /// A command buffer with a label around a render pass (24 vertices) and a dispatch
+    /// (960 invocations), and a dispatch of 64 outside it.
+    fn trace() -> Trace {
+        let rp = "input_vertices=24, input_primitives=8, vertex_invocations=24, clipping_invocations=8, clipping_primitives=8, fragment_invocations=7552";
+        Trace {
+            batches: vec![Batch {
+                events: vec![
+                    Event::at(0, "start_cmd_buffer", ""),
+                    Event::at(0, "begin_label", "label=\"scene\""),
+                    Event::at(10, "start_render_pass", ""),
+                    Event::at(1010, "end_render_pass", rp),
+                    Event::at(1020, "start_dispatch", ""),
+                    Event::at(1120, "end_dispatch", "compute_invocations=960"),
+                    Event::at(1130, "end_label", ""),
+                    Event::at(1140, "start_dispatch", ""),
+                    Event::at(1160, "end_dispatch", "compute_invocations=64, partial=1"),
+                    Event::at(1200, "end_cmd_buffer", "cmd=0x1, input_vertices=24, input_primitives=8, vertex_invocations=24, clipping_invocations=8, clipping_primitives=8, fragment_invocations=7552, compute_invocations=1024, partial=1"),
+                ],
+                ..Batch::default()
+            }],
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn groups_sum_their_ranges_and_labels_the_ranges_inside_them() {
+        let trace = trace();
+        let spec = Spec::built_in();
+        let paired = pair(&trace, &spec);
+        let by_kind = rows(&paired, By::Tracepoint);
+        let find = |rows: &[Row], k: &str| rows.iter().find(|r| r.key == k).cloned().unwrap();
+        let dispatch = find(&by_kind, "dispatch");
+        assert_eq!((dispatch.ranges, dispatch.partial), (2, 1));
+        assert_eq!(dispatch.sums[6], Some(1024));
+        assert_eq!(dispatch.sums[5], None, "a dispatch shows no fragments");
+        assert_eq!(dispatch.invocations_per_range(), Some(512.0));
+        let pass = find(&by_kind, "render_pass");
+        assert_eq!(pass.sums[2], Some(24));
+        // 7552 fragments in 1 µs; 1 µs for 8 primitives: 125 µs per 1,000.
+        assert_eq!(pass.fragments_per_us(), Some(7552.0));
+        assert_eq!(pass.us_per_1000_primitives(), Some(125.0));
+        assert_eq!(find(&by_kind, "cmd_buffer").sums[6], Some(1024));
+        // The label: its render pass and its dispatch, not the one after it.
+        let by_label = rows(&paired, By::Label);
+        assert_eq!(by_label.len(), 1);
+        assert_eq!(by_label[0].key, "scene");
+        assert_eq!(
+            (by_label[0].sums[2], by_label[0].sums[6]),
+            (Some(24), Some(960))
+        );
+        assert_eq!(by_label[0].partial, 0);
+    }
+}
