@@ -358,3 +358,44 @@ fn report_sums_the_counters_of_each_group_as_the_trace_says() {
         "64 + 128 + 192 compute invocations: {text}"
     );
 }
+
+#[test]
+fn perfetto_stages_carry_the_same_counters() {
+    // The counters scenario traced to txt and to Perfetto (its stages' extra_data): the
+    // command's report of each gives the same sums.
+    let dir = TempDir::new("counters-perfetto");
+    let sums = |name: &str| {
+        let file = dir.path().join(name);
+        let run = workload!("counters")
+            .layers(&["VK_LAYER_utrace"])
+            .env("GPU_TRACEFILE", file.to_str().unwrap())
+            .env("GPU_TRACE_COUNTERS", "pipeline")
+            .run(&dir);
+        assert!(run.success, "{}", run.stderr);
+        let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+            .args(["report", "--counters", "--json"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut rows: Vec<(String, Vec<Option<u64>>)> = report["counters"]
+            .as_array()
+            .expect("counters")
+            .iter()
+            .map(|r| {
+                let key = r["key"].as_str().unwrap().to_string();
+                (key, NAMES.iter().map(|n| r[*n].as_u64()).collect())
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let txt = sums("trace.txt");
+    assert!(!txt.is_empty());
+    assert_eq!(sums("trace.pftrace"), txt);
+}

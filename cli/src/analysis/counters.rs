@@ -33,11 +33,13 @@ pub struct Counted {
 }
 
 impl Counted {
-    /// The statistics on `r`'s end event, if it has any.
+    /// The statistics on `r`'s end event (the text formats), or among its arguments (a
+    /// Perfetto stage's `extra_data`), if it has any.
     pub fn of(r: &Range<'_>) -> Option<Counted> {
         let mut c = Counted::default();
         let mut any = false;
-        for (name, value) in text_args::parse(r.end_args) {
+        let args = text_args::parse(r.args).into_iter();
+        for (name, value) in args.chain(text_args::parse(r.end_args)) {
             if name == "partial" {
                 c.partial = value == "1";
                 any = true;

@@ -289,6 +289,7 @@ impl RenderStageSink {
                 render_pass: range.render_pass,
                 render_target: range.framebuffer,
                 pipeline_name: e.payload().pipeline().and_then(|p| info.pipeline_name(p)),
+                counters: range.end.counters(info),
                 frame: &self.frame_text,
             };
             let fields = self.encoder.encode_packet(

@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 use perfetto_sdk::pb_utils::{pb_make_tag, PbWireType};
 
-use crate::sink::Event;
+use crate::sink::{Counters, Event};
 use crate::trace::tracepoints::{Payload, ValueKind};
 use utrace_format::PERFETTO_FRAME_EXTRA;
 
@@ -61,6 +61,9 @@ pub struct Stage<'a> {
     /// The name the application gave the draw's or dispatch's pipeline: one more
     /// `extra_data` after its `pipeline` handle.
     pub pipeline_name: Option<&'a str>,
+    /// The range's pipeline statistics (`GPU_TRACE_COUNTERS`), from its end event: more
+    /// `extra_data`, named as the text formats name them.
+    pub counters: Option<&'a Counters>,
     /// The batch's frame in decimal (formatted once per batch): the last `extra_data`,
     /// `frame`, as the text formats' `frame=N` of the batch.
     pub frame: &'a str,
@@ -121,6 +124,13 @@ impl StageEncoder {
         }
         if let Some(name) = stage.pipeline_name {
             extra_data(b, "pipeline_name", name);
+        }
+        if let Some(counters) = stage.counters {
+            for (name, value) in counters.shown() {
+                self.value.clear();
+                let _ = write!(self.value, "{value}");
+                extra_data(b, name, &self.value);
+            }
         }
         extra_data(b, PERFETTO_FRAME_EXTRA, stage.frame);
     }
@@ -280,6 +290,7 @@ mod tests {
             render_pass: 0,
             render_target: 0xf00,
             pipeline_name: None,
+            counters: None,
             frame: "12",
         }
     }

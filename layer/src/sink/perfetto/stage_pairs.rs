@@ -10,6 +10,8 @@ use crate::trace::tracepoints::{Payload, RangeKind};
 pub struct Range<'a> {
     /// Its begin (or marker) event.
     pub begin: Event<'a>,
+    /// Its end event (the marker itself for a marker), which carries its counters.
+    pub end: Event<'a>,
     pub end_ns: u64,
     pub render_pass: u64,
     /// The render pass's framebuffer (Perfetto's render target).
@@ -62,6 +64,7 @@ impl<'a> StagePairs<'a> {
                 self.open.truncate(at);
                 Some(Range {
                     begin: o.event,
+                    end: *e,
                     end_ns: e.ns,
                     render_pass: o.render_pass,
                     framebuffer: o.framebuffer,
@@ -69,6 +72,7 @@ impl<'a> StagePairs<'a> {
             }
             RangeKind::Marker => Some(Range {
                 begin: *e,
+                end: *e,
                 end_ns: e.ns,
                 render_pass,
                 framebuffer,
