@@ -53,6 +53,18 @@ fn named<'t>(events: &'t [Event], name: &str) -> Vec<&'t Event> {
 fn each_range_counts_exactly_the_work_recorded_in_it() {
     let dir = TempDir::new("counters-values");
     let (run, trace) = counted(workload!("counters"), &dir);
+    check_counters_scenario(&run, &trace);
+}
+
+#[test]
+fn each_range_counts_exactly_the_work_recorded_in_it_on_lavapipe_25() {
+    let dir = TempDir::new("counters-values-25");
+    let (run, trace) = counted(workload!("counters").on_lavapipe_25(), &dir);
+    check_counters_scenario(&run, &trace);
+}
+
+/// The `counters` scenario's trace holds exactly the statistics of its work.
+fn check_counters_scenario(run: &Run, trace: &Trace) {
     assert_eq!(trace.batches.len(), 4, "{}", run.stdout);
     let events = &trace.batches[0].events;
     let passes = named(events, "end_render_pass");
