@@ -37,7 +37,7 @@ const NO_DRAWS: &str = "-draw,-draw_indexed,-draw_indirect,-draw_indirect_count,
 pub const OVERLAY_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_MESA_overlay.so";
 pub const OVERLAY_LAYER: &str = "VK_LAYER_MESA_overlay";
 
-pub const MODES: [Mode; 6] = [
+pub const MODES: [Mode; 7] = [
     Mode {
         name: "disabled",
         label: "UTRACE_DISABLE=1",
@@ -68,6 +68,17 @@ pub const MODES: [Mode; 6] = [
         layer: UTRACE_LAYER,
         traces_draws: true,
         vars: &[("GPU_TRACEFILE", "{dir}/all.txt")],
+    },
+    // As `every_draw`, with pipeline statistics on each render pass and dispatch.
+    Mode {
+        name: "counters",
+        label: "every draw + counters",
+        layer: UTRACE_LAYER,
+        traces_draws: true,
+        vars: &[
+            ("GPU_TRACEFILE", "{dir}/counters.txt"),
+            ("GPU_TRACE_COUNTERS", "pipeline"),
+        ],
     },
     Mode {
         name: "perfetto",

@@ -61,8 +61,9 @@ macro_rules! bracketed {
         }
     };
     // A bracket whose range gets pipeline statistics (when its recording counts them): a
-    // statistics query inside its two timestamps. Such a recording declines the short
-    // path (`CommandTrace::count_statistics`), so `before` and `after` always run.
+    // statistics query inside its two timestamps. In a recording that counts, the hook
+    // declines the short path, so that `before` and `after` run (the other tracepoints of
+    // such a recording keep it).
     (
         $(#[$doc:meta])*
         $name:ident($cb:ident $(, $arg:ident: $ty:ty)* $(,)?) = $table:ident $field:ident;
@@ -86,7 +87,7 @@ macro_rules! bracketed {
                 crate::trace::tracepoints::brackets::$range::end(r, t);
                 t.close_statistics(before, crate::trace::record::statistics::Shown::$shown);
             };
-            short [$range |$t| ($($word),*)];
+            short [counted $range |$t| ($($word),*)];
         }
     };
     (
@@ -217,7 +218,17 @@ macro_rules! bracketed {
     (@switch $switch:path) => {
         Some($switch)
     };
-    // `around_recording`'s short path: both events at once, for a `bracket` hook.
+    // `around_recording`'s short path: both events at once, for a `bracket` hook; for a
+    // counted one, only in a recording that does not count.
+    (@short [counted $range:ident |$t:ident| ($($word:expr),*)]) => {
+        |t: &mut crate::trace::tracepoints::CommandTrace| {
+            if t.counts_statistics() {
+                return None;
+            }
+            let words = bracketed!(@words t, $range |$t| ($($word),*));
+            crate::trace::tracepoints::brackets::$range::both(t, words)
+        }
+    };
     (@short []) => {
         |_: &mut crate::trace::tracepoints::CommandTrace| None
     };

@@ -184,8 +184,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             && self.views == 1
             && !self.defer_next
             && self.pending_start.is_none()
-            && !self.queries.noting()
-            && self.stats.is_none();
+            && !self.queries.noting();
         self.fast_left = if fast {
             let events = self.events.capacity() - self.events.len();
             let args = (self.args.capacity() - self.args.len()) / MAX_WORDS.max(1);

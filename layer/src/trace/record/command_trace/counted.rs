@@ -12,9 +12,14 @@ use crate::trace::record::recorder::Recorder;
 use crate::trace::record::statistics::{Shown, StatsRecording};
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
+    /// Whether this recording counts pipeline statistics: its counted ranges' hooks then
+    /// take the slow path, which begins and ends the queries.
+    pub fn counts_statistics(&self) -> bool {
+        self.stats.is_some()
+    }
+
     /// This recording gets statistics of `statistics` (a primary, not simultaneous-use, of
-    /// a family that has them). Its tracepoints then take the slow path, which begins and
-    /// ends them.
+    /// a family that has them).
     /// A recording's first pool is reset by the command buffer itself, here at its begin
     /// (outside any render pass), so that every run finds its queries reset.
     pub fn count_statistics(
@@ -30,7 +35,6 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         // the pool is this recording's.
         unsafe { rec.chunks.backend().reset_statistics(rec.cmd, pool) };
         self.stats = Some(Box::new(stats));
-        self.refresh_fast();
     }
 
     /// Begins a statistics query where one may be begun: none active, a timestamp may be
