@@ -8,6 +8,7 @@ pub mod chunk;
 pub mod cmdbufs;
 pub(super) mod command_pools;
 pub mod command_trace;
+pub mod counter_values;
 mod order_entry;
 mod query_slots;
 pub mod recorded_stats;

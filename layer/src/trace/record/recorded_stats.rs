@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use super::statistics::{Counters, Query, StatsRange, STATISTICS};
+use super::counter_values::{Counters, Query, StatsRange, STATISTICS};
 use crate::gpu::interface::Backend;
 use crate::gpu::statistics_queries::{COMPUTE, POOL_QUERIES};
 
@@ -31,6 +31,11 @@ pub struct RecordedStats {
 }
 
 impl RecordedStats {
+    /// The indices of the trace's events that end a range with statistics, in order.
+    pub fn range_events(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ranges.iter().map(|r| r.event)
+    }
+
     /// The values each run writes after its timestamps ([`Source::Run`]), else 0.
     pub fn in_run(&self) -> u32 {
         match self.source {

@@ -10,15 +10,7 @@ use crate::trace::record::recorded_stats::Source;
 use crate::trace::record::recorded_trace::RecordedTrace;
 use crate::trace::record::statistics::Counters;
 
-/// The indices of `trace`'s events that end a range with statistics, in order.
-pub fn range_events(trace: &RecordedTrace) -> impl Iterator<Item = u32> + '_ {
-    trace
-        .statistics
-        .iter()
-        .flat_map(|s| s.ranges.iter().map(|r| r.event))
-}
-
-/// The batch's counters, in the order [`range_events`] numbers them through `traces` and
+/// The batch's counters, in the order their end events go out through `traces` and
 /// their children (spliced where they ran); `None` where a trace's could not be read. A
 /// one-time run's are read from its queries, a tracked run's taken from its values in
 /// `values`. Empty, without a read, when no trace has statistics.
@@ -50,7 +42,11 @@ fn collect_trace(
         _ => None,
     };
     let mut children = trace.children.iter().peekable();
-    let mut counted = range_events(trace).peekable();
+    let mut counted = trace
+        .statistics
+        .iter()
+        .flat_map(|s| s.range_events())
+        .peekable();
     for i in 0..trace.events.len() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
             collect_trace(&child.trace, backend, values, out);

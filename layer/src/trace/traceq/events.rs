@@ -147,8 +147,8 @@ fn visit<'a>(
 }
 
 /// The events of `trace` (and its children), in execution order. `next_counters` numbers
-/// the ranges with pipeline statistics in that order, as `super::counters::collect` lists
-/// their values.
+/// the ranges with pipeline statistics in that order, as the batch's counters are listed
+/// (see `traceq::counters`).
 fn trace_events<'a>(
     trace: &'a RecordedTrace,
     values: &mut impl Timestamps,
@@ -162,7 +162,11 @@ fn trace_events<'a>(
     *next_base += trace.slots as usize;
     let mut dropped = 0;
     let mut children = trace.children.iter().peekable();
-    let mut counted = super::counters::range_events(trace).peekable();
+    let mut counted = trace
+        .statistics
+        .iter()
+        .flat_map(|s| s.range_events())
+        .peekable();
     let mut args = trace.args.as_slice();
     for (i, e) in trace.events.iter().enumerate() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
