@@ -25,3 +25,16 @@ pub use formats::{Format, CSV_HEADER};
 /// field for it). Not one of the range's arguments: readers take it as the batch's frame.
 pub const PERFETTO_FRAME_EXTRA: &str = "frame";
 pub use spec_types::{Category, RangeKind, ValueKind};
+
+/// The pipeline statistics a range may carry (`GPU_TRACE_COUNTERS=pipeline`), as arguments
+/// of its end event (the text formats) or `extra_data` of its stage (Perfetto), in this
+/// order: Vulkan's statistics in snake case.
+pub const COUNTER_NAMES: [&str; 7] = [
+    "input_vertices",
+    "input_primitives",
+    "vertex_invocations",
+    "clipping_invocations",
+    "clipping_primitives",
+    "fragment_invocations",
+    "compute_invocations",
+];

@@ -315,13 +315,7 @@ fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_pa
 #[test]
 fn report_sums_the_counters_of_each_group_as_the_trace_says() {
     let dir = TempDir::new("counters-report");
-    let file = dir.path().join("trace.txt");
-    let run = workload!("counters")
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .env("GPU_TRACE_COUNTERS", "pipeline")
-        .run(&dir);
-    assert!(run.success, "{}", run.stderr);
+    let file = traced_to(&dir, "trace.txt");
     let text = std::fs::read_to_string(&file).unwrap();
     let trace = utrace_tests::trace_txt::parse_trace(&text).unwrap();
     // The tests' own sums per range kind, from the end events.
@@ -335,17 +329,7 @@ fn report_sums_the_counters_of_each_group_as_the_trace_says() {
             }
         }
     }
-    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
-        .args(["report", "--counters", "--json"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
     let rows = report["counters"].as_array().expect("the counters' rows");
     assert_eq!(rows.len(), want.len(), "{rows:?} {want:?}");
     for row in rows {
@@ -357,12 +341,7 @@ fn report_sums_the_counters_of_each_group_as_the_trace_says() {
         }
     }
     // The text table has the same rows.
-    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
-        .args(["report", "--counters"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8(report_of(&file, &[])).unwrap();
     assert!(text.contains("pipeline statistics"), "{text}");
     assert!(
         text.lines()
@@ -377,24 +356,9 @@ fn perfetto_stages_carry_the_same_counters() {
     // command's report of each gives the same sums.
     let dir = TempDir::new("counters-perfetto");
     let sums = |name: &str| {
-        let file = dir.path().join(name);
-        let run = workload!("counters")
-            .layers(&["VK_LAYER_utrace"])
-            .env("GPU_TRACEFILE", file.to_str().unwrap())
-            .env("GPU_TRACE_COUNTERS", "pipeline")
-            .run(&dir);
-        assert!(run.success, "{}", run.stderr);
-        let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
-            .args(["report", "--counters", "--json"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let file = traced_to(&dir, name);
+        let report: serde_json::Value =
+            serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
         let mut rows: Vec<(String, Vec<Option<u64>>)> = report["counters"]
             .as_array()
             .expect("counters")
@@ -410,4 +374,32 @@ fn perfetto_stages_carry_the_same_counters() {
     let txt = sums("trace.txt");
     assert!(!txt.is_empty());
     assert_eq!(sums("trace.pftrace"), txt);
+}
+
+/// The counters scenario traced with pipeline statistics to `name` in `dir`.
+fn traced_to(dir: &TempDir, name: &str) -> std::path::PathBuf {
+    let file = dir.path().join(name);
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .run(dir);
+    assert!(run.success, "{}", run.stderr);
+    file
+}
+
+/// What `utrace report --counters` prints for `file` (`--json` among `extra`).
+fn report_of(file: &std::path::Path, extra: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["report", "--counters"])
+        .args(extra)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }

@@ -14,15 +14,7 @@ use crate::analysis::groups::{key, By};
 use crate::analysis::ranges::{Paired, Range};
 
 /// The statistics' names, as the layer writes them.
-pub const NAMES: [&str; 7] = [
-    "input_vertices",
-    "input_primitives",
-    "vertex_invocations",
-    "clipping_invocations",
-    "clipping_primitives",
-    "fragment_invocations",
-    "compute_invocations",
-];
+pub use utrace_format::COUNTER_NAMES as NAMES;
 
 /// One range's statistics: each value it shows, and whether an application's own query
 /// overlapped it.

@@ -29,15 +29,7 @@ pub struct Counters {
 
 impl Counters {
     /// The statistics' names in outputs (Vulkan's, in snake case).
-    pub const NAMES: [&'static str; STATISTICS] = [
-        "input_vertices",
-        "input_primitives",
-        "vertex_invocations",
-        "clipping_invocations",
-        "clipping_primitives",
-        "fragment_invocations",
-        "compute_invocations",
-    ];
+    pub const NAMES: [&'static str; STATISTICS] = utrace_format::COUNTER_NAMES;
 
     /// The (name, value) pairs this range shows: its statistics where measured, then
     /// `partial=1` where an application's own query overlapped it.
