@@ -97,13 +97,23 @@ fn check_counters_scenario(run: &Run, trace: &Trace) {
             "{name} shown on the command buffer"
         );
     }
-    // Starts and draws carry none.
-    for e in events
-        .iter()
-        .filter(|e| e.name.starts_with("start_") || e.name == "end_draw")
-    {
+    // Starts carry none; each draw (traced by default) its own, which its pass sums.
+    for e in events.iter().filter(|e| e.name.starts_with("start_")) {
         assert_eq!(counters(e), None, "{e:?}");
     }
+    let draws: Vec<[u64; 7]> = named(events, "end_draw")
+        .iter()
+        .map(|e| counters(e).expect("a draw's counters"))
+        .collect();
+    assert_eq!(draws.len(), 3);
+    assert_eq!(draws[0], first, "one draw: its pass's");
+    assert_eq!(draws[1][..5], [3, 1, 3, 1, 1]);
+    assert_eq!(draws[2][..5], [3, 1, 3, 1, 1]);
+    assert_eq!(
+        draws[1][5] + draws[2][5],
+        second[5],
+        "the pass sums its draws"
+    );
     // The reusable command buffer, run with 1, 2, then 3 groups (each run read from the
     // run slot it copies itself into): each run's own.
     let runs: Vec<u64> = trace.batches[1..]
@@ -114,6 +124,24 @@ fn check_counters_scenario(run: &Run, trace: &Trace) {
         })
         .collect();
     assert_eq!(runs, [64, 128, 192]);
+}
+
+#[test]
+fn with_draws_not_traced_render_passes_count_their_subpasses() {
+    // One draw tracepoint off: subpasses are counted (the draws of that kind would be
+    // left out otherwise), the draws of the others not at all; the passes' values stay.
+    let dir = TempDir::new("counters-subpasses");
+    let (_, trace) = counted(
+        workload!("counters").env("GPU_TRACEPOINTS", "-draw_indexed"),
+        &dir,
+    );
+    let events = &trace.batches[0].events;
+    assert!(named(events, "end_draw")
+        .iter()
+        .all(|e| counters(e).is_none()));
+    let passes = named(events, "end_render_pass");
+    assert_eq!(counters(passes[0]).unwrap()[..5], [24, 8, 24, 8, 8]);
+    assert_eq!(counters(passes[1]).unwrap()[..5], [6, 2, 6, 2, 2]);
 }
 
 #[test]
@@ -246,7 +274,7 @@ fn pipeline_counters_enable_the_statistics_features_beside_the_applications_own(
     );
     assert!(
         run.stderr.contains(
-            "utrace: warning: device 0: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the dispatches and single-view render passes of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, draws, multiview)"
+            "utrace: warning: device 0: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
         ),
         "{}",
         run.stderr

@@ -88,7 +88,7 @@ pub fn said(index: u32, have: StatisticsFeatures) -> String {
         "no inheritedQueries on this device: no statistics across vkCmdExecuteCommands"
     };
     format!(
-        "device {index}: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled ({inherited}); counters so far on the dispatches and single-view render passes of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, draws, multiview)"
+        "device {index}: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled ({inherited}); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
     )
 }
 

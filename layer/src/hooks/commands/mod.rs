@@ -79,15 +79,15 @@ macro_rules! bracketed {
             before |r, t| {
                 let words = bracketed!(@words t, $range |$t| ($($word),*));
                 crate::trace::tracepoints::brackets::$range::start(r, t, words);
-                t.begin_statistics(r);
+                t.begin_range_statistics(r, crate::trace::record::statistics::Shown::$shown);
             };
             after |r, t| {
-                t.end_statistics(r);
+                t.end_range_statistics(r, crate::trace::record::statistics::Shown::$shown);
                 let before = t.events_len();
                 crate::trace::tracepoints::brackets::$range::end(r, t);
-                t.close_statistics(before, crate::trace::record::statistics::Shown::$shown);
+                t.close_range_statistics(before, crate::trace::record::statistics::Shown::$shown);
             };
-            short [counted $range |$t| ($($word),*)];
+            short [counted $shown $range |$t| ($($word),*)];
         }
     };
     (
@@ -220,9 +220,9 @@ macro_rules! bracketed {
     };
     // `around_recording`'s short path: both events at once, for a `bracket` hook; for a
     // counted one, only in a recording that does not count.
-    (@short [counted $range:ident |$t:ident| ($($word:expr),*)]) => {
+    (@short [counted $shown:ident $range:ident |$t:ident| ($($word:expr),*)]) => {
         |t: &mut crate::trace::tracepoints::CommandTrace| {
-            if t.counts_statistics() {
+            if t.counts_range(crate::trace::record::statistics::Shown::$shown) {
                 return None;
             }
             let words = bracketed!(@words t, $range |$t| ($($word),*));

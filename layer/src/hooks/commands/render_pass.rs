@@ -15,7 +15,6 @@ use ash::vk::Handle;
 use crate::hooks::slice;
 use crate::trace::objects::{views, RenderPassInfo};
 use crate::trace::record::recorder::Recorder;
-use crate::trace::record::statistics::Shown;
 use crate::trace::tracepoints::CommandTrace;
 use crate::trace::tracepoints::*;
 
@@ -81,7 +80,8 @@ fn begin_render_pass(
                 t.render_pass = begin.render_pass;
                 t.subpass = 0;
                 enter_subpass(r, t, contents);
-                t.begin_statistics(r);
+                t.open_pass_statistics();
+                t.begin_subpass_statistics(r);
             },
         )
     }
@@ -145,7 +145,7 @@ fn next_subpass(
             |r, t| {
                 t.subpass += 1;
                 enter_subpass(r, t, contents);
-                t.begin_statistics(r);
+                t.begin_subpass_statistics(r);
             },
         )
     }
@@ -202,7 +202,7 @@ fn end_render_pass(
                 t.leave_render_pass();
                 let before = t.events_len();
                 trace_end_render_pass(r, t);
-                t.close_statistics(before, Shown::Graphics);
+                t.close_pass_statistics(before);
             },
         )
     }
@@ -313,7 +313,8 @@ pub unsafe extern "system" fn cmd_begin_rendering(
                 } else if !t.suspending {
                     // An instance in this command buffer alone (a suspended one spans
                     // command buffers, which one query cannot).
-                    t.begin_statistics(r);
+                    t.open_pass_statistics();
+                    t.begin_subpass_statistics(r);
                 }
             },
         )
@@ -351,7 +352,7 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
                     t.leave_render_pass();
                     let before = t.events_len();
                     trace_end_rendering(r, t, false);
-                    t.close_statistics(before, Shown::Graphics);
+                    t.close_pass_statistics(before);
                 }
             },
         )

@@ -38,6 +38,9 @@ pub struct StatsRecording {
     pub resume_after_application: bool,
     /// The open range overlapped an application's query.
     pub partial: bool,
+    /// The render pass instance being recorded: where its queries begin among `queries`
+    /// (its subpasses' or its draws'), and whether a range inside it was partial.
+    pass: Option<(u32, bool)>,
 }
 
 impl StatsRecording {
@@ -54,6 +57,7 @@ impl StatsRecording {
             application_active: false,
             resume_after_application: false,
             partial: false,
+            pass: None,
         }
     }
 
@@ -89,6 +93,9 @@ impl StatsRecording {
     /// (or nowhere, with `None`: its end event was not recorded).
     pub fn close(&mut self, event: Option<u32>, shown: Shown) {
         let partial = std::mem::take(&mut self.partial);
+        if let Some((_, pass_partial)) = self.pass.as_mut() {
+            *pass_partial |= partial;
+        }
         let Some(event) = event else {
             self.pending.clear();
             return;
@@ -103,6 +110,38 @@ impl StatsRecording {
             first,
             count: self.queries.len() as u32 - first,
             shown,
+            partial,
+        });
+    }
+
+    /// A render pass instance begins: its range will sum the queries taken inside it.
+    pub fn open_pass(&mut self) {
+        self.pending.clear();
+        self.pass = Some((self.queries.len() as u32, false));
+    }
+
+    /// The render pass instance ends at event `event` (`None`: not recorded): its range
+    /// sums its subpasses' queries, or its draws' (each closed into a range of its own).
+    pub fn close_pass(&mut self, event: Option<u32>) {
+        let Some((first, mut partial)) = self.pass.take() else {
+            self.pending.clear();
+            return;
+        };
+        partial |= std::mem::take(&mut self.partial);
+        let Some(event) = event else {
+            self.pending.clear();
+            return;
+        };
+        self.queries.extend(self.pending.drain(..));
+        let count = self.queries.len() as u32 - first;
+        if count == 0 && !partial {
+            return;
+        }
+        self.ranges.push(StatsRange {
+            event,
+            first,
+            count,
+            shown: Shown::Graphics,
             partial,
         });
     }
@@ -226,6 +265,36 @@ mod tests {
             shown,
             partial,
         }
+    }
+
+    #[test]
+    fn a_render_pass_sums_its_draws_or_its_subpasses() {
+        let q = |i| Query { pool: 0, query: i };
+        // Per draw: two draws (one partial), each a range; the pass sums both.
+        let mut s = StatsRecording::new(GRAPHICS, false);
+        s.open_pass();
+        s.ended(q(0));
+        s.close(Some(3), Shown::Graphics);
+        s.partial = true;
+        s.ended(q(1));
+        s.close(Some(5), Shown::Graphics);
+        s.close_pass(Some(6));
+        // Per subpass: two subpass queries, no draw ranges.
+        s.open_pass();
+        s.ended(q(2));
+        s.ended(q(3));
+        s.close_pass(Some(9));
+        let r = s.freeze(Some(10), Source::Pool);
+        assert_eq!(
+            r.ranges,
+            [
+                range(3, 0, 1, Shown::Graphics, false),
+                range(5, 1, 1, Shown::Graphics, true),
+                range(6, 0, 2, Shown::Graphics, true),
+                range(9, 2, 2, Shown::Graphics, false),
+                range(10, 0, 4, Shown::All, true),
+            ]
+        );
     }
 
     #[test]

@@ -12,10 +12,10 @@ use crate::trace::record::recorder::Recorder;
 use crate::trace::record::statistics::{Shown, StatsRecording};
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
-    /// Whether this recording counts pipeline statistics: its counted ranges' hooks then
-    /// take the slow path, which begins and ends the queries.
-    pub fn counts_statistics(&self) -> bool {
-        self.stats.is_some()
+    /// Whether a counted command's range of `shown` gets a query in this recording: its
+    /// hook then takes the slow path, which begins and ends it.
+    pub fn counts_range(&self, shown: Shown) -> bool {
+        self.stats.is_some() && (shown == Shown::Compute || draws_counted())
     }
 
     /// This recording gets statistics of `statistics` (a primary, not simultaneous-use, of
@@ -68,6 +68,55 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
                 .begin_statistics(rec.cmd, pool, query.query)
         };
         stats.active = Some(query);
+    }
+
+    /// A counted command's range begins (after its start timestamp): a dispatch always
+    /// gets a query; a draw only where draws are counted (see [`Self::begin_subpass_statistics`]).
+    pub fn begin_range_statistics(&mut self, rec: &Recorder<'_>, shown: Shown) {
+        if shown == Shown::Compute || draws_counted() {
+            self.begin_statistics(rec);
+        }
+    }
+
+    /// A counted command's range ends (before its end timestamp): the query
+    /// [`Self::begin_range_statistics`] began, and no other (a subpass's goes on).
+    pub fn end_range_statistics(&mut self, rec: &Recorder<'_>, shown: Shown) {
+        if shown == Shown::Compute || draws_counted() {
+            self.end_statistics(rec);
+        }
+    }
+
+    /// A counted command's end tracepoint was just recorded (`before` events before it):
+    /// its range takes the queries it ended (a draw's, only where draws are counted: else
+    /// they are its subpass's).
+    pub fn close_range_statistics(&mut self, before: usize, shown: Shown) {
+        if shown == Shown::Compute || draws_counted() {
+            self.close_statistics(before, shown);
+        }
+    }
+
+    /// A render pass instance (or a subpass of it) begins: a query for the subpass, unless
+    /// draws are counted (each then gets its own, and the pass sums them).
+    pub fn begin_subpass_statistics(&mut self, rec: &Recorder<'_>) {
+        if !draws_counted() {
+            self.begin_statistics(rec);
+        }
+    }
+
+    /// A render pass instance begins (after its begin command).
+    pub fn open_pass_statistics(&mut self) {
+        if let Some(stats) = self.stats.as_deref_mut() {
+            stats.open_pass();
+        }
+    }
+
+    /// The render pass instance whose end tracepoint was just recorded (`before` events
+    /// before it) gets the sum of its subpasses' or its draws' queries.
+    pub fn close_pass_statistics(&mut self, before: usize) {
+        let recorded = self.events.len() == before + 1;
+        if let Some(stats) = self.stats.as_deref_mut() {
+            stats.close_pass(recorded.then_some(before as u32));
+        }
     }
 
     /// Ends the query [`Self::begin_statistics`] began, if any (in the same subpass).
@@ -177,4 +226,20 @@ fn said_once() {
     if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         log::warn!("an application's own pipeline statistics query overlapped a counted range: the layer's query gave way, and such ranges are marked partial");
     }
+}
+
+/// Whether draws are counted: every draw tracepoint but the mesh ones is on, so that each
+/// draw gets a query of its own (and no subpass does). With any of them off, subpasses
+/// are counted instead, so that the draws not traced are not left out.
+fn draws_counted() -> bool {
+    use crate::trace::tracepoints::{toggle, TOGGLES};
+    [
+        toggle::DRAW,
+        toggle::DRAW_INDEXED,
+        toggle::DRAW_INDIRECT,
+        toggle::DRAW_INDIRECT_COUNT,
+        toggle::DRAW_MULTI,
+    ]
+    .iter()
+    .all(|&t| TOGGLES[t].is_enabled())
 }
