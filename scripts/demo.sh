@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: builds VK_LAYER_utrace and the built-in Vulkan workload, runs the workload
 # on Lavapipe with the layer tracing (a window under Xvfb, so frames end at present),
-# prints the trace, then the `utrace report` of it (where the GPU time went). Extra
-# arguments go to the workload (e.g. --frames 5).
+# prints the trace, then the `utrace report` of it (where the GPU time went; with
+# GPU_TRACE_COUNTERS set, each group's pipeline statistics too). Extra arguments go to the
+# workload (e.g. --frames 5).
 set -euo pipefail
 # A relative GPU_TRACEFILE names a file where the user is, not in the repository.
 if [[ -n "${GPU_TRACEFILE:-}" && "$GPU_TRACEFILE" != /* ]]; then
@@ -41,8 +42,14 @@ elif [[ -f "$GPU_TRACEFILE" ]]; then
   esac
 fi
 if [[ -f "$GPU_TRACEFILE" ]]; then
+  # With GPU counters on, the report adds each group's pipeline statistics.
+  report_args=()
+  case "${GPU_TRACE_COUNTERS:-}" in
+    ""|0|off|none) ;;
+    *) report_args+=(--counters) ;;
+  esac
   echo
-  echo "== utrace report $GPU_TRACEFILE =="
-  target/release/utrace report "$GPU_TRACEFILE"
+  echo "== utrace report ${report_args[*]} $GPU_TRACEFILE =="
+  target/release/utrace report "${report_args[@]}" "$GPU_TRACEFILE"
 fi
 [[ -z "$printed" ]] || rm -f "$printed"
