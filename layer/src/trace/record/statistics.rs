@@ -26,8 +26,9 @@ pub struct StatsRecording {
     pools: Vec<vk::QueryPool>,
     /// Queries taken from the last pool.
     used_in_last: u32,
-    /// The query active in the command buffer.
-    pub active: Option<Query>,
+    /// The query active in the command buffer, and the views it counts (a query begun in
+    /// a multiview subpass uses as many consecutive queries as the subpass has views).
+    pub active: Option<(Query, u32)>,
     /// Ended, waiting for their range's end event.
     pending: SmallVec<[Query; 4]>,
     queries: Vec<Query>,
@@ -61,10 +62,14 @@ impl StatsRecording {
         }
     }
 
-    /// The next query (a new pool from `pools` when the last is full): its handle and place;
+    /// The next `views` consecutive queries (a new pool from `pools` when the last has no
+    /// room): the first's handle and place;
     /// `None` when no pool could be had.
-    pub fn take(&mut self, pools: &StatsPools) -> Option<(vk::QueryPool, Query)> {
-        if self.used_in_last == POOL_QUERIES {
+    pub fn take(&mut self, pools: &StatsPools, views: u32) -> Option<(vk::QueryPool, Query)> {
+        if views > POOL_QUERIES {
+            return None;
+        }
+        if self.used_in_last + views > POOL_QUERIES {
             if self.single_pool && !self.pools.is_empty() {
                 return None;
             }
@@ -75,7 +80,7 @@ impl StatsRecording {
             pool: self.pools.len() as u32 - 1,
             query: self.used_in_last,
         };
-        self.used_in_last += 1;
+        self.used_in_last += views;
         Some((self.pools[query.pool as usize], query))
     }
 
@@ -86,7 +91,19 @@ impl StatsRecording {
 
     /// The active query was ended: its values go to the next range closed.
     pub fn ended(&mut self, query: Query) {
-        self.pending.push(query);
+        self.ended_views(query, 1);
+    }
+
+    /// The active query, begun in a subpass of `views` views, was ended: the values of
+    /// its `views` consecutive queries go to the next range closed (their sum is the
+    /// range's).
+    pub fn ended_views(&mut self, query: Query, views: u32) {
+        for v in 0..views {
+            self.pending.push(Query {
+                pool: query.pool,
+                query: query.query + v,
+            });
+        }
     }
 
     /// The queries ended since the last range go to the range ending at event `event`

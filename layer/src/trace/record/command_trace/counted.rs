@@ -39,11 +39,14 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
 
     /// Begins a statistics query where one may be begun: none active, a timestamp may be
     /// written here (not in a subpass of secondaries, nor between a suspension and its
-    /// resumption), and one view (a multiview subpass's query takes one per view: not yet).
+    /// resumption), and not in a multiview subpass. There a query takes one per view, and
+    /// Lavapipe 22.3 leaves all but the first unavailable, which a run's copy (it waits
+    /// for its queries) would wait for forever; so such subpasses are not counted.
     pub fn begin_statistics(&mut self, rec: &Recorder<'_>) {
         if self.write_state != WriteState::Free || self.views != 1 || !self.is_instrumented() {
             return;
         }
+        let views = 1;
         let Some(stats) = self.stats.as_deref_mut() else {
             return;
         };
@@ -56,7 +59,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             said_once();
             return;
         }
-        let Some((pool, query)) = stats.take(&rec.chunks.statistics) else {
+        let Some((pool, query)) = stats.take(&rec.chunks.statistics, views) else {
             return;
         };
         // SAFETY: the command buffer is recording (inside the application's call); no
@@ -67,7 +70,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
                 .backend()
                 .begin_statistics(rec.cmd, pool, query.query)
         };
-        stats.active = Some(query);
+        stats.active = Some((query, views));
     }
 
     /// A counted command's range begins (after its start timestamp): a dispatch always
@@ -124,7 +127,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let Some(stats) = self.stats.as_deref_mut() else {
             return;
         };
-        let Some(query) = stats.active.take() else {
+        let Some((query, views)) = stats.active.take() else {
             return;
         };
         let pool = stats.pool_of(query);
@@ -135,7 +138,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
                 .backend()
                 .end_statistics(rec.cmd, pool, query.query)
         };
-        stats.ended(query);
+        stats.ended_views(query, views);
     }
 
     /// The application begins a pipeline statistics query of its own: the layer's, if one
