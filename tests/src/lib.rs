@@ -14,6 +14,7 @@ pub mod chatter;
 pub mod checks;
 pub mod clock_truth;
 pub mod control_socket;
+pub mod counter_checks;
 pub mod frame_passes;
 pub mod gpu_work;
 pub mod harness;

@@ -1,53 +1,11 @@
-//! GPU counters (`GPU_TRACE_COUNTERS`): what the layer asks of the device for pipeline
-//! statistics (seen by the fault layer beneath it), and the statistics each range gets,
+//! GPU counters (`GPU_TRACE_COUNTERS=pipeline`): the pipeline statistics each range gets,
 //! checked against the work the scenarios recorded, with validation beneath.
 
 use utrace_tests::checks::{assert_clean, assert_trace_matches};
-use utrace_tests::harness::{Run, TempDir, Workload};
+use utrace_tests::counter_checks::{counted, counters, named, NAMES};
+use utrace_tests::harness::{Run, TempDir};
 use utrace_tests::trace_txt::{Event, Trace};
 use utrace_tests::workload;
-
-/// The statistics' names in the trace, in order.
-const NAMES: [&str; 7] = [
-    "input_vertices",
-    "input_primitives",
-    "vertex_invocations",
-    "clipping_invocations",
-    "clipping_primitives",
-    "fragment_invocations",
-    "compute_invocations",
-];
-
-/// An event's statistics by name (0 for those it does not show), and whether it shows any.
-fn counters(e: &Event) -> Option<[u64; 7]> {
-    let mut values = [0u64; 7];
-    let mut any = false;
-    for (i, name) in NAMES.iter().enumerate() {
-        if let Some(v) = e.arg(name) {
-            values[i] = v.parse().unwrap_or_else(|_| panic!("{name}={v:?}"));
-            any = true;
-        }
-    }
-    any.then_some(values)
-}
-
-/// Runs `workload` traced with pipeline statistics, validation beneath; asserts it ran
-/// clean and its trace matches its submissions.
-fn counted(workload: Workload, dir: &TempDir) -> (Run, Trace) {
-    let run = workload
-        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
-        .env("GPU_TRACE", "1")
-        .env("GPU_TRACE_COUNTERS", "pipeline")
-        .run(dir);
-    assert_clean(&run);
-    let trace = assert_trace_matches(&run.stdout, &run);
-    (run, trace)
-}
-
-/// The events named `name` of a batch.
-fn named<'t>(events: &'t [Event], name: &str) -> Vec<&'t Event> {
-    events.iter().filter(|e| e.name == name).collect()
-}
 
 #[test]
 fn each_range_counts_exactly_the_work_recorded_in_it() {
@@ -233,89 +191,6 @@ fn json_gives_the_counters_as_numbers_of_the_ranges_args() {
     );
 }
 
-/// Runs `workload` traced with `counters` (unset when `None`), the fault layer saying the
-/// 1.0 features that reach the driver; asserts it ran clean and returns that line.
-fn features_seen(workload: Workload, counters: Option<&str>, dir: &TempDir) -> (Run, String) {
-    assert!(
-        utrace_tests::harness::fault_layer_library().is_some(),
-        "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
-    );
-    let mut workload = workload
-        .layers(&[
-            "VK_LAYER_utrace",
-            "VK_LAYER_UTRACE_fault",
-            "VK_LAYER_KHRONOS_validation",
-        ])
-        .env("GPU_TRACE", "1")
-        .env("UTRACE_FAULT_SHOW_FEATURES", "1");
-    if let Some(value) = counters {
-        workload = workload.env("GPU_TRACE_COUNTERS", value);
-    }
-    let run = workload.run(dir);
-    assert_clean(&run);
-    let line = run
-        .stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("utrace-fault: vkCreateDevice "))
-        .unwrap_or_else(|| panic!("no features line: {}", run.stderr))
-        .to_string();
-    (run, line)
-}
-
-#[test]
-fn pipeline_counters_enable_the_statistics_features_beside_the_applications_own() {
-    let dir = TempDir::new("counters-features");
-    let (run, seen) = features_seen(workload!("basic"), Some("pipeline"), &dir);
-    // Lavapipe (22.3 and 25.0) offers pipelineStatisticsQuery but not inheritedQueries; the
-    // application's own feature is kept.
-    assert_eq!(
-        seen,
-        "pipelineStatisticsQuery=1 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
-    );
-    assert!(
-        run.stderr.contains(
-            "utrace: warning: device 0: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
-        ),
-        "{}",
-        run.stderr
-    );
-    // The application named its features in a VkPhysicalDeviceFeatures2: set in the
-    // layer's copy of it, pEnabledFeatures still null.
-    let dir = TempDir::new("counters-features2");
-    let (_, seen) = features_seen(
-        workload!("basic").arg("--features2", ""),
-        Some("pipeline"),
-        &dir,
-    );
-    assert_eq!(
-        seen,
-        "pipelineStatisticsQuery=1 inheritedQueries=0 multiDrawIndirect=1 from=features2"
-    );
-}
-
-#[test]
-fn without_counters_or_with_a_wrong_value_the_device_is_as_the_application_asked() {
-    let dir = TempDir::new("counters-off");
-    let (run, seen) = features_seen(workload!("basic"), None, &dir);
-    assert_eq!(
-        seen,
-        "pipelineStatisticsQuery=0 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
-    );
-    assert!(!run.stderr.contains("GPU_TRACE_COUNTERS"), "{}", run.stderr);
-    let dir = TempDir::new("counters-wrong");
-    let (run, seen) = features_seen(workload!("basic"), Some("pipe"), &dir);
-    assert_eq!(
-        seen,
-        "pipelineStatisticsQuery=0 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
-    );
-    assert!(
-        run.stderr
-            .contains("GPU_TRACE_COUNTERS=\"pipe\" is not a counter set (pipeline); no counters"),
-        "{}",
-        run.stderr
-    );
-}
-
 #[test]
 fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_partial() {
     // counters-own-query: the application's query around a render pass of 24 vertex
@@ -341,107 +216,53 @@ fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_pa
 }
 
 #[test]
-fn report_sums_the_counters_of_each_group_as_the_trace_says() {
-    let dir = TempDir::new("counters-report");
-    let file = traced_to(&dir, "trace.txt");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let trace = utrace_tests::trace_txt::parse_trace(&text).unwrap();
-    // The tests' own sums per range kind, from the end events.
-    let mut want: std::collections::BTreeMap<String, [u64; 7]> = Default::default();
-    for e in trace.batches.iter().flat_map(|b| &b.events) {
-        if let Some(values) = counters(e) {
-            let kind = e.name.trim_start_matches("end_");
-            let sum = want.entry(kind.to_string()).or_default();
-            for (s, v) in sum.iter_mut().zip(values) {
-                *s += v;
-            }
-        }
-    }
-    let report: serde_json::Value = serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
-    let rows = report["counters"].as_array().expect("the counters' rows");
-    assert_eq!(rows.len(), want.len(), "{rows:?} {want:?}");
-    for row in rows {
-        let key = row["key"].as_str().unwrap();
-        let sums = want.get(key).unwrap_or_else(|| panic!("{key}: {want:?}"));
-        for (name, sum) in NAMES.iter().zip(sums) {
-            // A statistic the group's ranges do not show is null, and 0 in the tests' sum.
-            assert_eq!(row[*name].as_u64().unwrap_or(0), *sum, "{key} {name}");
-        }
-    }
-    // The text table has the same rows.
-    let text = String::from_utf8(report_of(&file, &[])).unwrap();
-    assert!(text.contains("pipeline statistics"), "{text}");
-    assert!(
-        text.lines()
-            .any(|l| l.starts_with("dispatch_indirect ") && l.contains(" 384 ")),
-        "64 + 128 + 192 compute invocations: {text}"
-    );
-}
-
-#[test]
-fn perfetto_stages_carry_the_same_counters() {
-    // The counters scenario traced to txt and to Perfetto (its stages' extra_data): the
-    // command's report of each gives the same sums.
-    let dir = TempDir::new("counters-perfetto");
-    let sums = |name: &str| {
-        let file = traced_to(&dir, name);
-        let report: serde_json::Value =
-            serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
-        let mut rows: Vec<(String, Vec<Option<u64>>)> = report["counters"]
-            .as_array()
-            .expect("counters")
-            .iter()
-            .map(|r| {
-                let key = r["key"].as_str().unwrap().to_string();
-                (key, NAMES.iter().map(|n| r[*n].as_u64()).collect())
-            })
-            .collect();
-        rows.sort();
-        rows
-    };
-    let txt = sums("trace.txt");
-    assert!(!txt.is_empty());
-    assert_eq!(sums("trace.pftrace"), txt);
-}
-
-/// The counters scenario traced with pipeline statistics to `name` in `dir`.
-fn traced_to(dir: &TempDir, name: &str) -> std::path::PathBuf {
-    let file = dir.path().join(name);
-    let run = workload!("counters")
-        .layers(&["VK_LAYER_utrace"])
-        .env("GPU_TRACEFILE", file.to_str().unwrap())
-        .env("GPU_TRACE_COUNTERS", "pipeline")
-        .run(dir);
-    assert!(run.success, "{}", run.stderr);
-    file
-}
-
-/// What `utrace report --counters` prints for `file` (`--json` among `extra`).
-fn report_of(file: &std::path::Path, extra: &[&str]) -> Vec<u8> {
-    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
-        .args(["report", "--counters"])
-        .args(extra)
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-#[test]
 fn a_multiview_pass_is_not_counted() {
     // multiview: a render pass of two views with one draw. A query begun in a multiview
     // subpass takes one query per view, and Lavapipe 22.3 leaves the second unavailable
     // (a read says NOT_READY; a copy that waits for it would never end): such subpasses
-    // are not counted, and the run goes on, valid and timed.
+    // are not counted, their ranges say so, and the run goes on, valid and timed.
     let dir = TempDir::new("counters-multiview");
     let (run, trace) = counted(workload!("multiview"), &dir);
     assert!(run.success, "{}", run.stderr);
     let events = &trace.batches[0].events;
     assert_eq!(named(events, "end_render_pass").len(), 1);
-    assert!(events.iter().all(|e| counters(e).is_none()), "{events:?}");
+    // The draw, its pass and the command buffer say they were not measured: no values,
+    // `partial=1` alone.
+    for name in ["end_draw", "end_render_pass", "end_cmd_buffer"] {
+        let e = named(events, name)[0];
+        assert_eq!(e.arg("partial"), Some("1"), "{e:?}");
+        assert!(NAMES.iter().all(|n| e.arg(n).is_none()), "{e:?}");
+    }
+}
+
+#[test]
+fn a_pass_of_secondaries_says_it_was_not_measured() {
+    let dir = TempDir::new("counters-secondaries");
+    // secondaries: a one-time primary whose render pass's contents are secondaries (not
+    // counted yet), then secondaries executed outside a render pass. The pass, and the
+    // primary's sum, say that they were not measured.
+    let (_, trace) = counted(workload!("secondaries"), &dir);
+    let events = &trace.batches[0].events;
+    let pass = named(events, "end_render_pass");
+    assert_eq!(pass[0].arg("partial"), Some("1"), "{events:?}");
+    assert_eq!(counters(pass[0]), None);
+    let primary_end = events.last().unwrap();
+    assert_eq!(primary_end.name, "end_cmd_buffer");
+    assert_eq!(primary_end.arg("partial"), Some("1"), "{primary_end:?}");
+}
+
+#[test]
+fn a_reusable_command_buffer_whose_statistics_do_not_fit_its_slot_says_so() {
+    // counters-unread: a reusable command buffer of 40 dispatches, submitted once: 40
+    // queries of 7 values do not fit the run slot after its timestamps. Its ranges get
+    // none, it runs valid, and why is said once.
+    let dir = TempDir::new("counters-unread");
+    let (run, trace) = counted(workload!("counters-unread"), &dir);
+    assert!(trace
+        .batches
+        .iter()
+        .flat_map(|b| &b.events)
+        .all(|e| counters(e).is_none()));
+    let said = "do not fit its run slot";
+    assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
 }

@@ -48,7 +48,7 @@ impl Counted {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
     pub key: String,
-    /// Ranges with statistics, and those of them an application's query overlapped.
+    /// Ranges with statistics (measured at least in part), and ranges marked partial.
     pub ranges: u64,
     pub partial: u64,
     /// Each statistic's sum, `None` where no range of the group shows it.
@@ -59,8 +59,12 @@ pub struct Row {
 
 impl Row {
     fn add(&mut self, c: &Counted, duration: u64) {
-        self.ranges += 1;
         self.partial += u64::from(c.partial);
+        if c.values.iter().all(Option::is_none) {
+            // Not measured at all (an application's own query covered it): only noted.
+            return;
+        }
+        self.ranges += 1;
         self.total_ns += duration;
         for (s, v) in self.sums.iter_mut().zip(c.values) {
             if let Some(v) = v {

@@ -79,7 +79,7 @@ fn decide(
 pub fn said(index: u32, have: StatisticsFeatures) -> String {
     if !have.query {
         return format!(
-            "device {index}: GPU_TRACE_COUNTERS=pipeline: the device has no pipelineStatisticsQuery; no counters"
+            "device {index}: GPU counters (pipeline statistics): the device has no pipelineStatisticsQuery; no counters"
         );
     }
     let inherited = if have.inherited {
@@ -88,7 +88,7 @@ pub fn said(index: u32, have: StatisticsFeatures) -> String {
         "no inheritedQueries on this device: no statistics across vkCmdExecuteCommands"
     };
     format!(
-        "device {index}: GPU_TRACE_COUNTERS=pipeline: pipelineStatisticsQuery enabled ({inherited}); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
+        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
     )
 }
 

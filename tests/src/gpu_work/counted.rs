@@ -150,3 +150,27 @@ pub fn counters_own_query(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     target.destroy(dev);
     Ok(ok)
 }
+
+/// A reusable command buffer of 40 dispatches, submitted once: more statistics than its
+/// run slot holds after its timestamps (see `GPU_TRACE_COUNTERS` in docs/formats.md).
+pub fn counters_unread(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let data = Buffer::new(
+        dev,
+        u64::from(WORDS) * 4,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    let fill = FillPipeline::new(dev, &data)?;
+    let cb = dev.command_buffers(1)?[0];
+    dev.begin(cb, vk::CommandBufferUsageFlags::empty())?;
+    fill.record_bindings(dev, cb, &fill, 0, WORDS);
+    for _ in 0..40 {
+        // SAFETY: `cb` is recording outside a render pass, the fill pipeline bound.
+        unsafe { dev.device.cmd_dispatch(cb, 1, 1, 1) };
+    }
+    dev.end(cb)?;
+    sub.submit("counters-unread", &[cb], None)?;
+    free(dev, &[cb]);
+    fill.destroy(dev);
+    data.destroy(dev);
+    Ok(true)
+}

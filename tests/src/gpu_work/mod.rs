@@ -29,7 +29,7 @@ pub const SCENARIOS: &[&str] = &[
 ];
 
 /// Scenarios of this module that `all-gpu-work` leaves out (run on their own).
-pub const ALONE: &[&str] = &["counters", "counters-own-query"];
+pub const ALONE: &[&str] = &["counters", "counters-own-query", "counters-unread"];
 
 /// Instance extensions these scenarios use (labels and debug markers).
 pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] =
@@ -70,6 +70,7 @@ pub fn run(
             "labels" => labels::labels(inst, dev, sub, features)?,
             "counters" => counted::counters(dev, sub)?,
             "counters-own-query" => counted::counters_own_query(dev, sub)?,
+            "counters-unread" => counted::counters_unread(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

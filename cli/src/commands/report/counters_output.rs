@@ -66,7 +66,7 @@ pub fn text(heading: &str, rows: &[Row], top: Option<usize>) -> String {
     if partial > 0 {
         let _ = writeln!(
             out,
-            "note: {partial} ranges overlapped the application's own statistics queries: their sums leave that part out"
+            "note: {partial} ranges were measured only in part (an application's own statistics query overlapped them, or they hold subpasses of secondaries or of several views): their sums leave that part out"
         );
     }
     out

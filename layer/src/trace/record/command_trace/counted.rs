@@ -43,7 +43,14 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// Lavapipe 22.3 leaves all but the first unavailable, which a run's copy (it waits
     /// for its queries) would wait for forever; so such subpasses are not counted.
     pub fn begin_statistics(&mut self, rec: &Recorder<'_>) {
-        if self.write_state != WriteState::Free || self.views != 1 || !self.is_instrumented() {
+        if !self.is_instrumented() || self.write_state == WriteState::Suspended {
+            return;
+        }
+        if self.write_state == WriteState::SecondaryContents || self.views != 1 {
+            // Part of a render pass that is not measured: the pass says so.
+            if let Some(stats) = self.stats.as_deref_mut() {
+                stats.partial = true;
+            }
             return;
         }
         let views = 1;
@@ -101,7 +108,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// A render pass instance (or a subpass of it) begins: a query for the subpass, unless
     /// draws are counted (each then gets its own, and the pass sums them).
     pub fn begin_subpass_statistics(&mut self, rec: &Recorder<'_>) {
-        if !draws_counted() {
+        if !draws_counted() || self.write_state == WriteState::SecondaryContents {
+            // (A subpass of secondaries is not measured either way: `begin_statistics`
+            // marks its pass partial.)
             self.begin_statistics(rec);
         }
     }
@@ -217,9 +226,29 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
                 };
                 Source::Run(in_run)
             }
+            (false, _, Some(_)) if in_run > 0 => {
+                unread_said_once(run_slot.is_some(), slots, in_run);
+                Source::Unread
+            }
             _ => Source::Unread,
         };
         Some((*stats).freeze(last, source))
+    }
+}
+
+/// Says, once per process, why a reusable recording that counted ranges gets no counters:
+/// the layer does not track it (no run slot: it executes secondaries, writes more than a
+/// slot's timestamps, or memory was short), or its slot has no room for its statistics
+/// after its `slots` timestamps (`in_run` values).
+fn unread_said_once(tracked: bool, slots: u32, in_run: u32) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    if tracked {
+        log::warn!("a reusable command buffer's pipeline statistics ({in_run} values) do not fit its run slot after its {slots} timestamps ({SLOT_VALUES} in all): its ranges get no counters");
+    } else {
+        log::warn!("a reusable command buffer the layer does not track (it executes secondaries, writes more than {SLOT_VALUES} timestamps, or memory was short) gets no counters");
     }
 }
 

@@ -1,0 +1,89 @@
+//! GPU counters (`GPU_TRACE_COUNTERS`): what the layer asks of the device for pipeline
+//! statistics, seen by the fault layer beneath it, with validation beneath both.
+
+use utrace_tests::checks::assert_clean;
+use utrace_tests::harness::{Run, TempDir, Workload};
+use utrace_tests::workload;
+
+/// Runs `workload` traced with `counters` (unset when `None`), the fault layer saying the
+/// 1.0 features that reach the driver; asserts it ran clean and returns that line.
+fn features_seen(workload: Workload, counters: Option<&str>, dir: &TempDir) -> (Run, String) {
+    assert!(
+        utrace_tests::harness::fault_layer_library().is_some(),
+        "the fault layer is not built: cargo build -p utrace-fault-layer (or bash scripts/test.sh)"
+    );
+    let mut workload = workload
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("GPU_TRACE", "1")
+        .env("UTRACE_FAULT_SHOW_FEATURES", "1");
+    if let Some(value) = counters {
+        workload = workload.env("GPU_TRACE_COUNTERS", value);
+    }
+    let run = workload.run(dir);
+    assert_clean(&run);
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("utrace-fault: vkCreateDevice "))
+        .unwrap_or_else(|| panic!("no features line: {}", run.stderr))
+        .to_string();
+    (run, line)
+}
+
+#[test]
+fn pipeline_counters_enable_the_statistics_features_beside_the_applications_own() {
+    let dir = TempDir::new("counters-features");
+    let (run, seen) = features_seen(workload!("basic"), Some("pipeline"), &dir);
+    // Lavapipe (22.3 and 25.0) offers pipelineStatisticsQuery but not inheritedQueries; the
+    // application's own feature is kept.
+    assert_eq!(
+        seen,
+        "pipelineStatisticsQuery=1 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
+    );
+    assert!(
+        run.stderr.contains(
+            "utrace: warning: device 0: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // The application named its features in a VkPhysicalDeviceFeatures2: set in the
+    // layer's copy of it, pEnabledFeatures still null.
+    let dir = TempDir::new("counters-features2");
+    let (_, seen) = features_seen(
+        workload!("basic").arg("--features2", ""),
+        Some("pipeline"),
+        &dir,
+    );
+    assert_eq!(
+        seen,
+        "pipelineStatisticsQuery=1 inheritedQueries=0 multiDrawIndirect=1 from=features2"
+    );
+}
+
+#[test]
+fn without_counters_or_with_a_wrong_value_the_device_is_as_the_application_asked() {
+    let dir = TempDir::new("counters-off");
+    let (run, seen) = features_seen(workload!("basic"), None, &dir);
+    assert_eq!(
+        seen,
+        "pipelineStatisticsQuery=0 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
+    );
+    assert!(!run.stderr.contains("GPU_TRACE_COUNTERS"), "{}", run.stderr);
+    let dir = TempDir::new("counters-wrong");
+    let (run, seen) = features_seen(workload!("basic"), Some("pipe"), &dir);
+    assert_eq!(
+        seen,
+        "pipelineStatisticsQuery=0 inheritedQueries=0 multiDrawIndirect=1 from=pEnabledFeatures"
+    );
+    assert!(
+        run.stderr
+            .contains("GPU_TRACE_COUNTERS=\"pipe\" is not a counter set (pipeline); no counters"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,98 @@
+//! `utrace report --counters` on traces made with pipeline statistics, against the tests'
+//! own sums, and the same counters through a Perfetto trace.
+
+use utrace_tests::counter_checks::{counters, NAMES};
+use utrace_tests::harness::TempDir;
+use utrace_tests::workload;
+
+#[test]
+fn report_sums_the_counters_of_each_group_as_the_trace_says() {
+    let dir = TempDir::new("counters-report");
+    let file = traced_to(&dir, "trace.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let trace = utrace_tests::trace_txt::parse_trace(&text).unwrap();
+    // The tests' own sums per range kind, from the end events.
+    let mut want: std::collections::BTreeMap<String, [u64; 7]> = Default::default();
+    for e in trace.batches.iter().flat_map(|b| &b.events) {
+        if let Some(values) = counters(e) {
+            let kind = e.name.trim_start_matches("end_");
+            let sum = want.entry(kind.to_string()).or_default();
+            for (s, v) in sum.iter_mut().zip(values) {
+                *s += v;
+            }
+        }
+    }
+    let report: serde_json::Value = serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
+    let rows = report["counters"].as_array().expect("the counters' rows");
+    assert_eq!(rows.len(), want.len(), "{rows:?} {want:?}");
+    for row in rows {
+        let key = row["key"].as_str().unwrap();
+        let sums = want.get(key).unwrap_or_else(|| panic!("{key}: {want:?}"));
+        for (name, sum) in NAMES.iter().zip(sums) {
+            // A statistic the group's ranges do not show is null, and 0 in the tests' sum.
+            assert_eq!(row[*name].as_u64().unwrap_or(0), *sum, "{key} {name}");
+        }
+    }
+    // The text table has the same rows.
+    let text = String::from_utf8(report_of(&file, &[])).unwrap();
+    assert!(text.contains("pipeline statistics"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("dispatch_indirect ") && l.contains(" 384 ")),
+        "64 + 128 + 192 compute invocations: {text}"
+    );
+}
+
+#[test]
+fn perfetto_stages_carry_the_same_counters() {
+    // The counters scenario traced to txt and to Perfetto (its stages' extra_data): the
+    // command's report of each gives the same sums.
+    let dir = TempDir::new("counters-perfetto");
+    let sums = |name: &str| {
+        let file = traced_to(&dir, name);
+        let report: serde_json::Value =
+            serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
+        let mut rows: Vec<(String, Vec<Option<u64>>)> = report["counters"]
+            .as_array()
+            .expect("counters")
+            .iter()
+            .map(|r| {
+                let key = r["key"].as_str().unwrap().to_string();
+                (key, NAMES.iter().map(|n| r[*n].as_u64()).collect())
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let txt = sums("trace.txt");
+    assert!(!txt.is_empty());
+    assert_eq!(sums("trace.pftrace"), txt);
+}
+
+/// The counters scenario traced with pipeline statistics to `name` in `dir`.
+fn traced_to(dir: &TempDir, name: &str) -> std::path::PathBuf {
+    let file = dir.path().join(name);
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace"])
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .run(dir);
+    assert!(run.success, "{}", run.stderr);
+    file
+}
+
+/// What `utrace report --counters` prints for `file` (`--json` among `extra`).
+fn report_of(file: &std::path::Path, extra: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["report", "--counters"])
+        .args(extra)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
