@@ -57,9 +57,28 @@ impl Format {
 pub const CSV_HEADER: &str =
     "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n";
 
+/// The csv header of a trace with GPU counters (`GPU_TRACE_COUNTERS=pipeline`): after
+/// `args`, a column per statistic (`crate::COUNTER_NAMES`) and `partial`, empty where an
+/// event has none.
+pub const CSV_HEADER_COUNTERS: &str = "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,partial\n";
+
 #[cfg(test)]
 mod tests {
     use super::Format;
+
+    #[test]
+    fn the_counters_header_is_the_plain_one_then_a_column_per_statistic() {
+        let plain = super::CSV_HEADER.trim_end();
+        let extra: Vec<&str> = crate::COUNTER_NAMES
+            .iter()
+            .copied()
+            .chain(["partial"])
+            .collect();
+        assert_eq!(
+            super::CSV_HEADER_COUNTERS.trim_end(),
+            format!("{plain},{}", extra.join(","))
+        );
+    }
 
     #[test]
     fn names_round_trip() {

@@ -18,7 +18,7 @@ pub mod perfetto;
 pub mod spec_types;
 pub mod text_args;
 
-pub use formats::{Format, CSV_HEADER};
+pub use formats::{Format, CSV_HEADER, CSV_HEADER_COUNTERS};
 
 /// The `extra_data` entry, last on each Perfetto render stage, that carries the frame of
 /// the stage's batch (the text formats' `frame=N`; Perfetto's `GpuRenderStageEvent` has no

@@ -45,8 +45,8 @@ fn report_sums_the_counters_of_each_group_as_the_trace_says() {
 
 #[test]
 fn perfetto_stages_carry_the_same_counters() {
-    // The counters scenario traced to txt and to Perfetto (its stages' extra_data): the
-    // command's report of each gives the same sums.
+    // The counters scenario traced to txt, to Perfetto (its stages' extra_data) and to csv
+    // (columns of their own): the command's report of each gives the same sums.
     let dir = TempDir::new("counters-perfetto");
     let sums = |name: &str| {
         let file = traced_to(&dir, name);
@@ -67,6 +67,25 @@ fn perfetto_stages_carry_the_same_counters() {
     let txt = sums("trace.txt");
     assert!(!txt.is_empty());
     assert_eq!(sums("trace.pftrace"), txt);
+    // csv: a column per statistic and `partial` after `args`, the end row as wide.
+    assert_eq!(sums("trace.csv"), txt);
+    let csv = std::fs::read_to_string(dir.path().join("trace.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with(",args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,partial"),
+        "{header}"
+    );
+    let columns = header.split(',').count();
+    let end = csv.lines().last().unwrap();
+    assert!(end.contains(",end_of_trace,"), "{end}");
+    // Its counts are one quoted field: the commas inside do not separate columns.
+    let unquoted: String = end.split('"').step_by(2).collect();
+    assert_eq!(unquoted.matches(',').count() + 1, columns, "{end}");
+    let dispatch = csv
+        .lines()
+        .find(|l| l.contains(",end_dispatch,"))
+        .expect("a dispatch's end");
+    assert!(dispatch.ends_with(",,,,,,,960,"), "{dispatch}");
 }
 
 /// The counters scenario traced with pipeline statistics to `name` in `dir`.

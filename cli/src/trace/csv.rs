@@ -19,6 +19,9 @@ struct Columns {
     ns: usize,
     event: usize,
     args: usize,
+    /// The counters' columns (a trace made with `GPU_TRACE_COUNTERS`): each statistic and
+    /// `partial`, by place and name; read back into the event's arguments.
+    counters: Vec<(usize, &'static str)>,
     count: usize,
 }
 
@@ -38,6 +41,11 @@ impl Columns {
             ns: need("ns")?,
             event: need("event")?,
             args: need("args")?,
+            counters: utrace_format::COUNTER_NAMES
+                .iter()
+                .chain(&["partial"])
+                .filter_map(|&name| at(name).map(|i| (i, name)))
+                .collect(),
             count: names.len(),
         })
     }
@@ -81,10 +89,19 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 submit_ns: None,
                 events: Vec::new(),
             };
+            let mut args = f[c.args].clone();
+            for &(i, name) in &c.counters {
+                if !f[i].is_empty() {
+                    if !args.is_empty() {
+                        args.push_str(", ");
+                    }
+                    args.push_str(&format!("{name}={}", f[i]));
+                }
+            }
             let event = Event {
                 ns: number(&f[c.ns])?,
                 name: f[c.event].clone(),
-                args: f[c.args].clone(),
+                args,
             };
             Some((batch, event))
         })();
@@ -164,6 +181,22 @@ mod tests {
     }
 
     /// Traces of layers before the `thread` column.
+    #[test]
+    fn counter_columns_are_read_into_the_arguments() {
+        let text = format!(
+            "{}0,1,0,1,7,,100,0,0,start_dispatch,\"x=1\",,,,,,,,\n\
+             0,1,0,1,7,,200,100,0,end_dispatch,,,,,,,,960,1\n",
+            utrace_format::CSV_HEADER_COUNTERS
+        );
+        let t = parse(&text).unwrap();
+        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        assert_eq!(t.batches[0].events[0].args, "x=1");
+        assert_eq!(
+            t.batches[0].events[1].args,
+            "compute_invocations=960, partial=1"
+        );
+    }
+
     #[test]
     fn the_older_header_is_read_too() {
         let text = "device,batch,frame,submission,ns,delta,depth,event,args\n\

@@ -38,6 +38,7 @@ pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config 
 /// What the configuration changes in the process, done once.
 fn apply(config: &Config) {
     crate::logger::init(config.log_level);
+    crate::sink::csv::use_counter_columns(config.counters == crate::config::Counters::Pipeline);
     for problem in &config.problems {
         log::warn!("{problem}");
     }

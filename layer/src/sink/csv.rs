@@ -17,30 +17,51 @@
 //! ```text
 //! 0,,,,,,,,,end_of_trace,"batches=4, events=24, dropped=0"
 //! ```
+//!
+//! With GPU counters (`GPU_TRACE_COUNTERS=pipeline`) the header has a column per
+//! statistic and `partial` after `args` (`CSV_HEADER_COUNTERS`), filled on the end events
+//! of counted ranges and empty elsewhere; `args` then holds no counters.
 
 use std::fmt::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use utrace_format::escape::push_csv_field;
-use utrace_format::CSV_HEADER;
+use utrace_format::{COUNTER_NAMES, CSV_HEADER, CSV_HEADER_COUNTERS};
 
 use super::output::Output;
 use super::ranges::each_placed;
 use super::text_args;
-use super::{BatchInfo, EventPieces, Sink, TraceSummary};
+use super::{BatchInfo, Counters, EventPieces, Sink, TraceSummary};
 use crate::digits;
+
+/// Whether the process's csv traces have the counters' columns (`GPU_TRACE_COUNTERS`, set
+/// once with the process's configuration, before any output is made).
+static COUNTER_COLUMNS: AtomicBool = AtomicBool::new(false);
+
+/// The process's csv outputs get a column per statistic (GPU counters are on).
+pub fn use_counter_columns(on: bool) {
+    COUNTER_COLUMNS.store(on, Ordering::Relaxed);
+}
 
 pub struct CsvSink {
     out: Output,
     args: String,
+    counters: bool,
 }
 
 impl CsvSink {
     pub fn new(out: Output) -> CsvSink {
+        let counters = COUNTER_COLUMNS.load(Ordering::Relaxed);
         // One header per output, written before whatever record the output first takes.
-        out.set_header(CSV_HEADER);
+        out.set_header(if counters {
+            CSV_HEADER_COUNTERS
+        } else {
+            CSV_HEADER
+        });
         CsvSink {
             out,
             args: String::new(),
+            counters,
         }
     }
 }
@@ -54,6 +75,16 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
     );
 }
 
+/// [`format_end`] with the counters' columns, empty.
+fn format_end_counted(s: &TraceSummary, buf: &mut String) {
+    format_end(s, buf);
+    buf.pop();
+    for _ in 0..=COUNTER_NAMES.len() {
+        buf.push(',');
+    }
+    buf.push('\n');
+}
+
 /// Formats one batch's rows; separate from the sink so it is testable without an output.
 /// `spill` is called after each row (the output may take what is formatted so far).
 pub fn format_batch(
@@ -63,10 +94,26 @@ pub fn format_batch(
     events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
+    format_rows(buf, args, info, events, false, spill);
+}
+
+/// [`format_batch`], with the counters' columns when `counters`.
+fn format_rows(
+    buf: &mut String,
+    args: &mut String,
+    info: &BatchInfo,
+    events: &mut dyn EventPieces<'_>,
+    counters: bool,
+    spill: &mut dyn FnMut(&mut String),
+) {
     each_placed(events, |e, depth, delta| {
         let tp = e.info();
         args.clear();
-        text_args::write(args, info, e);
+        if counters {
+            text_args::write_args(args, info, e);
+        } else {
+            text_args::write(args, info, e);
+        }
         for column in [
             u64::from(info.device),
             info.number,
@@ -91,16 +138,45 @@ pub fn format_batch(
         buf.push(',');
         // A quote inside the field is doubled (RFC 4180).
         push_csv_field(buf, args);
+        if counters {
+            push_counters(buf, e.counters(info));
+        }
         buf.push('\n');
         spill(buf);
     });
+}
+
+/// The counters' columns of one row: each statistic the range shows, then `partial`
+/// (`1` or empty); all empty for an event without counters.
+fn push_counters(buf: &mut String, counters: Option<&Counters>) {
+    let mut values = [None; COUNTER_NAMES.len()];
+    let mut partial = false;
+    if let Some(c) = counters {
+        for (name, value) in c.shown() {
+            match COUNTER_NAMES.iter().position(|n| *n == name) {
+                Some(i) => values[i] = Some(value),
+                None => partial = true,
+            }
+        }
+    }
+    for v in values {
+        buf.push(',');
+        if let Some(v) = v {
+            digits::push_u64(buf, v);
+        }
+    }
+    buf.push(',');
+    if partial {
+        buf.push('1');
+    }
 }
 
 impl Sink for CsvSink {
     fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
-        format_batch(&mut buf, &mut self.args, info, events, &mut |b| {
+        let counters = self.counters;
+        format_rows(&mut buf, &mut self.args, info, events, counters, &mut |b| {
             stream.spill(b)
         });
         stream.finish(events.count(), buf);
@@ -109,7 +185,12 @@ impl Sink for CsvSink {
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
-        self.out.end(s.device, s.clone(), format_end);
+        let format = if self.counters {
+            format_end_counted
+        } else {
+            format_end
+        };
+        self.out.end(s.device, s.clone(), format);
     }
 
     fn drain(&mut self, timeout: std::time::Duration) -> usize {

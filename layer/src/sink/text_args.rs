@@ -9,12 +9,7 @@ use super::{BatchInfo, Event};
 
 pub fn write(out: &mut String, info: &BatchInfo, e: &Event<'_>) {
     let start = out.len();
-    let payload = e.payload();
-    payload.write_args(out, e.strings);
-    if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
-        out.push_str(", pipeline_name=");
-        push_quoted(out, name.as_bytes());
-    }
+    write_args(out, info, e);
     if let Some(counters) = e.counters(info) {
         for (name, value) in counters.shown() {
             if out.len() > start {
@@ -24,5 +19,15 @@ pub fn write(out: &mut String, info: &BatchInfo, e: &Event<'_>) {
             out.push('=');
             crate::digits::push_u64(out, value);
         }
+    }
+}
+
+/// The arguments alone, without the counters (the csv format gives those columns).
+pub fn write_args(out: &mut String, info: &BatchInfo, e: &Event<'_>) {
+    let payload = e.payload();
+    payload.write_args(out, e.strings);
+    if let Some(name) = payload.pipeline().and_then(|p| info.pipeline_name(p)) {
+        out.push_str(", pipeline_name=");
+        push_quoted(out, name.as_bytes());
     }
 }
