@@ -115,3 +115,57 @@ fn report_of(file: &std::path::Path, extra: &[&str]) -> Vec<u8> {
     );
     out.stdout
 }
+
+#[test]
+fn perfetto_draws_the_innermost_ranges_counters_as_gpu_counter_tracks() {
+    // The counters scenario to Perfetto: a descriptor names the seven statistics (ids 1 to
+    // 7, in the text formats' order), and each draw and dispatch sets its statistics at its
+    // begin and back to 0 at its end; render passes whose draws are drawn, and command
+    // buffers' sums, are not (they would overlap them on the same tracks).
+    let dir = TempDir::new("counters-tracks");
+    let file = traced_to(&dir, "trace.pftrace");
+    let trace = utrace_tests::perfetto_trace::decode(&std::fs::read(&file).unwrap()).unwrap();
+    let events: Vec<(u64, &utrace_tests::perfetto_trace::GpuCounterEvent)> = trace
+        .packet
+        .iter()
+        .filter_map(|p| Some((p.timestamp.unwrap_or(0), p.gpu_counter_event.as_ref()?)))
+        .collect();
+    let descriptor = events
+        .iter()
+        .find_map(|(_, e)| e.counter_descriptor.as_ref())
+        .expect("a counter descriptor");
+    let names: Vec<(u32, &str)> = descriptor
+        .specs
+        .iter()
+        .map(|s| (s.counter_id.unwrap(), s.name.as_deref().unwrap()))
+        .collect();
+    let want: Vec<(u32, &str)> = NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i as u32 + 1, *n))
+        .collect();
+    assert_eq!(names, want);
+    // The samples of one counter, in order: (time, value).
+    let samples = |id: u32| -> Vec<(u64, i64)> {
+        events
+            .iter()
+            .flat_map(|(ts, e)| {
+                e.counters
+                    .iter()
+                    .filter(move |c| c.counter_id == Some(id))
+                    .map(move |c| (*ts, c.int_value.unwrap_or(0)))
+            })
+            .collect()
+    };
+    // Vertex invocations: the three draws (24, 3, 3), each set then reset.
+    let vertices: Vec<i64> = samples(3).iter().map(|s| s.1).collect();
+    assert_eq!(vertices, [24, 0, 3, 0, 3, 0]);
+    // Compute invocations: the dispatch (960), then the reusable one's runs (64, 128, 192).
+    let compute = samples(7);
+    let values: Vec<i64> = compute.iter().map(|s| s.1).collect();
+    assert_eq!(values, [960, 0, 64, 0, 128, 0, 192, 0]);
+    // Each reset comes after its set.
+    for pair in compute.chunks(2) {
+        assert!(pair[1].0 >= pair[0].0, "{compute:?}");
+    }
+}

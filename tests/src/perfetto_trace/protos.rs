@@ -1,6 +1,7 @@
 //! The protos a written trace is decoded with: prost messages of the fields the tests read,
 //! field numbers from Perfetto's protos (trace_packet.proto, gpu_render_stage_event.proto,
-//! vulkan_api_event.proto, clock_snapshot.proto, interned_data.proto, gpu_log.proto).
+//! vulkan_api_event.proto, clock_snapshot.proto, interned_data.proto, gpu_log.proto,
+//! gpu_counter_event.proto, gpu_counter_descriptor.proto).
 
 use prost::Message;
 
@@ -34,6 +35,45 @@ pub struct TracePacket {
     pub vulkan_api_event: Option<VulkanApiEvent>,
     #[prost(message, optional, tag = "63")]
     pub gpu_log: Option<GpuLog>,
+    #[prost(message, optional, tag = "52")]
+    pub gpu_counter_event: Option<GpuCounterEvent>,
+}
+
+/// gpu_counter_event.proto: a descriptor of the counters, or their values at the packet's
+/// time.
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuCounterEvent {
+    #[prost(message, optional, tag = "1")]
+    pub counter_descriptor: Option<GpuCounterDescriptor>,
+    #[prost(message, repeated, tag = "2")]
+    pub counters: Vec<GpuCounter>,
+    #[prost(int32, optional, tag = "3")]
+    pub gpu_id: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuCounter {
+    #[prost(uint32, optional, tag = "1")]
+    pub counter_id: Option<u32>,
+    #[prost(int64, optional, tag = "2")]
+    pub int_value: Option<i64>,
+}
+
+/// gpu_counter_descriptor.proto: the counters' specs.
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuCounterDescriptor {
+    #[prost(message, repeated, tag = "1")]
+    pub specs: Vec<GpuCounterSpec>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuCounterSpec {
+    #[prost(uint32, optional, tag = "1")]
+    pub counter_id: Option<u32>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(int32, optional, tag = "7")]
+    pub numerator_units: Option<i32>,
 }
 
 /// gpu_log.proto: the layer's end record.

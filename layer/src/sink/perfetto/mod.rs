@@ -16,6 +16,7 @@
 //!   gate of every device (through the [`SessionHooks`] the core gave); and the
 //!   [`PerfettoLifecycle`] the core tells of its devices and frame window.
 
+mod counter_tracks;
 mod file_drain;
 mod file_session;
 pub mod render_stages;

@@ -42,6 +42,7 @@ use perfetto_sdk_protos_gpu::protos::trace::gpu::vulkan_api_event::{
 use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelude::*;
 use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
+use super::counter_tracks;
 use super::sequence::SequenceState;
 use super::sequence_start::{DeviceHeader, BOOTTIME_CLOCK_ID, CONTEXT_IID, GPU_CLOCK_ID};
 use super::stage_event::{Stage, StageEncoder};
@@ -97,6 +98,9 @@ pub struct RenderStageSink {
     frame_text: String,
     /// The file session's failed writes seen so far (`file_drain::lost_since`).
     losses_seen: u64,
+    /// The begin of the last draw whose counters went on the counter tracks: its render
+    /// pass's do not (`counter_tracks`).
+    last_counted_draw_ns: Option<u64>,
 }
 
 impl RenderStageSink {
@@ -107,6 +111,7 @@ impl RenderStageSink {
             encoder: StageEncoder::default(),
             frame_text: String::new(),
             losses_seen: 0,
+            last_counted_draw_ns: None,
         }
     }
 
@@ -143,7 +148,7 @@ impl RenderStageSink {
         }
         self.header.start(ctx, state);
         let (queue_iid, interned) = self.intern(ctx, state, info, slice);
-        let bytes = self.write_stages(ctx, info, queue_iid, slice);
+        let bytes = self.write_stages(ctx, state, info, queue_iid, slice);
         super::file_drain::handed(bytes + interned + SLICE_FRAMING);
     }
 
@@ -267,6 +272,7 @@ impl RenderStageSink {
     fn write_stages(
         &mut self,
         ctx: &mut TraceContext<'_, SequenceState>,
+        state: &mut SequenceState,
         info: &BatchInfo,
         queue_iid: u64,
         slice: &[Range<'_>],
@@ -301,6 +307,16 @@ impl RenderStageSink {
             );
             bytes += fields.len() as u64 + PACKET_FRAMING;
             ctx.add_packet(|packet: &mut TracePacket| packet.msg.append_bytes(fields));
+            let last_draw = &mut self.last_counted_draw_ns;
+            if let Some(counters) = stage
+                .counters
+                .filter(|c| counter_tracks::innermost(last_draw, range, c))
+            {
+                let gpu = self.header.device;
+                bytes += counter_tracks::describe(ctx, state, gpu);
+                bytes += counter_tracks::sample(ctx, e.ns, gpu, counters, false);
+                bytes += counter_tracks::sample(ctx, range.end_ns, gpu, counters, true);
+            }
         }
         bytes
     }

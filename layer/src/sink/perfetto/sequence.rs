@@ -19,6 +19,8 @@ pub struct SequenceState {
     pub last_snapshot: Option<Instant>,
     /// How many of the sink's object names this sequence has sent.
     pub names_sent: usize,
+    /// The GPU counters' descriptor was sent (`counter_tracks`).
+    pub counters_described: bool,
 }
 
 impl Default for SequenceState {
@@ -31,6 +33,7 @@ impl Default for SequenceState {
             next_iid: 0,
             last_snapshot: None,
             names_sent: 0,
+            counters_described: false,
         }
     }
 }
@@ -45,6 +48,7 @@ impl Clear for SequenceState {
         self.next_iid = 0;
         self.last_snapshot = None;
         self.names_sent = 0;
+        self.counters_described = false;
     }
 }
 

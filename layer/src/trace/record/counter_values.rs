@@ -31,6 +31,11 @@ impl Counters {
     /// The statistics' names in outputs (Vulkan's, in snake case).
     pub const NAMES: [&'static str; STATISTICS] = utrace_format::COUNTER_NAMES;
 
+    /// A command buffer's sum of its ranges (not a range of its own).
+    pub fn is_sum(&self) -> bool {
+        self.shown == Shown::All
+    }
+
     /// The (name, value) pairs this range shows: its statistics where measured, then
     /// `partial=1` where an application's own query overlapped it.
     pub fn shown(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {

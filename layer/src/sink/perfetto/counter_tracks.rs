@@ -1,0 +1,118 @@
+//! Pipeline statistics as Perfetto GPU counter tracks (`GPU_TRACE_COUNTERS=pipeline`),
+//! beside the render stages, as AGI's traces lay out GPU counters: a
+//! `GpuCounterEvent.counter_descriptor` names the seven statistics once per sequence state,
+//! then each innermost counted range sets its statistics at its begin and sets them back
+//! to 0 at its end, so that a track shows each draw's or dispatch's count during it.
+//!
+//! Only the innermost counted ranges are drawn: a render pass whose draws were counted
+//! would overlap them on the same tracks, and a command buffer's sum would cover all.
+
+use perfetto_sdk::data_source::TraceContext;
+use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
+use perfetto_sdk_protos_gpu::protos::common::gpu_counter_descriptor::{
+    GpuCounterDescriptor, GpuCounterDescriptorGpuCounterGroup as Group,
+    GpuCounterDescriptorGpuCounterSpec as Spec, GpuCounterDescriptorMeasureUnit as Unit,
+};
+use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_counter_event::{
+    GpuCounterEvent, GpuCounterEventGpuCounter,
+};
+use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
+use utrace_format::COUNTER_NAMES;
+
+use super::sequence::SequenceState;
+use super::sequence_start::GPU_CLOCK_ID;
+use super::stage_pairs::Range;
+use crate::sink::Counters;
+
+/// Each statistic's unit and group, in the order of [`COUNTER_NAMES`] (its counter id is
+/// its place, from 1).
+const KINDS: [(Unit, Group); 7] = [
+    (Unit::Vertex, Group::Vertices),
+    (Unit::Primitive, Group::Primitives),
+    (Unit::Vertex, Group::Vertices),
+    (Unit::Primitive, Group::Primitives),
+    (Unit::Primitive, Group::Primitives),
+    (Unit::Fragment, Group::Fragments),
+    (Unit::Instruction, Group::Compute),
+];
+
+/// Sends the counters' descriptor for device `gpu_id` if this sequence state has not.
+/// Returns the bytes sent (counted generously).
+pub fn describe(
+    ctx: &mut TraceContext<'_, SequenceState>,
+    state: &mut SequenceState,
+    gpu_id: u32,
+) -> u64 {
+    if state.counters_described {
+        return 0;
+    }
+    state.counters_described = true;
+    ctx.add_packet(|packet: &mut TracePacket| {
+        packet.set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
+        packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
+            event.set_counter_descriptor(|d: &mut GpuCounterDescriptor| {
+                for (i, (name, (unit, group))) in COUNTER_NAMES.iter().zip(KINDS).enumerate() {
+                    d.set_specs(|s: &mut Spec| {
+                        s.set_counter_id(i as u32 + 1);
+                        s.msg.append_type2_field(2, name.as_bytes());
+                        s.set_numerator_units(unit);
+                        s.set_select_by_default(true);
+                        s.set_groups(group);
+                    });
+                }
+            });
+            event.set_gpu_id(gpu_id as i32);
+        });
+    });
+    COUNTER_NAMES.iter().map(|n| n.len() as u64 + 16).sum()
+}
+
+/// The statistics `counters` shows, set at `ns` (its range's begin), or back to 0 (its
+/// end, `zero`), on device `gpu_id`'s tracks. Returns the bytes sent (counted generously).
+pub fn sample(
+    ctx: &mut TraceContext<'_, SequenceState>,
+    ns: u64,
+    gpu_id: u32,
+    counters: &Counters,
+    zero: bool,
+) -> u64 {
+    let n = counters
+        .shown()
+        .filter(|(name, _)| COUNTER_NAMES.contains(name))
+        .count() as u64;
+    ctx.add_packet(|packet: &mut TracePacket| {
+        packet.set_timestamp(ns);
+        packet.set_timestamp_clock_id(GPU_CLOCK_ID);
+        packet.set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
+        packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
+            for (name, value) in counters.shown() {
+                let Some(i) = COUNTER_NAMES.iter().position(|c| *c == name) else {
+                    continue;
+                };
+                event.set_counters(|c: &mut GpuCounterEventGpuCounter| {
+                    c.set_counter_id(i as u32 + 1);
+                    c.set_int_value(if zero { 0 } else { value as i64 });
+                });
+            }
+            event.set_gpu_id(gpu_id as i32);
+        });
+    });
+    32 + 16 * n
+}
+
+/// Whether `range`'s counters go on the counter tracks: measured, not a command buffer's
+/// sum, and not a render pass whose draws went there already (`last_draw`: the begin of
+/// the last draw that did).
+pub fn innermost(last_draw: &mut Option<u64>, range: &Range<'_>, counters: &Counters) -> bool {
+    if !counters.measured || counters.is_sum() {
+        return false;
+    }
+    match range.begin.info().range {
+        "render_pass" | "rendering" => last_draw.is_none_or(|draw| draw < range.begin.ns),
+        "draw" | "draw_indexed" | "draw_indirect" | "draw_indirect_count" | "draw_multi" => {
+            *last_draw = Some(range.begin.ns);
+            true
+        }
+        _ => true,
+    }
+}
