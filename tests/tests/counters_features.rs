@@ -2,6 +2,7 @@
 //! statistics, seen by the fault layer beneath it, with validation beneath both.
 
 use utrace_tests::checks::assert_clean;
+use utrace_tests::counter_checks::{counters, NAMES};
 use utrace_tests::harness::{Run, TempDir, Workload};
 use utrace_tests::workload;
 
@@ -86,4 +87,40 @@ fn without_counters_or_with_a_wrong_value_the_device_is_as_the_application_asked
         "{}",
         run.stderr
     );
+}
+
+/// A compute family without graphics gets the compute statistic only, and a transfer-only
+/// family none: the AMD shape of the fault layer lists both beside Lavapipe's family, the
+/// `compute-queue` scenario runs a dispatch of 15 x 64 invocations on the first and a fill
+/// on the second, validation beneath (a statistic the family cannot count, or a query on
+/// the transfer family, would be a validation error).
+#[test]
+fn a_compute_family_gets_the_compute_statistic_only_and_a_transfer_family_none() {
+    let dir = TempDir::new("counters-compute-family");
+    let workload = workload!("compute-queue").env("UTRACE_SHAPE", "amd");
+    let (run, _) = features_seen(workload, Some("pipeline"), &dir);
+    // The shape's ticks are not the host's clock: the trace is read, not matched to the
+    // submissions' CPU windows (tests/hardware_shapes.rs checks the same run's times).
+    let trace = utrace_tests::trace_txt::parse_trace(&run.stdout).expect("a txt trace");
+    assert_eq!(
+        trace.batches.len(),
+        1,
+        "only the compute queue's: {}",
+        run.stdout
+    );
+    let events = &trace.batches[0].events;
+    let ends: Vec<_> = events
+        .iter()
+        .filter(|e| e.name == "end_dispatch" || e.name == "end_cmd_buffer")
+        .collect();
+    assert_eq!(ends.len(), 2, "{}", run.stdout);
+    for end in ends {
+        let shown: Vec<&str> = NAMES
+            .iter()
+            .copied()
+            .filter(|n| end.arg(n).is_some())
+            .collect();
+        assert_eq!(shown, ["compute_invocations"], "{end:?}");
+        assert_eq!(counters(end).map(|c| c[6]), Some(960), "{end:?}");
+    }
 }

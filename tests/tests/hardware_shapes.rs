@@ -372,6 +372,15 @@ fn amd_transfer_queue() {
     );
 }
 
+/// The AMD shape's compute family (no graphics), traced on its own queue beside the
+/// untraced transfer family: one batch, its times true to the shape's ticks.
+#[test]
+fn amd_compute_queue() {
+    let s = shaped("amd", "compute-queue", &[]);
+    check(&s, calibrated_slack(&s));
+    assert_eq!(s.txt.batches.len(), 1, "{:#?}", s.txt.batches);
+}
+
 #[test]
 fn v1_1_one_time() {
     v1_1("basic", &[]);

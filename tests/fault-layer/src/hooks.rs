@@ -42,7 +42,7 @@ pub const COMMANDS: &[&CStr] = &[
 /// The hook for `name`, where the fault plan mentions it.
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
     let n = name.to_str().ok()?;
-    if shape::transfer_family::enabled() {
+    if shape::extra_families::enabled() {
         if let found @ Some(_) = shape::queue_hooks::lookup(n) {
             return found;
         }

@@ -196,8 +196,8 @@ unsafe extern "system" fn create_device(
             shaped.enabled_extension_count = extensions.len() as u32;
             shaped.pp_enabled_extension_names = extensions.as_ptr();
         }
-        // The AMD shape's extra family is the driver's.
-        let queues = shape::transfer_family::driver_queues(&shaped);
+        // The AMD shape's extra families are the driver's.
+        let queues = shape::extra_families::driver_queues(&shaped);
         if let Some(queues) = &queues {
             shaped.queue_create_info_count = queues.len() as u32;
             shaped.p_queue_create_infos = queues.as_ptr();

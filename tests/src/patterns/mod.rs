@@ -14,6 +14,7 @@ use crate::vk::{check, Buffer, Device, Result};
 
 mod allocations;
 mod busy_resubmission;
+mod compute_queue;
 mod fallback;
 mod fork;
 mod host_signal;
@@ -51,6 +52,7 @@ pub const SCENARIOS: &[&str] = &[
     "unsignalled",
     "unsignalled-at-exit",
     "transfer-queue",
+    "compute-queue",
     "rerecord",
     "resubmit-busy",
     "resubmit-busy-many",
@@ -91,6 +93,7 @@ pub fn run(
         "unsignalled" => unsignalled::unsignalled(dev, sub),
         "unsignalled-at-exit" => unsignalled::unsignalled_at_exit(dev, sub),
         "transfer-queue" => transfer_queue::transfer_queue(dev, sub),
+        "compute-queue" => compute_queue::compute_queue(dev, sub),
         "rerecord" => rerecord::rerecord(dev, sub, frames),
         "resubmit-busy" => busy_resubmission::resubmit_busy(dev, sub, frames, 1),
         "resubmit-busy-many" => busy_resubmission::resubmit_busy(dev, sub, frames, 6),
@@ -133,6 +136,16 @@ pub(super) fn transfer_barrier(dev: &Device, cb: vk::CommandBuffer) {
             &[],
         );
     }
+}
+
+/// A command pool of `family`, whose command buffers are not reset one by one.
+pub(super) fn pool_of(dev: &Device, family: u32) -> Result<vk::CommandPool> {
+    let info = vk::CommandPoolCreateInfo::default().queue_family_index(family);
+    // SAFETY: valid create info for a family the device has a queue of.
+    check(
+        unsafe { dev.device.create_command_pool(&info, None) },
+        "vkCreateCommandPool",
+    )
 }
 
 pub(super) fn pool(dev: &Device) -> Result<vk::CommandPool> {

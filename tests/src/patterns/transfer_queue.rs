@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use super::pool;
+use super::{pool, pool_of};
 use crate::submitter::Submitter;
 use crate::vk::{check, monotonic_ns, Buffer, Device, Result};
 
@@ -83,13 +83,4 @@ pub(super) fn transfer_queue(dev: &Device, sub: &mut Submitter) -> Result<bool> 
     shared.destroy(dev);
     readback.destroy(dev);
     result
-}
-
-fn pool_of(dev: &Device, family: u32) -> Result<vk::CommandPool> {
-    let info = vk::CommandPoolCreateInfo::default().queue_family_index(family);
-    // SAFETY: valid create info for a family the device has a queue of.
-    check(
-        unsafe { dev.device.create_command_pool(&info, None) },
-        "vkCreateCommandPool",
-    )
 }

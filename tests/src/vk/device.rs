@@ -14,7 +14,8 @@ pub fn name_features_in_chain() {
 }
 
 /// A logical device with one queue that can do graphics, compute and transfer (and one of
-/// a transfer-only family where the device has one).
+/// a transfer-only family and one of a compute family without graphics, where the device
+/// has them).
 pub struct Device {
     pub device: ash::Device,
     /// The device extensions enabled.
@@ -31,6 +32,8 @@ pub struct Device {
     pub multi_draw: bool,
     /// A transfer-only family's queue, where the device has such a family.
     pub transfer: Option<(u32, vk::Queue)>,
+    /// A queue of a compute family without graphics, where the device has such a family.
+    pub compute: Option<(u32, vk::Queue)>,
     /// How long [`Self::wait_and_reset`] waits for a fence: 10 s, a guard against a hang
     /// that still leaves the harness's own limit to the longest work (a million draws).
     pub fence_timeout_ns: std::sync::atomic::AtomicU64,
@@ -84,28 +87,30 @@ impl Device {
                     .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
             })
             .ok_or("no graphics+compute queue family")? as u32;
-        // A transfer-only family (AMD's, or the test layer's AMD shape's) gets a queue too, as
-        // applications that stream data ask for.
-        let transfer_family = families
-            .iter()
-            .position(|f| {
-                f.queue_flags.contains(vk::QueueFlags::TRANSFER)
-                    && !f
-                        .queue_flags
-                        .intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
-            })
-            .map(|f| f as u32);
+        // A transfer-only family and a compute family without graphics (AMD's, or the test
+        // layer's AMD shape's) get a queue too, as applications that stream data or run
+        // async compute ask for.
+        let only = |has: vk::QueueFlags, lacks: vk::QueueFlags| {
+            families
+                .iter()
+                .position(|f| f.queue_flags.contains(has) && !f.queue_flags.intersects(lacks))
+                .map(|f| f as u32)
+        };
+        let transfer_family = only(
+            vk::QueueFlags::TRANSFER,
+            vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE,
+        );
+        let compute_family = only(vk::QueueFlags::COMPUTE, vk::QueueFlags::GRAPHICS);
         let priorities = [1.0f32];
-        let mut queue_info = vec![vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&priorities)];
-        if let Some(transfer) = transfer_family {
-            queue_info.push(
+        let queue_info: Vec<_> = [Some(family), transfer_family, compute_family]
+            .into_iter()
+            .flatten()
+            .map(|f| {
                 vk::DeviceQueueCreateInfo::default()
-                    .queue_family_index(transfer)
-                    .queue_priorities(&priorities),
-            );
-        }
+                    .queue_family_index(f)
+                    .queue_priorities(&priorities)
+            })
+            .collect();
         let ext_ptrs: Vec<*const c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
         let wants_multi_draw = extensions.contains(&ash::ext::multi_draw::NAME);
         // SAFETY: a live physical device.
@@ -163,10 +168,12 @@ impl Device {
             "vkCreateDevice",
         )?;
         // SAFETY: the queues were requested above.
-        let (queue, transfer) = unsafe {
+        let (queue, transfer, compute) = unsafe {
+            let queue_of = |f: Option<u32>| f.map(|f| (f, device.get_device_queue(f, 0)));
             (
                 device.get_device_queue(family, 0),
-                transfer_family.map(|f| (f, device.get_device_queue(f, 0))),
+                queue_of(transfer_family),
+                queue_of(compute_family),
             )
         };
         // SAFETY: a live physical device.
@@ -189,6 +196,7 @@ impl Device {
             pool,
             sync2: sync2 && !v1_1,
             transfer,
+            compute,
             draw_indirect_count,
             multi_draw,
             fence_timeout_ns: std::sync::atomic::AtomicU64::new(10_000_000_000),

@@ -6,12 +6,13 @@
 pub const STATISTICS: usize = 7;
 
 /// What a range shows: the graphics statistics, the compute one, or all (the command
-/// buffer's sum).
+/// buffer's sum; on a family without graphics its sum is of the compute statistic only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shown {
     Graphics,
     Compute,
     All,
+    ComputeSum,
 }
 
 /// One range's pipeline statistics, as an output prints them.
@@ -33,7 +34,7 @@ impl Counters {
 
     /// A command buffer's sum of its ranges (not a range of its own).
     pub fn is_sum(&self) -> bool {
-        self.shown == Shown::All
+        matches!(self.shown, Shown::All | Shown::ComputeSum)
     }
 
     /// The (name, value) pairs this range shows: its statistics where measured, then
@@ -52,7 +53,7 @@ impl Counters {
     fn statistics(&self) -> std::ops::Range<usize> {
         match self.shown {
             Shown::Graphics => 0..STATISTICS - 1,
-            Shown::Compute => STATISTICS - 1..STATISTICS,
+            Shown::Compute | Shown::ComputeSum => STATISTICS - 1..STATISTICS,
             Shown::All => 0..STATISTICS,
         }
     }

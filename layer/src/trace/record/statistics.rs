@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 
 use super::recorded_stats::{RecordedStats, Source};
 use super::statistics_pools::StatsPools;
-use crate::gpu::statistics_queries::POOL_QUERIES;
+use crate::gpu::statistics_queries::{COMPUTE, POOL_QUERIES};
 
 pub use super::counter_values::{Counters, Query, Shown, StatsRange, STATISTICS};
 
@@ -195,11 +195,16 @@ impl StatsRecording {
         self.pending.clear();
         let partial = self.ranges.iter().any(|r| r.partial);
         if let (Some(event), true) = (event, !self.queries.is_empty() || partial) {
+            let shown = if self.statistics == COMPUTE {
+                Shown::ComputeSum
+            } else {
+                Shown::All
+            };
             self.ranges.push(StatsRange {
                 event,
                 first: 0,
                 count: self.queries.len() as u32,
-                shown: Shown::All,
+                shown,
                 partial,
             });
         }
@@ -253,6 +258,32 @@ mod tests {
             r.queries,
             [q(0), q(1), q(3)],
             "a range with no end event counts nowhere"
+        );
+    }
+
+    #[test]
+    fn on_a_family_without_graphics_the_command_buffer_sums_the_compute_statistic_only() {
+        let mut s = StatsRecording::new(COMPUTE, false);
+        s.ended(Query { pool: 0, query: 0 });
+        s.close(Some(2), Shown::Compute);
+        let r = s.freeze(Some(3), Source::Pool);
+        assert_eq!(
+            r.ranges,
+            [
+                range(2, 0, 1, Shown::Compute, false),
+                range(3, 0, 1, Shown::ComputeSum, false),
+            ]
+        );
+        let sum = Counters {
+            shown: Shown::ComputeSum,
+            values: [0, 0, 0, 0, 0, 0, 960],
+            partial: false,
+            measured: true,
+        };
+        assert!(sum.is_sum());
+        assert_eq!(
+            sum.shown().collect::<Vec<_>>(),
+            [("compute_invocations", 960)]
         );
     }
 

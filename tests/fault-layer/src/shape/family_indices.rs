@@ -1,12 +1,12 @@
-//! Queue family indices the application passes, with the AMD shape's extra transfer family
-//! replaced by the driver's (see [`super::transfer_family`]): command pools, sharing lists
+//! Queue family indices the application passes, with the AMD shape's extra families
+//! replaced by the driver's (see [`super::extra_families`]): command pools, sharing lists
 //! of images, buffers and swapchains, and ownership transfers in barriers. A barrier
 //! between the two families becomes one within the driver's family, and a concurrent
 //! sharing list of both becomes exclusive.
 
 use ash::vk;
 
-use super::transfer_family::{driver_family, sharing};
+use super::extra_families::{driver_family, sharing};
 
 pub unsafe extern "system" fn create_command_pool(
     device: vk::Device,
@@ -26,7 +26,7 @@ pub unsafe extern "system" fn create_command_pool(
     .unwrap_or(vk::Result::ERROR_DEVICE_LOST)
 }
 
-/// A create info with a sharing list, which the extra family must not reach.
+/// A create info with a sharing list, which the extra families must not reach.
 pub trait Shared {
     /// The sharing mode, count and list, to read and replace.
     fn sharing(&mut self) -> (&mut vk::SharingMode, &mut u32, &mut *const u32);
@@ -100,7 +100,7 @@ created_shared!(
     vk::SwapchainKHR
 );
 
-/// Barriers with the extra family replaced in their ownership transfers.
+/// Barriers with the extra families replaced in their ownership transfers.
 trait Owned: Copy {
     fn families(&mut self) -> (&mut u32, &mut u32);
 }

@@ -4,7 +4,7 @@
 //! | shape   | timestampPeriod | valid bits | the device offers |
 //! |---------|-----------------|------------|-------------------|
 //! | `intel` | 52.083          | 36, wrapping `UTRACE_SHAPE_WRAP_MS` (1000) after load | everything |
-//! | `amd`   | 10.0            | 64         | everything, and a transfer-only family without timestamps |
+//! | `amd`   | 10.0            | 64         | everything, and a transfer-only family without timestamps and a compute family without graphics |
 //! | `v1_1`  | 83.333          | 64         | Vulkan 1.1: no calibrated timestamps, host query reset or timeline semaphores |
 //!
 //! Each says it is a GPU (`amd` a discrete one, the others integrated), not Lavapipe's CPU
@@ -52,12 +52,12 @@ macro_rules! instance_down {
     }};
 }
 
+pub mod extra_families;
 pub mod family_indices;
 pub mod gpu_pass;
 pub mod physical;
 pub mod queries;
 pub mod queue_hooks;
-pub mod transfer_family;
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -77,13 +77,13 @@ pub struct Shape {
     wrap_ms: u64,
     /// Vulkan 1.1: no calibrated timestamps, host query reset or timeline semaphores.
     pub v1_1: bool,
-    /// An extra transfer-only family without timestamps (see [`transfer_family`]).
-    pub transfer_family: bool,
+    /// Extra transfer-only and compute families (see [`extra_families`]).
+    pub extra_families: bool,
 }
 
 impl Shape {
     fn new(name: &'static str, period: f32, valid_bits: u32, v1_1: bool) -> Shape {
-        let transfer_family = name == "amd";
+        let extra_families = name == "amd";
         let mask = if valid_bits >= 64 {
             u64::MAX
         } else {
@@ -103,7 +103,7 @@ impl Shape {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(1000),
             v1_1,
-            transfer_family,
+            extra_families,
         }
     }
 

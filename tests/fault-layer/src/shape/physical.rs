@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr};
 
 use ash::vk;
 
-use super::{shape, transfer_family, Shape};
+use super::{extra_families, shape, Shape};
 
 /// Extensions a Vulkan 1.1-class device does not have.
 const NOT_ON_1_1: &[&CStr] = &[
@@ -81,9 +81,9 @@ pub unsafe extern "system" fn get_physical_device_properties2(
     unsafe { apply(&mut (*props).properties) };
 }
 
-/// The driver's families, shaped, then the AMD shape's extra one where there is room:
+/// The driver's families, shaped, then the AMD shape's extra ones where there is room:
 /// `fill(count, props)` calls the driver with the two-call idiom's arguments; `extra`
-/// writes the extra family into an element.
+/// writes the nth extra family into an element.
 ///
 /// # Safety
 /// `count` is valid; `props` null or room for `*count` elements.
@@ -92,12 +92,12 @@ unsafe fn families<T>(
     props: *mut T,
     mut fill: impl FnMut(*mut u32, *mut T),
     shape_one: impl Fn(&mut T),
-    extra: impl Fn(&mut T),
+    extra: impl Fn(u32, &mut T),
 ) {
     let mut driver = 0u32;
     fill(&mut driver, std::ptr::null_mut());
-    transfer_family::set_driver_families(driver);
-    let listed = driver + u32::from(transfer_family::enabled());
+    extra_families::set_driver_families(driver);
+    let listed = driver + extra_families::listed();
     // SAFETY: as the caller promises.
     unsafe {
         if props.is_null() {
@@ -109,9 +109,11 @@ unsafe fn families<T>(
         fill(&mut written, props);
         let families = std::slice::from_raw_parts_mut(props, room as usize);
         families[..written as usize].iter_mut().for_each(&shape_one);
-        if written == driver && room > driver && listed > driver {
-            extra(&mut families[driver as usize]);
-            written += 1;
+        if written == driver {
+            while written < room.min(listed) {
+                extra(written - driver, &mut families[written as usize]);
+                written += 1;
+            }
         }
         *count = written;
     }
@@ -138,7 +140,7 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties(
             props,
             fill,
             |f| apply_family(s, f),
-            |f| *f = transfer_family::properties(),
+            |nth, f| *f = extra_families::properties(nth),
         )
     };
 }
@@ -157,7 +159,7 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
             (physical, count, props)
         );
     };
-    // SAFETY: the caller's two-call arguments. The extra family's own chain (if the caller
+    // SAFETY: the caller's two-call arguments. The extra families' own chains (if the caller
     // gave one) is left as the caller set it.
     unsafe {
         families(
@@ -165,19 +167,19 @@ pub unsafe extern "system" fn get_physical_device_queue_family_properties2(
             props,
             fill,
             |f| apply_family(s, &mut f.queue_family_properties),
-            |f| f.queue_family_properties = transfer_family::properties(),
+            |nth, f| f.queue_family_properties = extra_families::properties(nth),
         )
     };
 }
 
-/// The extra family presents nothing.
+/// The extra families present nothing.
 pub unsafe extern "system" fn get_physical_device_surface_support(
     physical: vk::PhysicalDevice,
     family: u32,
     surface: vk::SurfaceKHR,
     supported: *mut vk::Bool32,
 ) -> vk::Result {
-    if transfer_family::is_extra(family) {
+    if extra_families::is_extra(family) {
         // SAFETY: the caller's output.
         unsafe { *supported = vk::FALSE };
         return vk::Result::SUCCESS;

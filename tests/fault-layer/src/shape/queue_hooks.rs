@@ -1,19 +1,19 @@
 //! The commands that name a queue, given the driver's queue in place of the AMD shape's
-//! extra transfer family's (see [`super::transfer_family`]), and the hooks for the
-//! family's commands.
+//! extra families' (see [`super::extra_families`]), and the hooks for the
+//! families' commands.
 
 use std::ffi::CStr;
 
 use ash::vk;
 
+use super::extra_families::{driver_object, driver_queue, fake_queue, is_extra, DRIVER_FAMILY};
 use super::family_indices::{
     cmd_pipeline_barrier, cmd_pipeline_barrier2, cmd_wait_events, create_command_pool,
     create_image, create_swapchain,
 };
-use super::transfer_family::{driver_object, driver_queue, fake_queue, is_extra, DRIVER_FAMILY};
 use crate::faults;
 
-/// The hook for `name`, for the AMD shape's extra family.
+/// The hook for `name`, for the AMD shape's extra families.
 pub fn lookup(name: &str) -> vk::PFN_vkVoidFunction {
     macro_rules! hook {
         ($f:expr) => {
@@ -70,7 +70,7 @@ unsafe extern "system" fn get_device_queue(
     index: u32,
     out: *mut vk::Queue,
 ) {
-    let extra = is_extra(family);
+    let (asked, extra) = (family, is_extra(family));
     let (family, index) = if extra {
         (DRIVER_FAMILY, 0)
     } else {
@@ -84,7 +84,7 @@ unsafe extern "system" fn get_device_queue(
     );
     if extra {
         // SAFETY: the driver's queue, just written.
-        unsafe { *out = fake_queue(*out) };
+        unsafe { *out = fake_queue(asked, *out) };
     }
 }
 
@@ -95,7 +95,7 @@ unsafe extern "system" fn get_device_queue2(
 ) {
     // SAFETY: the caller's valid info, copied.
     let mut own = unsafe { *info };
-    let extra = is_extra(own.queue_family_index);
+    let (asked, extra) = (own.queue_family_index, is_extra(own.queue_family_index));
     if extra {
         own.queue_family_index = DRIVER_FAMILY;
         own.queue_index = 0;
@@ -108,7 +108,7 @@ unsafe extern "system" fn get_device_queue2(
     );
     if extra {
         // SAFETY: the driver's queue, just written.
-        unsafe { *out = fake_queue(*out) };
+        unsafe { *out = fake_queue(asked, *out) };
     }
 }
 

@@ -1,20 +1,24 @@
-//! The AMD shape's extra queue family: transfer only, `timestampValidBits` 0, one queue,
-//! listed after the driver's families.
+//! The AMD shape's extra queue families, listed after the driver's, one queue each, as
+//! RADV lists them beside its graphics family:
+//! - a transfer-only family with `timestampValidBits` 0 (a DMA queue that is not traced);
+//! - a compute family without graphics (`COMPUTE | TRANSFER`, timestamps as the shape's),
+//!   which is traced and gets only the compute pipeline statistic.
 //!
-//! Lavapipe has one family with one queue, so the extra family's queue is that same driver
+//! Lavapipe has one family with one queue, so each extra family's queue is that same driver
 //! queue behind a handle of this layer's making ([`FakeQueue`]: a dispatchable object whose
 //! first word the loader fills in like any queue's). So that the layers beneath never see
-//! the family or the handle:
-//! - `vkCreateDevice` asks for the driver's family instead of the extra one;
+//! the families or the handles:
+//! - `vkCreateDevice` asks for the driver's family instead of the extra ones;
 //! - every command that takes a queue is given the driver's queue, under one lock, since
-//!   the application may use "both" queues from two threads;
+//!   the application may use "all" the queues from several threads;
 //! - every queue family index the application passes (command pools, ownership barriers,
-//!   sharing lists) has the extra family replaced by the driver's. A barrier between the two
-//!   becomes one within a family, and a concurrent sharing list of both becomes exclusive.
+//!   sharing lists) has the extra families replaced by the driver's. A barrier between two
+//!   becomes one within a family, and a concurrent sharing list of several becomes
+//!   exclusive.
 //!
-//! What it cannot emulate: work on one of the two queues that waits for a later submission
-//! on the other (wait-before-signal) would wait forever, the two being one queue. The
-//! barriers of `vkCmdWaitEvents2` and `vkCmdSetEvent2` are not translated.
+//! What it cannot emulate: work on one queue that waits for a later submission on another
+//! (wait-before-signal) would wait forever, the queues being one. The barriers of
+//! `vkCmdWaitEvents2` and `vkCmdSetEvent2` are not translated.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,25 +30,37 @@ use parking_lot::Mutex;
 
 use super::shape;
 
-/// The extra family's index (the driver's family count), once known.
-static EXTRA: AtomicU32 = AtomicU32::new(u32::MAX);
+/// The first extra family's index (the driver's family count), once known.
+static FIRST: AtomicU32 = AtomicU32::new(u32::MAX);
 
-/// The family whose queue the extra family's stands for.
+/// How many families the shape adds: transfer-only, then compute.
+pub const COUNT: u32 = 2;
+
+/// The family whose queue the extra families' stand for.
 pub const DRIVER_FAMILY: u32 = 0;
 
-/// Whether the chosen shape lists the extra family.
+/// Whether the chosen shape lists the extra families.
 pub fn enabled() -> bool {
-    shape().is_some_and(|s| s.transfer_family)
+    shape().is_some_and(|s| s.extra_families)
 }
 
-/// Notes the driver's family count: the extra family comes after.
+/// Notes the driver's family count: the extra families come after.
 pub fn set_driver_families(count: u32) {
-    EXTRA.store(count, Ordering::Relaxed);
+    FIRST.store(count, Ordering::Relaxed);
+}
+
+/// How many families the application sees beside the driver's.
+pub fn listed() -> u32 {
+    if enabled() {
+        COUNT
+    } else {
+        0
+    }
 }
 
 /// `family` as the driver knows it.
 pub fn driver_family(family: u32) -> u32 {
-    if enabled() && family == EXTRA.load(Ordering::Relaxed) {
+    if is_extra(family) {
         DRIVER_FAMILY
     } else {
         family
@@ -52,15 +68,23 @@ pub fn driver_family(family: u32) -> u32 {
 }
 
 pub fn is_extra(family: u32) -> bool {
-    enabled() && family == EXTRA.load(Ordering::Relaxed)
+    let first = FIRST.load(Ordering::Relaxed);
+    enabled() && family >= first && family - first < COUNT
 }
 
-/// The extra family's properties.
-pub fn properties() -> vk::QueueFamilyProperties {
+/// The properties of the extra family at `nth` place (0: transfer, 1: compute).
+pub fn properties(nth: u32) -> vk::QueueFamilyProperties {
+    let (queue_flags, timestamp_valid_bits) = match nth {
+        0 => (vk::QueueFlags::TRANSFER, 0),
+        _ => (
+            vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
+            shape().map_or(64, |s| s.valid_bits),
+        ),
+    };
     vk::QueueFamilyProperties {
-        queue_flags: vk::QueueFlags::TRANSFER,
+        queue_flags,
         queue_count: 1,
-        timestamp_valid_bits: 0,
+        timestamp_valid_bits,
         min_image_transfer_granularity: vk::Extent3D {
             width: 1,
             height: 1,
@@ -69,7 +93,7 @@ pub fn properties() -> vk::QueueFamilyProperties {
     }
 }
 
-/// A queue of the extra family: the loader writes its dispatch pointer into the first
+/// A queue of an extra family: the loader writes its dispatch pointer into the first
 /// word, as into every dispatchable object.
 #[repr(C)]
 struct FakeQueue {
@@ -77,26 +101,26 @@ struct FakeQueue {
     driver: vk::Queue,
 }
 
-/// Fake queues by handle: the driver's queue each stands for.
-static FAKES: LazyLock<Mutex<HashMap<u64, vk::Queue>>> = LazyLock::new(Default::default);
-/// Held around every command given a queue while the extra family is listed.
+/// Fake queues by handle: the extra family each is of, and the driver's queue it stands for.
+static FAKES: LazyLock<Mutex<HashMap<u64, (u32, vk::Queue)>>> = LazyLock::new(Default::default);
+/// Held around every command given a queue while the extra families are listed.
 static QUEUE_LOCK: Mutex<()> = Mutex::new(());
 
-/// The fake queue standing for `driver` (made once; it lives as long as the process, like
-/// the driver's queue handles the application may keep).
+/// The fake queue of extra family `family` standing for `driver` (made once; it lives as
+/// long as the process, like the driver's queue handles the application may keep).
 ///
 /// # Safety
 /// `driver` is a live queue handle.
-pub unsafe fn fake_queue(driver: vk::Queue) -> vk::Queue {
+pub unsafe fn fake_queue(family: u32, driver: vk::Queue) -> vk::Queue {
     let mut fakes = FAKES.lock();
-    if let Some((&fake, _)) = fakes.iter().find(|(_, &d)| d == driver) {
+    if let Some((&fake, _)) = fakes.iter().find(|(_, &v)| v == (family, driver)) {
         return vk::Queue::from_raw(fake);
     }
     // SAFETY: a dispatchable handle points at its dispatch pointer.
     let dispatch = unsafe { *(driver.as_raw() as usize as *const usize) };
     let fake = Box::leak(Box::new(FakeQueue { dispatch, driver }));
     let handle = vk::Queue::from_raw(fake as *mut FakeQueue as usize as u64);
-    fakes.insert(handle.as_raw(), driver);
+    fakes.insert(handle.as_raw(), (family, driver));
     handle
 }
 
@@ -105,7 +129,7 @@ pub fn driver_queue(queue: vk::Queue) -> (vk::Queue, Option<parking_lot::MutexGu
     if !enabled() {
         return (queue, None);
     }
-    let driver = FAKES.lock().get(&queue.as_raw()).copied().unwrap_or(queue);
+    let driver = FAKES.lock().get(&queue.as_raw()).map_or(queue, |f| f.1);
     (driver, Some(QUEUE_LOCK.lock()))
 }
 
@@ -114,10 +138,10 @@ pub fn driver_object(kind: vk::ObjectType, handle: u64) -> u64 {
     if kind != vk::ObjectType::QUEUE || !enabled() {
         return handle;
     }
-    FAKES.lock().get(&handle).map_or(handle, |q| q.as_raw())
+    FAKES.lock().get(&handle).map_or(handle, |f| f.1.as_raw())
 }
 
-/// A sharing list with the extra family replaced (and then repeated) families removed: the
+/// A sharing list with the extra families replaced (and then repeated) families removed: the
 /// mode, and the list to pass down.
 pub fn sharing(mode: vk::SharingMode, families: &[u32]) -> (vk::SharingMode, Vec<u32>) {
     let mut list: Vec<u32> = Vec::with_capacity(families.len());
@@ -134,7 +158,7 @@ pub fn sharing(mode: vk::SharingMode, families: &[u32]) -> (vk::SharingMode, Vec
     }
 }
 
-/// The device's queue requests with the extra family's replaced by one of the driver's
+/// The device's queue requests with the extra families' replaced by one of the driver's
 /// family (unless asked for already); `None` when nothing changes.
 ///
 /// # Safety
