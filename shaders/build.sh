@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 for src in *.comp *.vert *.frag *.rgen *.rmiss *.rchit *.rahit *.task *.mesh; do
   [ -e "$src" ] || continue
   case "$src" in
-    fill.comp|triangle.vert|triangle.frag|shape_ticks.comp) env=() ;;
+    fill.comp|triangle.vert|triangle.frag|full_screen.vert|shape_ticks.comp) env=() ;;
     *) env=(--target-env vulkan1.3) ;;
   esac
   glslangValidator -V --quiet "${env[@]}" "$src" -o "$src.spv"

@@ -266,3 +266,36 @@ fn a_reusable_command_buffer_whose_statistics_do_not_fit_its_slot_says_so() {
     let said = "do not fit its run slot";
     assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
 }
+
+/// A full-screen triangle over the 64 x 64 target: 3 vertices, 1 primitive that clipping
+/// turns into 3 (the part inside the viewport, the whole target, drawn as a fan of three
+/// triangles, one of them empty), and the fragment shader invocations the driver counts
+/// for W x H pixels (docs/formats.md).
+fn full_screen_fragments(on_25: bool) -> u64 {
+    let dir = TempDir::new("counters-full-screen");
+    let mut workload = workload!("counters-full-screen");
+    if on_25 {
+        workload = workload.on_lavapipe_25();
+    }
+    let (run, trace) = counted(workload, &dir);
+    let events = &trace.batches[0].events;
+    let draw = counters(named(events, "end_draw")[0]).expect("the draw's counters");
+    assert_eq!(draw[..5], [3, 1, 3, 1, 3], "{}", run.stdout);
+    let pass = counters(named(events, "end_render_pass")[0]).expect("the pass's counters");
+    assert_eq!(pass, draw, "one draw: its pass's");
+    draw[5]
+}
+
+/// Lavapipe 22.3 counts W x H + 256: the pixels along the diagonal the fan's two halves
+/// share are counted for both, 256 being 16 blocks of 4 x 4 pixels along a 64-pixel
+/// diagonal.
+#[test]
+fn a_full_screen_triangle_counts_each_pixel_and_the_seams_blocks_twice_on_lavapipe_22() {
+    assert_eq!(full_screen_fragments(false), 64 * 64 + 256);
+}
+
+/// Lavapipe 25.0 counts W x H: each pixel shaded once.
+#[test]
+fn a_full_screen_triangle_shades_each_pixel_once_on_lavapipe_25() {
+    assert_eq!(full_screen_fragments(true), 64 * 64);
+}

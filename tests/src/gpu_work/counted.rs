@@ -174,3 +174,35 @@ pub fn counters_unread(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     data.destroy(dev);
     Ok(true)
 }
+
+/// One full-screen triangle (3 vertices whose triangle covers the whole 64 x 64 target) in
+/// a render pass of one draw: how many fragment shader invocations a driver counts for
+/// W x H pixels (see `GPU_TRACE_COUNTERS` in docs/formats.md).
+pub fn counters_full_screen(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let target = SceneTarget::new(dev, false)?;
+    let full_screen = Pipeline::full_screen(
+        dev,
+        Target::Subpass {
+            pass: target.pass,
+            subpass: 0,
+            depth: false,
+        },
+    )?;
+    let cb = record_once(dev, |cb| {
+        let begin = target.begin_info();
+        // SAFETY: `cb` is recording; every object belongs to this device.
+        unsafe {
+            dev.device
+                .cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            full_screen.bind(dev, cb);
+            dev.device.cmd_draw(cb, 3, 1, 0, 0);
+            dev.device.cmd_end_render_pass(cb);
+        }
+        Ok(())
+    })?;
+    sub.submit("full-screen", &[cb], None)?;
+    free(dev, &[cb]);
+    full_screen.destroy(dev);
+    target.destroy(dev);
+    Ok(true)
+}

@@ -29,7 +29,12 @@ pub const SCENARIOS: &[&str] = &[
 ];
 
 /// Scenarios of this module that `all-gpu-work` leaves out (run on their own).
-pub const ALONE: &[&str] = &["counters", "counters-own-query", "counters-unread"];
+pub const ALONE: &[&str] = &[
+    "counters",
+    "counters-own-query",
+    "counters-unread",
+    "counters-full-screen",
+];
 
 /// Instance extensions these scenarios use (labels and debug markers).
 pub const INSTANCE_EXTENSIONS: &[&std::ffi::CStr] =
@@ -71,6 +76,7 @@ pub fn run(
             "counters" => counted::counters(dev, sub)?,
             "counters-own-query" => counted::counters_own_query(dev, sub)?,
             "counters-unread" => counted::counters_unread(dev, sub)?,
+            "counters-full-screen" => counted::counters_full_screen(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

@@ -28,6 +28,18 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(dev: &Device, target: Target) -> Result<Pipeline> {
+        let vert = &include_bytes!("../../../shaders/triangle.vert.spv")[..];
+        Self::with_vertex_shader(dev, target, vert)
+    }
+
+    /// The pipeline of `shaders/full_screen.vert` and `triangle.frag`: one triangle of 3
+    /// vertices that covers the whole viewport.
+    pub fn full_screen(dev: &Device, target: Target) -> Result<Pipeline> {
+        let vert = &include_bytes!("../../../shaders/full_screen.vert.spv")[..];
+        Self::with_vertex_shader(dev, target, vert)
+    }
+
+    fn with_vertex_shader(dev: &Device, target: Target, vert: &[u8]) -> Result<Pipeline> {
         let d = &dev.device;
         // SAFETY: a valid create info on a live device.
         let layout = check(
@@ -35,7 +47,7 @@ impl Pipeline {
             "vkCreatePipelineLayout",
         )?;
         let shaders = [
-            &include_bytes!("../../../shaders/triangle.vert.spv")[..],
+            vert,
             &include_bytes!("../../../shaders/triangle.frag.spv")[..],
         ];
         match graphics_pipeline(dev, layout, shaders, target) {
