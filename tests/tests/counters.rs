@@ -299,3 +299,31 @@ fn a_full_screen_triangle_counts_each_pixel_and_the_seams_blocks_twice_on_lavapi
 fn a_full_screen_triangle_shades_each_pixel_once_on_lavapipe_25() {
     assert_eq!(full_screen_fragments(true), 64 * 64);
 }
+
+/// An indexed draw of 12 indices over 4 distinct vertices: input assembly reads every
+/// index (12 vertices, 4 triangles); the vertex shader runs at least once per distinct
+/// vertex and at most once per index (Lavapipe 22.3 and 25.0: 4, each
+/// distinct vertex once).
+fn indexed(on_25: bool) -> [u64; 7] {
+    let dir = TempDir::new("counters-indexed");
+    let mut workload = workload!("counters-indexed");
+    if on_25 {
+        workload = workload.on_lavapipe_25();
+    }
+    let (run, trace) = counted(workload, &dir);
+    let events = &trace.batches[0].events;
+    let draw = counters(named(events, "end_draw_indexed")[0]).expect("the draw's counters");
+    assert_eq!(draw[..2], [12, 4], "{}", run.stdout);
+    assert!((4..=12).contains(&draw[2]), "{}", run.stdout);
+    draw
+}
+
+#[test]
+fn an_indexed_draw_shades_at_least_its_distinct_vertices() {
+    indexed(false);
+}
+
+#[test]
+fn an_indexed_draw_shades_at_least_its_distinct_vertices_on_lavapipe_25() {
+    indexed(true);
+}

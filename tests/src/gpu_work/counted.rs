@@ -206,3 +206,34 @@ pub fn counters_full_screen(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     target.destroy(dev);
     Ok(true)
 }
+
+/// The indices of [`counters_indexed`]: 4 triangles over 4 distinct vertices (a quad, twice).
+const QUAD_TWICE: [u32; 12] = [0, 1, 2, 2, 1, 3, 0, 1, 2, 2, 1, 3];
+
+/// One indexed draw of 12 indices naming 4 distinct vertices: a driver may shade a vertex
+/// once however often it is named, so its vertex shader invocations lie between 4 and 12.
+pub fn counters_indexed(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let target = SceneTarget::new(dev, false)?;
+    let indices = Buffer::new(dev, 48, vk::BufferUsageFlags::INDEX_BUFFER)?;
+    // SAFETY: the mapping holds 12 words; no work uses the buffer yet.
+    unsafe { std::ptr::copy_nonoverlapping(QUAD_TWICE.as_ptr(), indices.mapped as *mut u32, 12) };
+    let cb = record_once(dev, |cb| {
+        let begin = target.begin_info();
+        // SAFETY: `cb` is recording; every object belongs to this device and the index
+        // buffer holds 12 indices.
+        unsafe {
+            let d = &dev.device;
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            target.pipeline.bind(dev, cb);
+            d.cmd_bind_index_buffer(cb, indices.buffer, 0, vk::IndexType::UINT32);
+            d.cmd_draw_indexed(cb, 12, 1, 0, 0, 0);
+            d.cmd_end_render_pass(cb);
+        }
+        Ok(())
+    })?;
+    sub.submit("indexed", &[cb], None)?;
+    free(dev, &[cb]);
+    indices.destroy(dev);
+    target.destroy(dev);
+    Ok(true)
+}

@@ -34,6 +34,7 @@ pub const ALONE: &[&str] = &[
     "counters-own-query",
     "counters-unread",
     "counters-full-screen",
+    "counters-indexed",
 ];
 
 /// Instance extensions these scenarios use (labels and debug markers).
@@ -77,6 +78,7 @@ pub fn run(
             "counters-own-query" => counted::counters_own_query(dev, sub)?,
             "counters-unread" => counted::counters_unread(dev, sub)?,
             "counters-full-screen" => counted::counters_full_screen(dev, sub)?,
+            "counters-indexed" => counted::counters_indexed(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }
