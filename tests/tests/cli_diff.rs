@@ -58,6 +58,17 @@ fn diff_json(a: &Path, b: &Path, args: &[&str]) -> (Option<i32>, Value) {
 
 /// Runs the `passes` scenario (with `heavy` ten times heavier) into `dir/name`.
 fn passes(dir: &TempDir, name: &str, format: &str, heavy: Option<&str>) -> PathBuf {
+    passes_with(dir, name, format, heavy, &[])
+}
+
+/// [`passes`], with the variables `envs` set too.
+fn passes_with(
+    dir: &TempDir,
+    name: &str,
+    format: &str,
+    heavy: Option<&str>,
+    envs: &[(&str, &str)],
+) -> PathBuf {
     let path = dir.path().join(name);
     let mut w = workload!("passes")
         .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
@@ -68,6 +79,9 @@ fn passes(dir: &TempDir, name: &str, format: &str, heavy: Option<&str>) -> PathB
         .env("LP_NUM_THREADS", "0");
     if let Some(pass) = heavy {
         w = w.arg("--heavy-pass", pass).arg("--heavy-factor", "10");
+    }
+    for (k, v) in envs {
+        w = w.env(k, v);
     }
     assert_clean(&w.run(dir));
     path
@@ -171,6 +185,7 @@ fn a_trace_against_itself_changes_nothing() {
     };
     let (code, v) = diff_json(&base, &base, &[]);
     assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["counters"], Value::Null, "traced without counters: {v}");
     assert!(
         keys(&v, "hurt").is_empty() && keys(&v, "helped").is_empty(),
         "{v}"
@@ -194,6 +209,46 @@ fn a_trace_against_itself_changes_nothing() {
         text.starts_with("HURT: none\n\nHELPED: none\n\nunchanged: "),
         "{text}"
     );
+}
+
+/// With pipeline statistics in both traces, the heavy pass's dispatches are seen to be
+/// ten times the work per label range (its compute invocations), the other passes' the
+/// same; counters are counts, so one pair of runs decides (however the times came out).
+#[test]
+fn counters_say_which_pass_does_more_work() {
+    let dir = TempDir::new("cli-diff-counters");
+    let counters = [("GPU_TRACE_COUNTERS", "pipeline")];
+    let (base, heavy) = {
+        let _one_at_a_time = lavapipe();
+        (
+            passes_with(&dir, "base.txt", "txt", None, &counters),
+            passes_with(&dir, "heavy.csv", "csv", Some(HEAVY), &counters),
+        )
+    };
+    let (_, v) = diff_json(&base, &heavy, &[]);
+    let c = &v["counters"];
+    assert_eq!(c["groups"], PASSES.len(), "{c}");
+    let changed = c["changed"].as_array().expect("a list");
+    assert_eq!(changed.len(), 1, "{c}");
+    assert_eq!(changed[0]["key"], HEAVY);
+    assert_eq!(changed[0]["statistic"], "compute_invocations");
+    let ratio =
+        changed[0]["per_range_b"].as_f64().unwrap() / changed[0]["per_range_a"].as_f64().unwrap();
+    assert_eq!(ratio, 10.0, "{c}");
+    assert_eq!(changed[0]["change_pct"], 900.0);
+    let out = diff(&base, &heavy, &["--by", "label"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "counters per range: changed in 1 of {} groups",
+            PASSES.len()
+        )),
+        "{text}"
+    );
+    // Against itself: the statistics compared, nothing changed.
+    let (_, v) = diff_json(&base, &base, &[]);
+    assert_eq!(v["counters"]["changed"], serde_json::json!([]), "{v}");
+    assert_eq!(v["counters"]["groups"], PASSES.len());
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! `utrace diff A B`: which groups of ranges got slower (HURT) or faster (HELPED) from trace
 //! A to trace B, by the change of their median duration, when that change passes a
 //! threshold and is significant (Mann–Whitney p < 0.05 and a 95% bootstrap interval of the
-//! change that excludes 0).
+//! change that excludes 0). Where the traces have pipeline statistics, each group's
+//! statistics per range are compared beside the times.
 
+mod counters;
 mod output;
 
 use std::collections::BTreeMap;
@@ -66,15 +68,24 @@ pub struct Diff {
     pub unchanged: Vec<Row>,
     pub only_in_a: Vec<Row>,
     pub only_in_b: Vec<Row>,
+    /// The groups' pipeline statistics compared; `None` when neither trace has them.
+    pub counters: Option<counters::CounterDiff>,
 }
 
 /// Runs the command: prints the diff; `Ok(true)` when something got slower (HURT).
 pub fn run(args: &Args) -> Result<bool, String> {
     let (a, b) = (crate::trace::load(&args.a)?, crate::trace::load(&args.b)?);
     let spec = ranges::Spec::built_in();
-    let groups_a = durations(&ranges::pair(&a, &spec), args.by);
-    let groups_b = durations(&ranges::pair(&b, &spec), args.by);
-    let d = compare(groups_a, groups_b, args.threshold);
+    let (paired_a, paired_b) = (ranges::pair(&a, &spec), ranges::pair(&b, &spec));
+    let mut d = compare(
+        durations(&paired_a, args.by),
+        durations(&paired_b, args.by),
+        args.threshold,
+    );
+    d.counters = counters::compare(
+        &crate::analysis::counters::rows(&paired_a, args.by),
+        &crate::analysis::counters::rows(&paired_b, args.by),
+    );
     if args.json {
         crate::stdout::print(&format!("{}\n", output::json(&d)))?;
     } else {

@@ -93,6 +93,9 @@ pub fn text(d: &Diff, by: By, threshold: f64) -> String {
         }
         out.push('\n');
     }
+    if let Some(c) = &d.counters {
+        super::counters::text(c, by.heading(), &mut out);
+    }
     out
 }
 
@@ -106,7 +109,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// The diff as one JSON object of five lists of rows: `{key, count_a, count_b, median_a_ns,
 /// median_b_ns, change_pct, ci_low_pct, ci_high_pct, p_value}` (null where a value does
-/// not apply, or is infinite).
+/// not apply, or is infinite), and `counters` (null without pipeline statistics).
 pub fn json(d: &Diff) -> serde_json::Value {
     let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
     let rows = |rows: &[Row]| -> Vec<serde_json::Value> {
@@ -129,6 +132,7 @@ pub fn json(d: &Diff) -> serde_json::Value {
         "unchanged": rows(&d.unchanged),
         "only_in_a": rows(&d.only_in_a),
         "only_in_b": rows(&d.only_in_b),
+        "counters": d.counters.as_ref().map(super::counters::json),
     })
 }
 
