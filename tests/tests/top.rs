@@ -435,3 +435,53 @@ fn top_ends_with_a_stop_or_with_the_process() {
     });
     assert_clean(&run);
 }
+
+/// With `GPU_TRACE_COUNTERS=pipeline` in the application's environment (and no tracing
+/// variable: idle until watched), each second's line carries the pipeline statistics of
+/// the command buffers counted in it: the `frames` scenario dispatches 4,096 invocations a
+/// frame (and clears, which shade nothing), so the second's compute invocations are 4,096
+/// per dispatch it shows.
+#[test]
+fn top_shows_the_pipeline_statistics_of_the_last_second() {
+    let x = XServer::start();
+    let dir = TempDir::new("top-counters");
+    let run = std::thread::scope(|scope| {
+        let running = scope.spawn(|| {
+            presenting(&x, &dir)
+                .env("GPU_TRACE_COUNTERS", "pipeline")
+                .run(&dir)
+        });
+        let socket = socket(&dir, Duration::from_secs(60)).expect("the control socket");
+        let pid = pid_of(&socket);
+        let lines = utrace(&dir, &["top", "--pid", &pid, "--seconds", "2"]);
+        enough(&dir);
+        assert!(lines.status.success(), "{}", text(&lines.stderr));
+        let out = text(&lines.stdout);
+        for line in out.lines() {
+            let counters = line
+                .split("  counters ")
+                .nth(1)
+                .unwrap_or_else(|| panic!("no counters: {out}"));
+            let value = |name: &str| -> u64 {
+                counters
+                    .split(", ")
+                    .find_map(|c| c.strip_prefix(&format!("{name}=")))
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| panic!("{name} in {counters}"))
+            };
+            // "dispatch 4.62 ms (47)": the second's dispatches.
+            let dispatches: u64 = line
+                .split("dispatch ")
+                .nth(1)
+                .and_then(|r| r.split('(').nth(1))
+                .and_then(|r| r.split(')').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("the dispatches: {line}"));
+            assert!(dispatches > 0, "{line}");
+            assert_eq!(value("compute_invocations"), 4096 * dispatches, "{line}");
+            assert_eq!(value("vertex_invocations"), 0, "{line}");
+        }
+        running.join().unwrap()
+    });
+    assert_clean(&run);
+}

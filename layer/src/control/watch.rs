@@ -7,7 +7,9 @@
 //!
 //! The line: `second ms=M frames=F batches=B frame_ns=N,N,... ranges=KIND:NS:COUNT,...`
 //! (`ms`, the time the line covers; `frame_ns`, the GPU time of each frame ended in it, at
-//! most `tally::MAX_FRAME_TIMES`; `ranges`, per range kind its total time and count).
+//! most `tally::MAX_FRAME_TIMES`; `ranges`, per range kind its total time and count), and
+//! with pipeline statistics counted in it ` counters=NAME:N,...` (the command buffers'
+//! sums, under the names the traces give them).
 
 use std::fmt::Write as _;
 use std::io::{ErrorKind, Read, Write};
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::capture;
 use crate::sink::tally::{Second, Tally, WatchSink};
-use crate::sink::{remote_slot, Sink};
+use crate::sink::{remote_slot, Counters, Sink};
 use crate::trace::remote::REMOTE;
 
 /// How often a line is sent.
@@ -121,6 +123,12 @@ fn line(took: Duration, s: &Second) -> String {
     for (i, (kind, ns, count)) in s.ranges.iter().enumerate() {
         let _ = write!(line, "{}{kind}:{ns}:{count}", if i == 0 { "" } else { "," });
     }
+    if let Some(counters) = &s.counters {
+        line.push_str(" counters=");
+        for (i, (name, value)) in Counters::NAMES.iter().zip(counters).enumerate() {
+            let _ = write!(line, "{}{name}:{value}", if i == 0 { "" } else { "," });
+        }
+    }
     line
 }
 
@@ -135,10 +143,19 @@ mod tests {
             frame_ns: vec![1500, 1700],
             batches: 4,
             ranges: vec![("cmd_buffer", 3000, 4), ("draw", 900, 6)],
+            counters: None,
         };
         assert_eq!(
             line(Duration::from_millis(1002), &s),
             "second ms=1002 frames=2 batches=4 frame_ns=1500,1700 ranges=cmd_buffer:3000:4,draw:900:6"
+        );
+        let counted = Second {
+            counters: Some([24, 8, 24, 8, 8, 7552, 960]),
+            ..s
+        };
+        assert_eq!(
+            line(Duration::from_millis(1002), &counted),
+            "second ms=1002 frames=2 batches=4 frame_ns=1500,1700 ranges=cmd_buffer:3000:4,draw:900:6 counters=input_vertices:24,input_primitives:8,vertex_invocations:24,clipping_invocations:8,clipping_primitives:8,fragment_invocations:7552,compute_invocations:960"
         );
         assert_eq!(
             line(Duration::from_millis(1000), &Second::default()),

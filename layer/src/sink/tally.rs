@@ -1,6 +1,7 @@
 //! The sink of a watch (`utrace top`, through `crate::control`): instead of writing the
 //! events, it sums them into a [`Tally`] shared by every device's sink: frames ended, each
-//! frame's GPU time, and per range kind the total time and count. The control side takes
+//! frame's GPU time, per range kind the total time and count, and with
+//! `GPU_TRACE_COUNTERS=pipeline` the pipeline statistics (the command buffers' sums). The control side takes
 //! the tally once a second and sends it as one line. Runs on the traceq threads, per batch;
 //! its memory is bounded (see the constants).
 
@@ -8,8 +9,11 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{BatchInfo, EventPieces, Sink, TraceSummary};
+use super::{BatchInfo, Counters, EventPieces, Sink, TraceSummary};
 use crate::trace::tracepoints::RangeKind;
+
+/// The pipeline statistics a second sums.
+const STATISTICS: usize = Counters::NAMES.len();
 
 /// Frame times kept per second: enough for a 1000 fps application; past it, frames are
 /// still counted, their times not.
@@ -29,6 +33,9 @@ pub struct Second {
     pub batches: u64,
     /// Per range kind: (the range's name in the spec, total ns, count), in first-seen order.
     pub ranges: Vec<(&'static str, u64, u64)>,
+    /// The pipeline statistics of the command buffers counted (each one's sum of its
+    /// ranges), in the order of `Counters::NAMES`; `None` when none was.
+    pub counters: Option<[u64; STATISTICS]>,
 }
 
 impl Second {
@@ -104,6 +111,12 @@ impl Sink for WatchSink {
         events.each_piece(&mut |piece| {
             for e in piece {
                 (first, last) = (first.min(e.ns), last.max(e.ns));
+                if let Some(c) = e.counters(info).filter(|c| c.is_sum() && c.measured) {
+                    let sums = tally.0.counters.get_or_insert([0; STATISTICS]);
+                    for (s, v) in sums.iter_mut().zip(c.values) {
+                        *s += v;
+                    }
+                }
                 let info = e.info();
                 match info.kind {
                     RangeKind::Begin => open.push((info.range, e.ns)),
@@ -172,6 +185,47 @@ mod tests {
     use super::*;
     use crate::trace::sink_interface::{ListedEvents, Words};
     use crate::trace::tracepoints::Payload;
+
+    #[test]
+    fn a_second_sums_the_command_buffers_counters_only() {
+        use crate::trace::record::counter_values::Shown;
+        use crate::trace::tracepoints::{EndCmdBuffer, StartCmdBuffer};
+        use ash::vk;
+        let start = Words::of(Payload::StartCmdBuffer(StartCmdBuffer {
+            cmd: 1,
+            level: vk::CommandBufferLevel::PRIMARY,
+            usage: vk::CommandBufferUsageFlags::empty(),
+            thread: 1,
+        }));
+        let end = Words::of(Payload::EndCmdBuffer(EndCmdBuffer { cmd: 1 }));
+        let counted = |shown, values| {
+            Some(Counters {
+                shown,
+                values,
+                partial: false,
+                measured: true,
+            })
+        };
+        // The command buffer's sum, and a range inside it (its values in the sum already).
+        let counters = [
+            counted(Shown::All, [24, 8, 24, 8, 8, 100, 960]),
+            counted(Shown::Compute, [0, 0, 0, 0, 0, 0, 960]),
+        ];
+        let info = BatchInfo {
+            counters: &counters,
+            ..Default::default()
+        };
+        let events = [
+            start.event(0, &[], 1).with_counters(1),
+            end.event(10, &[], 1).with_counters(0),
+        ];
+        let tally = Arc::new(Tally::default());
+        let mut sink = WatchSink::new(Arc::clone(&tally));
+        sink.batch(&info, &mut ListedEvents::whole(&events));
+        sink.batch(&info, &mut ListedEvents::whole(&events));
+        assert_eq!(tally.take().counters, Some([48, 16, 48, 16, 16, 200, 1920]));
+        assert_eq!(tally.take().counters, None, "none counted since");
+    }
 
     #[test]
     fn overlapping_batches_count_once() {

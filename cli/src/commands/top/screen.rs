@@ -84,6 +84,21 @@ pub fn screen(
             share(*ns, second.ms)
         ));
     }
+    if !second.counters.is_empty() {
+        lines.push(String::new());
+        lines.push(format!(
+            "{:<28} {:>14} {:>14}",
+            "pipeline statistics, last s", "total", "per frame"
+        ));
+        for (name, n) in &second.counters {
+            let per_frame = if second.frames == 0 {
+                "-".to_string()
+            } else {
+                (n / u64::from(second.frames)).to_string()
+            };
+            lines.push(format!("{name:<28} {n:>14} {per_frame:>14}"));
+        }
+    }
     lines
 }
 
@@ -109,6 +124,10 @@ pub fn log_line(seconds: u64, second: &Second, history: &History) -> String {
     for (i, (kind, ns, count)) in ranges.into_iter().take(LOG_RANGES).enumerate() {
         line.push_str(if i == 0 { " " } else { ", " });
         line.push_str(&format!("{kind} {} ({count})", time(*ns)));
+    }
+    for (i, (name, n)) in second.counters.iter().enumerate() {
+        line.push_str(if i == 0 { "  counters " } else { ", " });
+        line.push_str(&format!("{name}={n}"));
     }
     line
 }
@@ -151,6 +170,31 @@ mod tests {
             log_line(3, &second, &history),
             "   3 s  fps 2.0  GPU/frame last 2.50 ms p50 1.50 ms p99 2.50 ms  batches 4  top cmd_buffer 4.00 ms (4), draw 900 µs (6)"
         );
+    }
+
+    #[test]
+    fn pipeline_statistics_are_shown_in_all_and_per_frame() {
+        let second = Second::parse(
+            "second ms=1000 frames=2 batches=2 frame_ns=1000,1000 ranges=cmd_buffer:2000:2 counters=input_vertices:48,fragment_invocations:8192",
+        )
+        .unwrap();
+        let mut history = History::default();
+        history.push(&second);
+        let who = Watched {
+            pid: 42,
+            name: "app".into(),
+        };
+        let screen = screen(&who, 1, Some(&second), &history, 80).join("\n");
+        assert!(screen.contains("pipeline statistics, last s"), "{screen}");
+        assert!(
+            screen.contains(&format!(
+                "{:<28} {:>14} {:>14}",
+                "fragment_invocations", 8192, 4096
+            )),
+            "{screen}"
+        );
+        assert!(log_line(1, &second, &history)
+            .ends_with("  counters input_vertices=48, fragment_invocations=8192"));
     }
 
     #[test]

@@ -20,10 +20,14 @@ pub struct Second {
     pub frame_ns: Vec<u64>,
     /// Per range kind: name, total ns, count.
     pub ranges: Vec<(String, u64, u64)>,
+    /// The pipeline statistics counted in it (`GPU_TRACE_COUNTERS=pipeline`): name, sum of
+    /// the command buffers'; empty when none was.
+    pub counters: Vec<(String, u64)>,
 }
 
 impl Second {
-    /// Reads `second ms=M frames=F batches=B frame_ns=N,... ranges=KIND:NS:COUNT,...`.
+    /// Reads `second ms=M frames=F batches=B frame_ns=N,... ranges=KIND:NS:COUNT,...
+    /// [counters=NAME:N,...]`.
     pub fn parse(line: &str) -> Result<Second, String> {
         // The line came escaped already (`control_socket::printable`): quoted, not escaped
         // again.
@@ -51,6 +55,12 @@ impl Second {
                         second
                             .ranges
                             .push((kind.to_string(), number(ns)?, number(count)?));
+                    }
+                }
+                "counters" => {
+                    for counter in list(value) {
+                        let (name, n) = counter.split_once(':').ok_or_else(bad)?;
+                        second.counters.push((name.to_string(), number(n)?));
                     }
                 }
                 // Fields a later layer may add.
@@ -158,6 +168,18 @@ mod tests {
         assert_eq!(s.fps(), 3.0);
         let top: Vec<&str> = s.top_ranges().iter().map(|r| r.0.as_str()).collect();
         assert_eq!(top, ["cmd_buffer", "draw"]);
+        assert!(s.counters.is_empty());
+        let counted = Second::parse(
+            "second ms=1000 frames=1 batches=1 frame_ns=100 ranges= counters=input_vertices:24,compute_invocations:960",
+        )
+        .unwrap();
+        assert_eq!(
+            counted.counters,
+            [
+                ("input_vertices".into(), 24),
+                ("compute_invocations".into(), 960)
+            ]
+        );
         let empty = Second::parse("second ms=500 frames=0 batches=0 frame_ns= ranges=").unwrap();
         assert!(empty.frame_ns.is_empty() && empty.ranges.is_empty());
         assert_eq!(empty.fps(), 0.0);
@@ -166,6 +188,8 @@ mod tests {
             "second ms=x frames=1",
             "second ms=1000 ranges=draw:1",
             "second ms=1000 frame_ns=1,a",
+            "second ms=1000 counters=input_vertices",
+            "second ms=1000 counters=input_vertices:x",
         ] {
             assert!(Second::parse(bad).is_err(), "{bad}");
         }
