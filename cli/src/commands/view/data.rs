@@ -39,21 +39,28 @@ impl Strings {
 }
 
 /// Argument lists stored once (ranges share them: a draw's arguments repeat), each parsed
-/// once, with its label and its pipeline (by name, else by handle) as strings.
+/// once, with its label and its pipeline (by name, else by handle) as strings. A range's
+/// list is its begin's arguments, then those of its end that the begin does not have (the
+/// pipeline statistics a counted range ends with, `GPU_TRACE_COUNTERS=pipeline`).
 #[derive(Default)]
 struct ArgSets<'t> {
-    index: HashMap<&'t str, usize>,
+    index: HashMap<(&'t str, &'t str), usize>,
     list: Vec<Vec<(String, String)>>,
     /// Per list: (label, pipeline or -1), indices into the strings.
     names: Vec<(Option<usize>, i64)>,
 }
 
 impl<'t> ArgSets<'t> {
-    fn of(&mut self, args: &'t str, strings: &mut Strings) -> usize {
-        if let Some(&at) = self.index.get(args) {
+    fn of(&mut self, args: &'t str, end_args: &'t str, strings: &mut Strings) -> usize {
+        if let Some(&at) = self.index.get(&(args, end_args)) {
             return at;
         }
-        let pairs = text_args::parse(args);
+        let mut pairs = text_args::parse(args);
+        for (k, v) in text_args::parse(end_args) {
+            if !pairs.iter().any(|(have, _)| *have == k) {
+                pairs.push((k, v));
+            }
+        }
         let arg = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v);
         let label = arg("label").map(|l| strings.of(l));
         let pipeline = arg("pipeline_name")
@@ -61,7 +68,7 @@ impl<'t> ArgSets<'t> {
             .map_or(-1, |p| strings.of(p) as i64);
         self.names.push((label, pipeline));
         self.list.push(pairs);
-        self.index.insert(args, self.list.len() - 1);
+        self.index.insert((args, end_args), self.list.len() - 1);
         self.list.len() - 1
     }
 }
@@ -124,7 +131,7 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
         for (level, ranges) in levels(ranges).into_iter().enumerate() {
             rows.push([lane, level, columns.begin.len(), ranges.len()]);
             for r in ranges {
-                let args_at = arg_sets.of(r.args, &mut strings);
+                let args_at = arg_sets.of(r.args, r.end_args, &mut strings);
                 let kind = kinds.binary_search(&r.range).unwrap_or(0);
                 let (label, pipeline) = arg_sets.names[args_at];
                 columns.name.push(match label {

@@ -158,6 +158,37 @@ mod tests {
         assert_eq!(back, d);
     }
 
+    /// A counted range's pipeline statistics (on its end event) are among its arguments,
+    /// which the selection panel lists: after the begin's, without repeating a name.
+    #[test]
+    fn the_selection_panel_gets_a_ranges_counters() {
+        let trace = Trace {
+            batches: vec![Batch {
+                events: vec![
+                    ev(100, "start_cmd_buffer", "cmd=0x1"),
+                    ev(120, "start_dispatch", "group_count_x=5"),
+                    ev(130, "end_dispatch", "compute_invocations=960"),
+                    ev(200, "end_cmd_buffer", "cmd=0x1, compute_invocations=960"),
+                ],
+                ..Batch::default()
+            }],
+            notes: vec![],
+        };
+        let d = data(&trace);
+        let args_of = |name: &str| {
+            let i = ranges(&d).iter().position(|r| r.0 == name).unwrap();
+            d["args"][d["ranges"]["args"][i].as_u64().unwrap() as usize].clone()
+        };
+        assert_eq!(
+            args_of("dispatch"),
+            serde_json::json!([["group_count_x", "5"], ["compute_invocations", "960"]])
+        );
+        assert_eq!(
+            args_of("cmd_buffer"),
+            serde_json::json!([["cmd", "0x1"], ["compute_invocations", "960"]])
+        );
+    }
+
     /// Ranges that cross (batches of one queue that overlap in time) go on levels where
     /// they do not overlap; a level freed is taken again.
     #[test]
