@@ -303,6 +303,93 @@ fn the_page_answers_clicks_on_frames_legend_and_search() {
     assert_eq!(body_attribute(&dom, "data-search-matches"), Some(700));
 }
 
+/// A txt trace with pipeline statistics: 10 batches, each a render pass of 5 draws (each
+/// 1,000 fragments, the pass their sum) and a dispatch of 64 invocations, the command
+/// buffer the sum of all.
+fn counted_trace() -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut ns = 1_000_000u64;
+    // An event `step` ns after the last.
+    let mut line = |out: &mut String, step: u64, text: &str| {
+        ns += step;
+        let _ = writeln!(out, "{ns:016}        +0: {text}");
+    };
+    for b in 1..=10 {
+        let _ = writeln!(
+            out,
+            "BATCH {b}: device=0 queue=0x10 frame={b} submission={b} cmdbufs=1 queries=2"
+        );
+        line(&mut out, 50_000, "start_cmd_buffer: cmd=0x1, level=primary");
+        line(&mut out, 100, "start_render_pass: width=64, height=64");
+        for _ in 0..5 {
+            line(&mut out, 100, "start_draw: vertex_count=3");
+            line(
+                &mut out,
+                1000,
+                "end_draw: vertex_invocations=3, fragment_invocations=1000",
+            );
+        }
+        line(
+            &mut out,
+            100,
+            "end_render_pass: vertex_invocations=15, fragment_invocations=5000",
+        );
+        line(&mut out, 100, "start_dispatch: group_count_x=1");
+        line(&mut out, 1000, "end_dispatch: compute_invocations=64");
+        line(
+            &mut out,
+            100,
+            "end_cmd_buffer: cmd=0x1, vertex_invocations=15, fragment_invocations=5000, compute_invocations=64",
+        );
+        out.push_str("ELAPSED: 0 ns\n");
+    }
+    out
+}
+
+/// A trace with GPU counters gets a counter track under its lane: fragment invocations by
+/// default, a bar per draw (the innermost counted ranges: not the render pass around them
+/// nor the command buffer); the header's list switches it to compute invocations, a bar
+/// per dispatch. A trace without counters has no list and no track.
+#[test]
+fn a_trace_with_counters_draws_a_counter_track_under_its_lane() {
+    let dir = TempDir::new("cli-view-counters");
+    let trace = dir.path().join("counted.txt");
+    std::fs::write(&trace, counted_trace()).unwrap();
+    let page = dir.path().join("counted.html");
+    view(&trace, &page);
+    let dom = load(&dir, &page, "");
+    assert_eq!(
+        body_text(&dom, "data-counter").as_deref(),
+        Some("fragment_invocations"),
+        "{dom}"
+    );
+    assert_eq!(body_attribute(&dom, "data-counter-bars"), Some(50), "{dom}");
+    assert_eq!(body_attribute(&dom, "data-errors"), Some(0), "{dom}");
+    assert!(
+        body_attribute(&dom, "data-timeline-spare").is_some(),
+        "the lanes and their tracks laid out: {dom}"
+    );
+    let dom = load(&dir, &page, "counter=compute_invocations");
+    assert_eq!(
+        body_text(&dom, "data-counter").as_deref(),
+        Some("compute_invocations"),
+        "{dom}"
+    );
+    assert_eq!(body_attribute(&dom, "data-counter-bars"), Some(10), "{dom}");
+    let plain = dir.path().join("plain.txt");
+    std::fs::write(&plain, synthetic_trace(3, 2, 1)).unwrap();
+    let page = dir.path().join("plain.html");
+    view(&plain, &page);
+    let dom = load(&dir, &page, "");
+    assert_eq!(
+        body_text(&dom, "data-counter").as_deref(),
+        Some(""),
+        "{dom}"
+    );
+    assert_eq!(body_attribute(&dom, "data-counter-bars"), Some(0), "{dom}");
+}
+
 /// A page of `batches * (draws + 2)` ranges: every one drawn (or counted where its row
 /// already filled its pixel) at first, then zoomed; the figures printed.
 fn many_ranges(name: &str, batches: u64, draws: u64) {

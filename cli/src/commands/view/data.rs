@@ -88,7 +88,8 @@ struct Columns {
 /// The page's data as JSON text: `{start_ns, lanes: [{name, device}], kinds, strings,
 /// args: [[[k, v]]], rows: [[lane, level, first, count]], ranges: {b, d, kind, name, pipe,
 /// args, batch}, batches: {number, device, frame, submission, thread, submit, lane},
-/// frames: {device, frame, b, e, gpu}}`; times in ns from `start_ns`.
+/// frames: {device, frame, b, e, gpu}, counters: see `counter_data` (or null)}`; times in
+/// ns from `start_ns`.
 pub fn json(trace: &Trace, spec: &Spec) -> String {
     let paired = pair(trace, spec);
     let submits = trace.batches.iter().filter_map(|b| b.submit_ns);
@@ -117,6 +118,10 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
         .collect();
     let mut batch_lane: Vec<i64> = vec![-1; trace.batches.len()];
 
+    let counter_tracks = {
+        let by_lane: Vec<Vec<&Range<'_>>> = lanes.values().cloned().collect();
+        super::counter_data::json(&by_lane, start)
+    };
     let mut strings = Strings::default();
     let kind_names: Vec<usize> = kinds.iter().map(|k| strings.of(k)).collect();
     let mut arg_sets = ArgSets::default();
@@ -177,6 +182,7 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
     );
     field("batches", batches(trace, start, &batch_lane));
     field("frames", frames(&paired.ranges, start));
+    field("counters", counter_tracks);
     out.push('}');
     out
 }

@@ -1,6 +1,7 @@
 // lanes.js: where things go on the timeline's canvas: the time axis, the CPU submit row
 // (when the trace has submit times), then a lane per queue (lanes come by device), each a
-// row per nesting level; rows grow to use the height there is. And what is under a point.
+// row per nesting level and its counter track if it has one; rows grow to use the height
+// there is. And what is under a point.
 "use strict";
 
 // A lane's gap holds its frames' names (11 px text) above the rule to the next lane.
@@ -16,12 +17,20 @@ const layout = {rowH: 18, laneTop: [], height: 0};
 // Rows share the height left after the axis, the submit row and the gaps: 14 to 56 px each.
 function computeLayout() {
   const first = AXIS_H + (HAS_SUBMITS ? SUBMIT_H : 0);
-  const room = timelineBox.clientHeight - first - LANES.length * LANE_GAP;
+  const tracks = LANES.reduce((h, _, i) => h + counterHeight(i), 0);
+  const room = timelineBox.clientHeight - first - LANES.length * LANE_GAP - tracks;
   layout.rowH = Math.max(14, Math.min(56, Math.floor(room / Math.max(1, totalLevels))));
   let y = first;
-  layout.laneTop = LANES.map((_, i) => { const top = y; y += laneLevels[i] * layout.rowH + LANE_GAP; return top; });
+  layout.laneTop = LANES.map((_, i) => {
+    const top = y;
+    y = top + laneLevels[i] * layout.rowH + counterHeight(i) + LANE_GAP;
+    return top;
+  });
   layout.height = y;
 }
+
+// Where lane i's rows and counter track end (its gap to the next lane follows).
+function laneBottom(i) { return layout.laneTop[i] + laneLevels[i] * layout.rowH + counterHeight(i); }
 
 // Each device's band of lanes (lanes come sorted by device), for its frames.
 function deviceBand(device) {
@@ -29,7 +38,7 @@ function deviceBand(device) {
   LANES.forEach((l, i) => { if (l.device === device) lanes.push(i); });
   if (!lanes.length) return null;
   const last = lanes[lanes.length - 1];
-  return {top: layout.laneTop[lanes[0]], bottom: layout.laneTop[last] + laneLevels[last] * layout.rowH};
+  return {top: layout.laneTop[lanes[0]], bottom: laneBottom(last)};
 }
 
 // The canvas's width in CSS px, kept at each resize (reading clientWidth per range would

@@ -3,7 +3,8 @@
 // click or typing would): `#click=slowest` clicks the slowest frame's bar, `#hide=KIND`
 // clicks the legend entry of KIND, `#search=TEXT` types TEXT in the search box, `#zoom=in`
 // or `#zoom=out` turns the wheel one notch at the timeline's middle, `#select=longest`
-// clicks the middle of the longest range in view; steps joined by `&` run in order. The
+// clicks the middle of the longest range in view, `#counter=NAME` picks the statistic of
+// the counter tracks; steps joined by `&` run in order. The
 // outcome lands on <body data-*> and in `window.utraceView`.
 "use strict";
 
@@ -37,6 +38,8 @@ function publishState() {
   d.drawnByKind = KINDS.map((k, i) => `${k}:${drawnByKind[i]}`).join(",");
   d.timelineMs = lastDrawMs.toFixed(1); d.statsMs = statsMs.toFixed(1);
   d.submitsDrawn = String(submitsDrawn);
+  d.counterBars = String(counterBarsDrawn);
+  d.counter = counterStat >= 0 ? COUNTERS.names[counterStat] : "";
   // Height of the timeline's box with nothing drawn in it (rows at their tallest).
   d.timelineSpare = String(Math.max(0, timelineBox.clientHeight - layout.height));
   return view;
@@ -72,6 +75,9 @@ function runSteps() {
     } else if (what === "search") {
       searchBox.value = arg;
       searchBox.dispatchEvent(new Event("input"));
+    } else if (what === "counter") {
+      const option = [...counterSelect.options].find((o) => o.text === arg);
+      if (option) { counterSelect.value = option.value; counterSelect.dispatchEvent(new Event("change")); }
     } else if (what === "select" && arg === "longest") {
       let best = -1;
       for (const row of ROWS) {

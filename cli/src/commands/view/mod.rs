@@ -1,9 +1,11 @@
 //! `utrace view TRACE -o timeline.html`: one self-contained HTML file (no network access:
 //! styles, scripts and the trace's data inline) with a frame-time graph, the GPU timeline
-//! (a lane per queue, nested ranges, a legend that switches kinds, CPU submit markers), a
-//! side panel for the selected range, a search box and the statistics of the visible time.
+//! (a lane per queue, nested ranges, a legend that switches kinds, CPU submit markers,
+//! counter tracks where the trace has GPU counters), a side panel for the selected range,
+//! a search box and the statistics of the visible time.
 //! The page is assembled here from its parts, one job each; `data` gives it the trace.
 
+mod counter_data;
 mod data;
 
 use std::path::PathBuf;
@@ -15,9 +17,10 @@ use crate::trace::Trace;
 const PAGE: &str = include_str!("page.html");
 /// The parts, in the order they run: each script uses only those before it.
 const STYLE: &str = include_str!("page.css");
-const SCRIPTS: [&str; 7] = [
+const SCRIPTS: [&str; 8] = [
     include_str!("model.js"),
     include_str!("frames.js"),
+    include_str!("counters.js"),
     include_str!("lanes.js"),
     include_str!("timeline.js"),
     include_str!("stats.js"),

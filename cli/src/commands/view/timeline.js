@@ -144,6 +144,7 @@ function drawTimeline() {
   drawFrameBands(ctx, w);
   drawAxis(ctx, w, h);
   drawRows(ctx, w);
+  drawCounters(ctx, w);
   drawSubmits(ctx, w);
   // Lane names over everything at the left, a rule between lanes.
   ctx.fillStyle = "#fff"; ctx.fillRect(0, AXIS_H, LABEL_W, h - AXIS_H);
@@ -151,9 +152,10 @@ function drawTimeline() {
   if (HAS_SUBMITS) ctx.fillText("CPU submits → GPU start", 6, submitTop + 14);
   LANES.forEach((l, i) => {
     ctx.fillStyle = "#222"; ctx.fillText(l.name, 6, layout.laneTop[i] + 13);
-    const below = Math.round(layout.laneTop[i] + laneLevels[i] * layout.rowH + LANE_GAP - 2);
+    const below = Math.round(laneBottom(i) + LANE_GAP - 2);
     ctx.fillStyle = "#ccc"; ctx.fillRect(0, below, w, 1);
   });
+  drawCounterLabels(ctx);
   drawnTotal = drawnByKind.reduce((a, b) => a + b, 0);
   lastDrawMs = performance.now() - started;
 }
