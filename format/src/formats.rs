@@ -60,7 +60,7 @@ pub const CSV_HEADER: &str =
 /// The csv header of a trace with GPU counters (`GPU_TRACE_COUNTERS=pipeline`): after
 /// `args`, a column per statistic (`crate::COUNTER_NAMES`) and `partial`, empty where an
 /// event has none.
-pub const CSV_HEADER_COUNTERS: &str = "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,partial\n";
+pub const CSV_HEADER_COUNTERS: &str = "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,task_invocations,mesh_invocations,partial\n";
 
 #[cfg(test)]
 mod tests {

@@ -28,8 +28,10 @@ pub use spec_types::{Category, RangeKind, ValueKind};
 
 /// The pipeline statistics a range may carry (`GPU_TRACE_COUNTERS=pipeline`), as arguments
 /// of its end event (the text formats) or `extra_data` of its stage (Perfetto), in this
-/// order: Vulkan's statistics in snake case.
-pub const COUNTER_NAMES: [&str; 7] = [
+/// order: Vulkan's statistics in snake case (the order a query writes them in). The last
+/// two, task and mesh shader invocations, only where the device counts them
+/// (`meshShaderQueries`).
+pub const COUNTER_NAMES: [&str; 9] = [
     "input_vertices",
     "input_primitives",
     "vertex_invocations",
@@ -37,4 +39,6 @@ pub const COUNTER_NAMES: [&str; 7] = [
     "clipping_primitives",
     "fragment_invocations",
     "compute_invocations",
+    "task_invocations",
+    "mesh_invocations",
 ];

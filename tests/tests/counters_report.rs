@@ -72,7 +72,7 @@ fn perfetto_stages_carry_the_same_counters() {
     let csv = std::fs::read_to_string(dir.path().join("trace.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,partial"),
+        header.ends_with(",args,input_vertices,input_primitives,vertex_invocations,clipping_invocations,clipping_primitives,fragment_invocations,compute_invocations,task_invocations,mesh_invocations,partial"),
         "{header}"
     );
     let columns = header.split(',').count();
@@ -85,7 +85,7 @@ fn perfetto_stages_carry_the_same_counters() {
         .lines()
         .find(|l| l.contains(",end_dispatch,"))
         .expect("a dispatch's end");
-    assert!(dispatch.ends_with(",,,,,,,960,"), "{dispatch}");
+    assert!(dispatch.ends_with(",,,,,,,960,,,"), "{dispatch}");
 }
 
 /// The counters scenario traced with pipeline statistics to `name` in `dir`.

@@ -20,7 +20,7 @@ pub use utrace_format::COUNTER_NAMES as NAMES;
 /// overlapped it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counted {
-    pub values: [Option<u64>; 7],
+    pub values: [Option<u64>; NAMES.len()],
     pub partial: bool,
 }
 
@@ -52,7 +52,7 @@ pub struct Row {
     pub ranges: u64,
     pub partial: u64,
     /// Each statistic's sum, `None` where no range of the group shows it.
-    pub sums: [Option<u64>; 7],
+    pub sums: [Option<u64>; NAMES.len()],
     /// The group's ranges' GPU time.
     pub total_ns: u64,
 }

@@ -184,8 +184,8 @@ mod tests {
     #[test]
     fn counter_columns_are_read_into_the_arguments() {
         let text = format!(
-            "{}0,1,0,1,7,,100,0,0,start_dispatch,\"x=1\",,,,,,,,\n\
-             0,1,0,1,7,,200,100,0,end_dispatch,,,,,,,,960,1\n",
+            "{}0,1,0,1,7,,100,0,0,start_dispatch,\"x=1\",,,,,,,,,,\n\
+             0,1,0,1,7,,200,100,0,end_dispatch,,,,,,,,960,,,1\n",
             utrace_format::CSV_HEADER_COUNTERS
         );
         let t = parse(&text).unwrap();

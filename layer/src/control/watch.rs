@@ -125,7 +125,9 @@ fn line(took: Duration, s: &Second) -> String {
     }
     if let Some(counters) = &s.counters {
         line.push_str(" counters=");
-        for (i, (name, value)) in Counters::NAMES.iter().zip(counters).enumerate() {
+        let shown = Counters::NAMES.iter().zip(counters);
+        let shown = shown.filter_map(|(name, value)| Some((name, (*value)?)));
+        for (i, (name, value)) in shown.enumerate() {
             let _ = write!(line, "{}{name}:{value}", if i == 0 { "" } else { "," });
         }
     }
@@ -150,7 +152,17 @@ mod tests {
             "second ms=1002 frames=2 batches=4 frame_ns=1500,1700 ranges=cmd_buffer:3000:4,draw:900:6"
         );
         let counted = Second {
-            counters: Some([24, 8, 24, 8, 8, 7552, 960]),
+            counters: Some([
+                Some(24),
+                Some(8),
+                Some(24),
+                Some(8),
+                Some(8),
+                Some(7552),
+                Some(960),
+                None,
+                None,
+            ]),
             ..s
         };
         assert_eq!(

@@ -45,6 +45,8 @@ pub struct Backend {
     /// Pipeline statistics queries may be made (GPU counters asked for, the device has
     /// them, and their pools are reset on the host).
     statistics: bool,
+    /// They count task and mesh shader invocations too (`meshShaderQueries`).
+    mesh_statistics: bool,
 }
 
 /// Where a tracepoint's timestamp is written from: the device's functions, borrowed (the
@@ -107,6 +109,7 @@ impl Backend {
             set_loader_data,
             run_slots: Arc::default(),
             statistics: plan.statistics.query && host_reset,
+            mesh_statistics: plan.statistics.mesh == super::mesh_statistics::MeshQueries::Counted,
         })
     }
 
@@ -118,6 +121,11 @@ impl Backend {
     /// Whether pipeline statistics queries may be made (see `statistics_queries`).
     pub(super) fn statistics_on(&self) -> bool {
         self.statistics
+    }
+
+    /// Whether they count task and mesh shader invocations (see `mesh_statistics`).
+    pub(super) fn mesh_statistics_on(&self) -> bool {
+        self.mesh_statistics
     }
 
     /// The device's handle, as a number.
@@ -384,6 +392,7 @@ impl Backend {
             set_loader_data: None,
             run_slots: Arc::default(),
             statistics: false,
+            mesh_statistics: false,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use ash::vk;
 
+use super::mesh_statistics::MeshQueries;
 use crate::loader::dispatch::InstanceDispatch;
 
 /// The statistics features the device will have.
@@ -18,6 +19,8 @@ pub struct StatisticsFeatures {
     pub query: bool,
     /// `inheritedQueries`.
     pub inherited: bool,
+    /// `meshShaderQueries` (see `mesh_statistics`).
+    pub mesh: MeshQueries,
 }
 
 /// How the layer's 1.0 features reach the driver.
@@ -61,7 +64,11 @@ fn decide(
     let query = on(offered.pipeline_statistics_query);
     // Inherited queries serve only a device that makes statistics queries at all.
     let inherited = query && on(offered.inherited_queries);
-    let have = StatisticsFeatures { query, inherited };
+    let have = StatisticsFeatures {
+        query,
+        inherited,
+        mesh: MeshQueries::NotUsed,
+    };
     let missing =
         (query && !on(app.pipeline_statistics_query)) || (inherited && !on(app.inherited_queries));
     if !missing {
@@ -87,8 +94,15 @@ pub fn said(index: u32, have: StatisticsFeatures) -> String {
     } else {
         "no inheritedQueries on this device: no statistics across vkCmdExecuteCommands"
     };
+    let mesh = match have.mesh {
+        MeshQueries::NotUsed => "",
+        MeshQueries::Counted => "; meshShaderQueries enabled: task and mesh shader invocations too",
+        MeshQueries::NotOffered => {
+            "; the device has no meshShaderQueries: no task or mesh shader invocations"
+        }
+    };
     format!(
-        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
+        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}{mesh}); counters so far on the draws, render passes and dispatches of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
     )
 }
 
@@ -146,7 +160,8 @@ mod tests {
             have,
             StatisticsFeatures {
                 query: true,
-                inherited: true
+                inherited: true,
+                mesh: MeshQueries::NotUsed,
             }
         );
         let CorePatch::Pointer(f) = patch else {

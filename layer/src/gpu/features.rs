@@ -20,6 +20,7 @@ use super::chain_copy::CopiedPrefix;
 use super::completion::CompletionMode;
 use super::core_features::{self, plan_statistics, CorePatch, StatisticsFeatures};
 use super::feature_choice::{app_choice, device_has_extension, supported, AppChoice, Feature};
+use super::mesh_statistics::{self, MeshQueries};
 use crate::loader::dispatch::InstanceDispatch;
 
 /// The create info the layer passes down, and how it will learn of completion.
@@ -177,10 +178,17 @@ pub unsafe fn plan(
     } else {
         (StatisticsFeatures::default(), CorePatch::None)
     };
+    let mut set_mesh = false;
+    if statistics.query {
+        // SAFETY: as above.
+        (statistics.mesh, set_mesh) =
+            unsafe { mesh_statistics::plan(instance, physical_device, create_info) };
+    }
     let in_features2 = matches!(core_patch, CorePatch::InFeatures2).then_some(statistics);
+    let copy = (set_in_12.clone(), in_features2, set_mesh);
     // SAFETY: the application's chain is valid for the duration of vkCreateDevice.
-    let copied = (!set_in_12.is_empty() || in_features2.is_some())
-        .then(|| unsafe { copy_with_features(create_info, &set_in_12, in_features2) })
+    let copied = (!set_in_12.is_empty() || in_features2.is_some() || set_mesh)
+        .then(|| unsafe { copy_with_features(create_info, copy) })
         .flatten();
     if copied.is_none() {
         // The application's structures could not be copied: its choice stands.
@@ -189,6 +197,9 @@ pub unsafe fn plan(
         if in_features2.is_some() {
             statistics = StatisticsFeatures::default();
             core_patch = CorePatch::None;
+        }
+        if set_mesh {
+            statistics.mesh = MeshQueries::NotOffered;
         }
     }
     let enabled_features = match core_patch {
@@ -264,15 +275,15 @@ pub unsafe fn plan(
 }
 
 /// A copy of the application's chain up to its `VkPhysicalDeviceVulkan12Features` (with
-/// `in_12` set there) and, with `in_features2`, its `VkPhysicalDeviceFeatures2` (with those
-/// statistics features set there).
+/// `in_12` set there), with `in_features2` its `VkPhysicalDeviceFeatures2` (with those
+/// statistics features set there) and with `mesh` its
+/// `VkPhysicalDeviceMeshShaderFeaturesEXT` (`meshShaderQueries` set there).
 ///
 /// # Safety
 /// `create_info`'s chain must be valid.
 unsafe fn copy_with_features(
     create_info: &vk::DeviceCreateInfo<'_>,
-    in_12: &[Feature],
-    in_features2: Option<StatisticsFeatures>,
+    (in_12, in_features2, mesh): (Vec<Feature>, Option<StatisticsFeatures>, bool),
 ) -> Option<CopiedPrefix> {
     use vk::StructureType as S;
     let mut targets = Vec::new();
@@ -281,6 +292,9 @@ unsafe fn copy_with_features(
     }
     if in_features2.is_some() {
         targets.push(S::PHYSICAL_DEVICE_FEATURES_2);
+    }
+    if mesh {
+        targets.push(S::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT);
     }
     // SAFETY: forwarded from the caller.
     let mut prefix = unsafe { CopiedPrefix::through(create_info.p_next, &targets) };
@@ -295,7 +309,7 @@ unsafe fn copy_with_features(
                 S::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
             )
         }?;
-        for feature in in_12 {
+        for feature in &in_12 {
             match feature {
                 Feature::TimelineSemaphore => v12.timeline_semaphore = vk::TRUE,
                 Feature::HostQueryReset => v12.host_query_reset = vk::TRUE,
@@ -307,6 +321,15 @@ unsafe fn copy_with_features(
         let f2 =
             unsafe { copy.find_mut::<vk::PhysicalDeviceFeatures2>(S::PHYSICAL_DEVICE_FEATURES_2) }?;
         core_features::set(&mut f2.features, have);
+    }
+    if mesh {
+        // SAFETY: the structure type names a VkPhysicalDeviceMeshShaderFeaturesEXT.
+        let m = unsafe {
+            copy.find_mut::<vk::PhysicalDeviceMeshShaderFeaturesEXT>(
+                S::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT,
+            )
+        }?;
+        m.mesh_shader_queries = vk::TRUE;
     }
     prefix
 }

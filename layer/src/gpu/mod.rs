@@ -43,6 +43,7 @@ mod gated_round;
 pub mod interface;
 mod layer_commands;
 pub mod measured_clock;
+pub mod mesh_statistics;
 pub mod query_pool;
 pub mod queue_context;
 pub mod readback;

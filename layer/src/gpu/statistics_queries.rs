@@ -1,8 +1,9 @@
 //! Pipeline statistics queries (`GPU_TRACE_COUNTERS=pipeline`): their pools, the commands
 //! that begin and end one, and the host's read of their values. A pool's statistics are
 //! fixed when it is made and must suit the queue family that uses it: a family with
-//! graphics gets the graphics statistics and the compute one, a compute-only family the
-//! compute one, a transfer-only family none.
+//! graphics gets the graphics statistics and the compute one (and task and mesh shader
+//! invocations where the device counts them), a compute-only family the compute one, a
+//! transfer-only family none.
 
 use ash::vk;
 
@@ -22,7 +23,12 @@ impl Backend {
         if !self.statistics_on() {
             return None;
         }
-        for_family(self.caps().families.get(family as usize)?.flags)
+        let statistics = for_family(self.caps().families.get(family as usize)?.flags)?;
+        if statistics == GRAPHICS && self.mesh_statistics_on() {
+            Some(statistics | super::mesh_statistics::MESH)
+        } else {
+            Some(statistics)
+        }
     }
 
     /// A pool of [`POOL_QUERIES`] queries of `statistics`, reset.

@@ -34,8 +34,9 @@ pub struct Second {
     /// Per range kind: (the range's name in the spec, total ns, count), in first-seen order.
     pub ranges: Vec<(&'static str, u64, u64)>,
     /// The pipeline statistics of the command buffers counted (each one's sum of its
-    /// ranges), in the order of `Counters::NAMES`; `None` when none was.
-    pub counters: Option<[u64; STATISTICS]>,
+    /// ranges), in the order of `Counters::NAMES`, each `None` where no command buffer
+    /// showed it; `None` when none was counted.
+    pub counters: Option<[Option<u64>; STATISTICS]>,
 }
 
 impl Second {
@@ -112,9 +113,11 @@ impl Sink for WatchSink {
             for e in piece {
                 (first, last) = (first.min(e.ns), last.max(e.ns));
                 if let Some(c) = e.counters(info).filter(|c| c.is_sum() && c.measured) {
-                    let sums = tally.0.counters.get_or_insert([0; STATISTICS]);
-                    for (s, v) in sums.iter_mut().zip(c.values) {
-                        *s += v;
+                    let sums = tally.0.counters.get_or_insert([None; STATISTICS]);
+                    for (name, value) in c.shown() {
+                        if let Some(at) = Counters::NAMES.iter().position(|n| *n == name) {
+                            sums[at] = Some(sums[at].unwrap_or(0) + value);
+                        }
                     }
                 }
                 let info = e.info();
@@ -204,12 +207,13 @@ mod tests {
                 values,
                 partial: false,
                 measured: true,
+                mesh: false,
             })
         };
         // The command buffer's sum, and a range inside it (its values in the sum already).
         let counters = [
-            counted(Shown::All, [24, 8, 24, 8, 8, 100, 960]),
-            counted(Shown::Compute, [0, 0, 0, 0, 0, 0, 960]),
+            counted(Shown::All, [24, 8, 24, 8, 8, 100, 960, 0, 0]),
+            counted(Shown::Compute, [0, 0, 0, 0, 0, 0, 960, 0, 0]),
         ];
         let info = BatchInfo {
             counters: &counters,
@@ -223,7 +227,14 @@ mod tests {
         let mut sink = WatchSink::new(Arc::clone(&tally));
         sink.batch(&info, &mut ListedEvents::whole(&events));
         sink.batch(&info, &mut ListedEvents::whole(&events));
-        assert_eq!(tally.take().counters, Some([48, 16, 48, 16, 16, 200, 1920]));
+        let shown = [48, 16, 48, 16, 16, 200, 1920].map(Some);
+        let mut want = [None; STATISTICS];
+        want[..7].copy_from_slice(&shown);
+        assert_eq!(
+            tally.take().counters,
+            Some(want),
+            "no mesh statistics shown"
+        );
         assert_eq!(tally.take().counters, None, "none counted since");
     }
 

@@ -162,7 +162,7 @@ pub fn json(d: &CounterDiff) -> serde_json::Value {
 mod tests {
     use super::*;
 
-    fn row(key: &str, ranges: u64, sums: [Option<u64>; 7]) -> Row {
+    fn row(key: &str, ranges: u64, sums: [Option<u64>; NAMES.len()]) -> Row {
         Row {
             key: key.into(),
             ranges,
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn each_groups_statistics_per_range_are_compared() {
-        let cs = |v| [None, None, None, None, None, None, Some(v)];
+        let cs = |v| [None, None, None, None, None, None, Some(v), None, None];
         let a = [
             row("lighting", 20, cs(20 * 960)),
             row("post", 20, cs(20 * 64)),
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_statistic_from_zero_changes_infinitely_and_json_says_null() {
-        let vs = |v| [None, None, Some(v), None, None, None, None];
+        let vs = |v| [None, None, Some(v), None, None, None, None, None, None];
         let d = compare(&[row("pass", 1, vs(0))], &[row("pass", 1, vs(3))]).expect("statistics");
         assert!(d.changes[0].change_pct().is_infinite());
         assert_eq!(

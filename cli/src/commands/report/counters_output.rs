@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::analysis::counters::{Row, NAMES};
 
 /// The table's headings for the statistics, in [`NAMES`]' order.
-const HEADINGS: [&str; 7] = [
+const HEADINGS: [&str; NAMES.len()] = [
     "vertices",
     "primitives",
     "vs inv",
@@ -16,7 +16,20 @@ const HEADINGS: [&str; 7] = [
     "clip prims",
     "fs inv",
     "cs inv",
+    "task inv",
+    "mesh inv",
 ];
+
+/// The statistics every table has; the mesh shading ones after them only where a group
+/// has them (a device that counts them, `meshShaderQueries`).
+const ALWAYS: usize = 7;
+
+/// The columns of `rows`' table: indices into [`NAMES`].
+fn columns(rows: &[Row]) -> Vec<usize> {
+    (0..NAMES.len())
+        .filter(|&i| i < ALWAYS || rows.iter().any(|r| r.sums[i].is_some()))
+        .collect()
+}
 
 fn value(v: Option<u64>) -> String {
     v.map_or_else(|| "-".into(), |v| v.to_string())
@@ -41,8 +54,9 @@ pub fn text(heading: &str, rows: &[Row], top: Option<usize>) -> String {
         "\npipeline statistics\n{:<28} {:>7}",
         heading, "ranges"
     );
-    for h in HEADINGS {
-        let _ = write!(out, " {h:>11}");
+    let columns = columns(rows);
+    for &i in &columns {
+        let _ = write!(out, " {:>11}", HEADINGS[i]);
     }
     let _ = writeln!(
         out,
@@ -51,8 +65,8 @@ pub fn text(heading: &str, rows: &[Row], top: Option<usize>) -> String {
     );
     for row in rows.iter().take(top.unwrap_or(usize::MAX)) {
         let _ = write!(out, "{:<28} {:>7}", row.key, row.ranges);
-        for v in row.sums {
-            let _ = write!(out, " {:>11}", value(v));
+        for &i in &columns {
+            let _ = write!(out, " {:>11}", value(row.sums[i]));
         }
         let _ = writeln!(
             out,
@@ -90,4 +104,30 @@ pub fn json(rows: &[Row], top: Option<usize>) -> serde_json::Value {
             o
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mesh_shading_columns_come_only_with_their_values() {
+        let mut row = Row {
+            key: "draw_mesh_tasks".into(),
+            ranges: 1,
+            ..Row::default()
+        };
+        row.sums[5] = Some(576);
+        let plain = text("range", std::slice::from_ref(&row), None);
+        assert!(
+            plain.contains("cs inv") && !plain.contains("task inv"),
+            "{plain}"
+        );
+        row.sums[7] = Some(1);
+        row.sums[8] = Some(1);
+        let mesh = text("range", std::slice::from_ref(&row), None);
+        let heading = mesh.lines().nth(2).unwrap();
+        assert!(heading.contains("cs inv    task inv    mesh inv"), "{mesh}");
+        assert_eq!(json(&[row], None)[0]["task_invocations"], 1);
+    }
 }

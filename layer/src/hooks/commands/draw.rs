@@ -75,6 +75,7 @@ bracketed! {
     cmd_draw_mesh_tasks(cb, group_count_x: u32, group_count_y: u32, group_count_z: u32) = ext cmd_draw_mesh_tasks;
     switch toggle::DRAW_MESH_TASKS;
     bracket draw_mesh_tasks |t| (group_count_x, group_count_y, group_count_z, 0, 0, 1, 0, t.pipelines.graphics);
+    counted Graphics;
 }
 
 bracketed! {
@@ -82,6 +83,7 @@ bracketed! {
     cmd_draw_mesh_tasks_indirect(cb, buffer: vk::Buffer, offset: u64, draw_count: u32, stride: u32) = ext cmd_draw_mesh_tasks_indirect;
     switch toggle::DRAW_MESH_TASKS;
     bracket draw_mesh_tasks |t| (0, 0, 0, buffer.as_raw(), offset, draw_count, stride, t.pipelines.graphics);
+    counted Graphics;
 }
 
 bracketed! {
@@ -89,4 +91,5 @@ bracketed! {
     cmd_draw_mesh_tasks_indirect_count(cb, buffer: vk::Buffer, offset: u64, count_buffer: vk::Buffer, count_offset: u64, max_draw_count: u32, stride: u32) = ext cmd_draw_mesh_tasks_indirect_count;
     switch toggle::DRAW_MESH_TASKS;
     bracket draw_mesh_tasks |t| (0, 0, 0, buffer.as_raw(), offset, max_draw_count, stride, t.pipelines.graphics);
+    counted Graphics;
 }

@@ -1,6 +1,7 @@
 //! Pipeline statistics as Perfetto GPU counter tracks (`GPU_TRACE_COUNTERS=pipeline`),
 //! beside the render stages, as AGI's traces lay out GPU counters: a
-//! `GpuCounterEvent.counter_descriptor` names the seven statistics once per sequence state,
+//! `GpuCounterEvent.counter_descriptor` names the seven statistics once per sequence state
+//! (nine with task and mesh shader invocations, where the device counts them),
 //! then each innermost counted range sets its statistics at its begin and sets them back
 //! to 0 at its end, so that a track shows each draw's or dispatch's count during it.
 //!
@@ -26,7 +27,7 @@ use crate::sink::Counters;
 
 /// Each statistic's unit and group, in the order of [`COUNTER_NAMES`] (its counter id is
 /// its place, from 1).
-const KINDS: [(Unit, Group); 7] = [
+const KINDS: [(Unit, Group); COUNTER_NAMES.len()] = [
     (Unit::Vertex, Group::Vertices),
     (Unit::Primitive, Group::Primitives),
     (Unit::Vertex, Group::Vertices),
@@ -34,24 +35,39 @@ const KINDS: [(Unit, Group); 7] = [
     (Unit::Primitive, Group::Primitives),
     (Unit::Fragment, Group::Fragments),
     (Unit::Instruction, Group::Compute),
+    // Task and mesh shader invocations: workgroups' invocations, in the vertex stages'
+    // place.
+    (Unit::Instruction, Group::Vertices),
+    (Unit::Instruction, Group::Vertices),
 ];
 
-/// Sends the counters' descriptor for device `gpu_id` if this sequence state has not.
-/// Returns the bytes sent (counted generously).
+/// The counters a descriptor names without the mesh shading ones (task, mesh).
+const WITHOUT_MESH: usize = 7;
+
+/// Sends the counters' descriptor for device `gpu_id` if this sequence state has not, or
+/// sent it without the mesh shading counters that `counters` shows. Returns the bytes
+/// sent (counted generously).
 pub fn describe(
     ctx: &mut TraceContext<'_, SequenceState>,
     state: &mut SequenceState,
     gpu_id: u32,
+    counters: &Counters,
 ) -> u64 {
-    if state.counters_described {
+    let named = if counters.mesh {
+        COUNTER_NAMES.len()
+    } else {
+        WITHOUT_MESH
+    };
+    if state.counters_described >= named {
         return 0;
     }
-    state.counters_described = true;
+    state.counters_described = named;
     ctx.add_packet(|packet: &mut TracePacket| {
         packet.set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
         packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
             event.set_counter_descriptor(|d: &mut GpuCounterDescriptor| {
-                for (i, (name, (unit, group))) in COUNTER_NAMES.iter().zip(KINDS).enumerate() {
+                let kinds = COUNTER_NAMES.iter().zip(KINDS).take(named);
+                for (i, (name, (unit, group))) in kinds.enumerate() {
                     d.set_specs(|s: &mut Spec| {
                         s.set_counter_id(i as u32 + 1);
                         s.msg.append_type2_field(2, name.as_bytes());
@@ -64,7 +80,10 @@ pub fn describe(
             event.set_gpu_id(gpu_id as i32);
         });
     });
-    COUNTER_NAMES.iter().map(|n| n.len() as u64 + 16).sum()
+    COUNTER_NAMES[..named]
+        .iter()
+        .map(|n| n.len() as u64 + 16)
+        .sum()
 }
 
 /// The statistics `counters` shows, set at `ns` (its range's begin), or back to 0 (its
@@ -109,7 +128,12 @@ pub fn innermost(last_draw: &mut Option<u64>, range: &Range<'_>, counters: &Coun
     }
     match range.begin.info().range {
         "render_pass" | "rendering" => last_draw.is_none_or(|draw| draw < range.begin.ns),
-        "draw" | "draw_indexed" | "draw_indirect" | "draw_indirect_count" | "draw_multi" => {
+        "draw"
+        | "draw_indexed"
+        | "draw_indirect"
+        | "draw_indirect_count"
+        | "draw_multi"
+        | "draw_mesh_tasks" => {
             *last_draw = Some(range.begin.ns);
             true
         }

@@ -313,7 +313,7 @@ impl RenderStageSink {
                 .filter(|c| counter_tracks::innermost(last_draw, range, c))
             {
                 let gpu = self.header.device;
-                bytes += counter_tracks::describe(ctx, state, gpu);
+                bytes += counter_tracks::describe(ctx, state, gpu, counters);
                 bytes += counter_tracks::sample(ctx, e.ns, gpu, counters, false);
                 bytes += counter_tracks::sample(ctx, range.end_ns, gpu, counters, true);
             }

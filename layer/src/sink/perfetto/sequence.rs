@@ -19,8 +19,8 @@ pub struct SequenceState {
     pub last_snapshot: Option<Instant>,
     /// How many of the sink's object names this sequence has sent.
     pub names_sent: usize,
-    /// The GPU counters' descriptor was sent (`counter_tracks`).
-    pub counters_described: bool,
+    /// How many GPU counters the descriptor sent named (`counter_tracks`; 0: none sent).
+    pub counters_described: usize,
 }
 
 impl Default for SequenceState {
@@ -33,7 +33,7 @@ impl Default for SequenceState {
             next_iid: 0,
             last_snapshot: None,
             names_sent: 0,
-            counters_described: false,
+            counters_described: 0,
         }
     }
 }
@@ -48,7 +48,7 @@ impl Clear for SequenceState {
         self.next_iid = 0;
         self.last_snapshot = None;
         self.names_sent = 0;
-        self.counters_described = false;
+        self.counters_described = 0;
     }
 }
 

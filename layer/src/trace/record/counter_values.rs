@@ -3,7 +3,9 @@
 //! prints; shared by the recording (`statistics`) and its frozen trace (`recorded_stats`).
 
 /// The statistics one range gets, in a fixed order (names in [`Counters::NAMES`]).
-pub const STATISTICS: usize = 7;
+pub const STATISTICS: usize = 9;
+/// Where the compute statistic is among them; the mesh shading ones (task, mesh) follow it.
+pub const COMPUTE_AT: usize = 6;
 
 /// What a range shows: the graphics statistics, the compute one, or all (the command
 /// buffer's sum; on a family without graphics its sum is of the compute statistic only).
@@ -26,6 +28,9 @@ pub struct Counters {
     pub partial: bool,
     /// Some of the range was measured (else only `partial` is shown).
     pub measured: bool,
+    /// The device counts task and mesh shader invocations (`meshShaderQueries`): graphics
+    /// ranges and sums show them too.
+    pub mesh: bool,
 }
 
 impl Counters {
@@ -40,21 +45,28 @@ impl Counters {
     /// The (name, value) pairs this range shows: its statistics where measured, then
     /// `partial=1` where an application's own query overlapped it.
     pub fn shown(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        let measured = if self.measured {
+        let (first, then) = if self.measured {
             self.statistics()
         } else {
-            0..0
+            (0..0, 0..0)
         };
-        measured
+        first
+            .chain(then)
             .map(|i| (Self::NAMES[i], self.values[i]))
             .chain(self.partial.then_some(("partial", 1)))
     }
 
-    fn statistics(&self) -> std::ops::Range<usize> {
+    /// The indices shown: a range of them, then the mesh shading ones where counted.
+    fn statistics(&self) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let mesh = if self.mesh {
+            COMPUTE_AT + 1..STATISTICS
+        } else {
+            0..0
+        };
         match self.shown {
-            Shown::Graphics => 0..STATISTICS - 1,
-            Shown::Compute | Shown::ComputeSum => STATISTICS - 1..STATISTICS,
-            Shown::All => 0..STATISTICS,
+            Shown::Graphics => (0..COMPUTE_AT, mesh),
+            Shown::Compute | Shown::ComputeSum => (COMPUTE_AT..COMPUTE_AT + 1, 0..0),
+            Shown::All => (0..COMPUTE_AT + 1, mesh),
         }
     }
 }

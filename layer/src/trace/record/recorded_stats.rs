@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use super::counter_values::{Counters, Query, StatsRange, STATISTICS};
+use super::counter_values::{Counters, Query, StatsRange, COMPUTE_AT, STATISTICS};
 use crate::gpu::interface::Backend;
 use crate::gpu::statistics_queries::{COMPUTE, POOL_QUERIES};
 
@@ -101,6 +101,9 @@ impl RecordedStats {
                     values: sum,
                     partial: r.partial,
                     measured: r.count > 0,
+                    mesh: self
+                        .statistics
+                        .contains(vk::QueryPipelineStatisticFlags::MESH_SHADER_INVOCATIONS_EXT),
                 }
             })
             .collect()
@@ -112,7 +115,7 @@ impl RecordedStats {
 fn in_order(statistics: vk::QueryPipelineStatisticFlags, written: &[u64]) -> [u64; STATISTICS] {
     let mut out = [0u64; STATISTICS];
     if statistics == COMPUTE {
-        out[STATISTICS - 1] = written.first().copied().unwrap_or(0);
+        out[COMPUTE_AT] = written.first().copied().unwrap_or(0);
     } else {
         for (o, v) in out.iter_mut().zip(written) {
             *o = *v;
@@ -128,11 +131,19 @@ mod tests {
     use crate::trace::record::statistics::{Shown, StatsRecording};
 
     #[test]
-    fn a_compute_pool_writes_its_one_statistic_last() {
-        assert_eq!(in_order(COMPUTE, &[42]), [0, 0, 0, 0, 0, 0, 42]);
+    fn a_compute_pool_writes_its_one_statistic_in_its_place() {
+        assert_eq!(in_order(COMPUTE, &[42]), [0, 0, 0, 0, 0, 0, 42, 0, 0]);
         assert_eq!(
             in_order(GRAPHICS, &[1, 2, 3, 4, 5, 6, 7]),
-            [1, 2, 3, 4, 5, 6, 7]
+            [1, 2, 3, 4, 5, 6, 7, 0, 0]
+        );
+        // With the mesh shading statistics: after the compute one, as Vulkan writes them.
+        let mesh = GRAPHICS
+            | vk::QueryPipelineStatisticFlags::TASK_SHADER_INVOCATIONS_EXT
+            | vk::QueryPipelineStatisticFlags::MESH_SHADER_INVOCATIONS_EXT;
+        assert_eq!(
+            in_order(mesh, &[1, 2, 3, 4, 5, 6, 7, 8, 9]),
+            [1, 2, 3, 4, 5, 6, 7, 8, 9]
         );
     }
 

@@ -276,9 +276,10 @@ mod tests {
         );
         let sum = Counters {
             shown: Shown::ComputeSum,
-            values: [0, 0, 0, 0, 0, 0, 960],
+            values: [0, 0, 0, 0, 0, 0, 960, 0, 0],
             partial: false,
             measured: true,
+            mesh: false,
         };
         assert!(sum.is_sum());
         assert_eq!(
@@ -291,9 +292,10 @@ mod tests {
     fn a_range_shows_its_statistics_then_partial() {
         let mut c = Counters {
             shown: Shown::Compute,
-            values: [0, 0, 0, 0, 0, 0, 42],
+            values: [0, 0, 0, 0, 0, 0, 42, 0, 0],
             partial: false,
             measured: true,
+            mesh: false,
         };
         assert_eq!(c.shown().collect::<Vec<_>>(), [("compute_invocations", 42)]);
         c.partial = true;

@@ -260,9 +260,9 @@ fn said_once() {
     }
 }
 
-/// Whether draws are counted: every draw tracepoint but the mesh ones is on, so that each
-/// draw gets a query of its own (and no subpass does). With any of them off, subpasses
-/// are counted instead, so that the draws not traced are not left out.
+/// Whether draws are counted: every draw tracepoint is on, so that each draw gets a query
+/// of its own (and no subpass does). With any of them off, subpasses are counted instead,
+/// so that the draws not traced are not left out.
 fn draws_counted() -> bool {
     use crate::trace::tracepoints::{toggle, TOGGLES};
     [
@@ -271,6 +271,7 @@ fn draws_counted() -> bool {
         toggle::DRAW_INDIRECT,
         toggle::DRAW_INDIRECT_COUNT,
         toggle::DRAW_MULTI,
+        toggle::DRAW_MESH_TASKS,
     ]
     .iter()
     .all(|&t| TOGGLES[t].is_enabled())
