@@ -1,9 +1,11 @@
-//! GPU counters on mesh draws (VK_EXT_mesh_shader, Lavapipe 25.0): the layer enables
-//! `meshShaderQueries` in its copy of the application's mesh shader features, and each
-//! mesh draw counts its task and mesh shader invocations beside the graphics statistics,
-//! with validation beneath. The `mesh` scenario: one task workgroup per quad, each handing
-//! one mesh workgroup a quad (4 vertices, 2 triangles) of 24 x 24 pixels; draws of 2, 1 and
-//! 1 quads.
+//! GPU counters on Lavapipe 25.0's newer work, with validation beneath. Mesh draws
+//! (VK_EXT_mesh_shader): the layer enables `meshShaderQueries` in its copy of the
+//! application's mesh shader features, and each mesh draw counts its task and mesh shader
+//! invocations beside the graphics statistics. The `mesh` scenario: one task workgroup per
+//! quad, each handing one mesh workgroup a quad (4 vertices, 2 triangles) of 24 x 24
+//! pixels; draws of 2, 1 and 1 quads. Trace-rays (VK_KHR_ray_tracing_pipeline): Vulkan has
+//! no ray tracing statistic; Lavapipe counts each ray generation invocation as a compute
+//! shader invocation.
 
 use utrace_tests::counter_checks::{counted, named};
 use utrace_tests::harness::TempDir;
@@ -118,5 +120,27 @@ fn perfetto_counter_tracks_carry_task_and_mesh_invocations_on_lavapipe_25() {
             .map(|c| c.int_value.unwrap_or(0))
             .collect();
         assert_eq!(values, [2, 0, 1, 0, 1, 0], "counter {id}");
+    }
+}
+
+/// The `raytracing` scenario traces 64 x 64 rays twice (direct, then indirect): each
+/// trace-rays range shows the compute statistic alone, one invocation per ray.
+#[test]
+fn trace_rays_count_their_ray_generation_invocations_as_compute_on_lavapipe_25() {
+    let dir = TempDir::new("counters-rays");
+    let (run, trace) = counted(workload!("raytracing").on_lavapipe_25(), &dir);
+    let rays: Vec<&Event> = trace
+        .batches
+        .iter()
+        .flat_map(|b| named(&b.events, "end_trace_rays"))
+        .collect();
+    assert_eq!(rays.len(), 2, "{}", run.stdout);
+    for e in rays {
+        assert_eq!(value(e, "compute_invocations"), 64 * 64, "{e:?}");
+        assert_eq!(
+            e.arg("fragment_invocations"),
+            None,
+            "the compute statistic alone"
+        );
     }
 }
