@@ -113,7 +113,7 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
         kinds,
     };
     type Work = fn(&Sides, usize) -> Result<f64>;
-    let table: [(&str, Work); 14] = [
+    let table: [(&str, Work); 15] = [
         ("draws", |s, i| rows::draws(&s.all[i])),
         // B as in `draws`; A and A' time each draw themselves (the driver's floor). Each
         // side records into its arena-backed command buffer.
@@ -123,6 +123,9 @@ pub fn run_mode(rounds: usize, only: Option<&[&str]>, layer: &str) -> Result<Val
                 B => rows::draws_into(side, share.cb, Some(&share.arena)),
                 _ => rows::hand_timed_draws(side, s.queries[i], share.cb, Some(&share.arena)),
             }
+        }),
+        ("passes", |s, i| {
+            rows::passes(&s.all[i], s.share[i].cb, &s.share[i].arena)
         }),
         ("dispatches", |s, i| rows::dispatches(&s.all[i])),
         ("small_submits", |s, i| {

@@ -123,9 +123,10 @@ pub fn overlay_manifest() -> String {
 }
 
 /// The rows, in table order: (key, label).
-pub const ROWS: [(&str, &str); 14] = [
+pub const ROWS: [(&str, &str); 15] = [
     ("draws", "vkCmdDraw"),
     ("timed_draws", "vkCmdDraw / hand-timed"),
+    ("passes", "render pass of 1 draw"),
     ("dispatches", "vkCmdDispatch"),
     ("small_submits", "small vkQueueSubmit"),
     ("timed_submits", "small submit / hand-timed"),

@@ -89,6 +89,31 @@ pub fn timed_draw_queries(s: &Side) -> Result<vk::QueryPool> {
     pool.map_err(|e| format!("vkCreateQueryPool: {e}"))
 }
 
+/// Render pass instances recorded by [`passes`].
+pub const PASSES: u32 = 2_000;
+
+/// Render pass instances of one draw each (begin with the pipeline bound, draw, end), per
+/// instance: a counted pass's cost is its draw's query beside the pass's own timestamps.
+/// Recorded into `cb`, whose pool's memory is `arena` (Lavapipe allocates each command:
+/// from the heap, a pass's time swung by half from round to round).
+pub fn passes(s: &Side, cb: vk::CommandBuffer, arena: &Arena) -> Result<f64> {
+    s.dev
+        .begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
+    arena.restart();
+    let t = Instant::now();
+    for i in 0..PASSES {
+        s.begin_pass(cb);
+        // SAFETY: `cb` is recording inside the render pass just begun, its pipeline bound.
+        unsafe {
+            s.dev.device.cmd_draw(cb, 3, 1, i % 3, 0);
+            s.dev.device.cmd_end_render_pass(cb);
+        }
+    }
+    let ns = t.elapsed().as_nanos() as f64;
+    s.dev.end(cb)?;
+    Ok(ns / f64::from(PASSES))
+}
+
 /// `vkCmdDispatch`, per dispatch.
 pub fn dispatches(s: &Side) -> Result<f64> {
     s.dev
