@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use commands::{capture, convert, diff, install, list, report, run, top, view};
+use commands::{capture, convert, counters, diff, install, list, report, run, top, view};
 
 #[derive(Parser)]
 #[command(name = "utrace", version, about = "Reads utrace's GPU traces")]
@@ -63,6 +63,10 @@ enum Command {
     /// the change of each group's median, its 95% bootstrap interval and a Mann–Whitney
     /// p-value. Exit status 1 when something got slower, 0 when not, 2 on errors.
     Diff(diff::Args),
+    /// The hardware counters each Vulkan device offers (VK_KHR_performance_query), per
+    /// queue family: unit, scope, storage, description and the passes they need; "none"
+    /// for a device without the extension.
+    Counters(counters::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,5 +95,6 @@ fn dispatch(command: Command) -> Result<u8, String> {
         Command::Report(args) => report::run(&args).map(|()| 0),
         // Something got slower: status 1.
         Command::Diff(args) => Ok(u8::from(diff::run(&args)?)),
+        Command::Counters(args) => counters::run(&args).map(|()| 0),
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod capture;
 pub mod convert;
+pub mod counters;
 pub mod diff;
 pub mod install;
 pub mod list;

@@ -11,7 +11,8 @@
 //!
 //! `UTRACE_SHAPE` presents the device in the shape of other hardware (timestamp period,
 //! valid bits, missing features), turning every timestamp into that hardware's ticks: see
-//! [`shape`].
+//! [`shape`]. `UTRACE_PERF_QUERY=1` offers VK_KHR_performance_query's counters: see
+//! [`perf_query`].
 //!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
@@ -23,7 +24,9 @@
 mod faults;
 mod hooks;
 mod loader;
+#[macro_use]
 mod shape;
+mod perf_query;
 
 pub use loader::{
     vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,

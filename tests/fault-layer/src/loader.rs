@@ -55,10 +55,35 @@ pub unsafe fn next_instance_fn(
     name: &CStr,
 ) -> vk::PFN_vkVoidFunction {
     // SAFETY: forwarded from the caller.
-    let (next, instance) = *INSTANCES.read().get(&unsafe { key(physical) })?;
+    let k = unsafe { key(physical) };
+    if let Some(&found) = INSTANCE_FNS.read().get(&k).and_then(|fns| fns.get(name)) {
+        return found;
+    }
+    let (next, instance) = *INSTANCES.read().get(&k)?;
     // SAFETY: the next layer's GIPA on a live instance.
     unsafe { next(instance, name.as_ptr()) }
 }
+
+/// The instance-level commands the shape and the performance query emulation call down,
+/// resolved as the instance is made: once it is, the loader (1.3.239) answers a layer's
+/// `vkGetInstanceProcAddr` from the chain's top, which is this layer itself when it is the
+/// only one, and calling that would call itself.
+const INSTANCE_COMMANDS: &[&CStr] = &[
+    c"vkGetPhysicalDeviceProperties",
+    c"vkGetPhysicalDeviceProperties2",
+    c"vkGetPhysicalDeviceQueueFamilyProperties",
+    c"vkGetPhysicalDeviceQueueFamilyProperties2",
+    c"vkEnumerateDeviceExtensionProperties",
+    c"vkGetPhysicalDeviceSurfaceSupportKHR",
+    c"vkGetPhysicalDeviceFeatures2",
+    c"vkGetPhysicalDeviceMemoryProperties",
+];
+
+/// Per instance (key), the next layer's [`INSTANCE_COMMANDS`], resolved at
+/// `vkCreateInstance`.
+type InstanceFns = HashMap<&'static CStr, vk::PFN_vkVoidFunction>;
+static INSTANCE_FNS: LazyLock<RwLock<HashMap<usize, InstanceFns>>> =
+    LazyLock::new(Default::default);
 
 /// The shape's objects of the device owning `handle`.
 ///
@@ -141,6 +166,11 @@ unsafe extern "system" fn create_instance(
         let r = create(info, alloc, out);
         if r == vk::Result::SUCCESS {
             INSTANCES.write().insert(key(*out), (next_gipa, *out));
+            let fns = INSTANCE_COMMANDS
+                .iter()
+                .map(|&name| (name, next_gipa(*out, name.as_ptr())))
+                .collect();
+            INSTANCE_FNS.write().insert(key(*out), fns);
         }
         r
     }

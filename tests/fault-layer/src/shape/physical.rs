@@ -1,11 +1,13 @@
 //! What the physical device says of itself, in the shape's words: its timestamp period and
-//! valid bits, and for the Vulkan 1.1 shape its version, extensions and features.
+//! valid bits, and for the Vulkan 1.1 shape its version, extensions and features (and with
+//! `UTRACE_PERF_QUERY=1` the extension and feature of `crate::perf_query`).
 
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
 
 use super::{extra_families, shape, Shape};
+use crate::perf_query;
 
 /// Extensions a Vulkan 1.1-class device does not have.
 const NOT_ON_1_1: &[&CStr] = &[
@@ -193,8 +195,9 @@ pub unsafe extern "system" fn get_physical_device_surface_support(
     .unwrap_or(vk::Result::ERROR_SURFACE_LOST_KHR)
 }
 
-/// The 1.1 shape hides the extensions of later devices (the list is filtered whole, then
-/// handed out with the usual two-call rules).
+/// The 1.1 shape hides the extensions of later devices, and `UTRACE_PERF_QUERY=1` adds
+/// VK_KHR_performance_query (the list is made whole, then handed out with the usual
+/// two-call rules).
 pub unsafe extern "system" fn enumerate_device_extension_properties(
     physical: vk::PhysicalDevice,
     layer: *const c_char,
@@ -203,7 +206,8 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
 ) -> vk::Result {
     type Pfn = vk::PFN_vkEnumerateDeviceExtensionProperties;
     let name = c"vkEnumerateDeviceExtensionProperties";
-    if !layer.is_null() || !shape().is_some_and(|s| s.v1_1) {
+    let v1_1 = shape().is_some_and(|s| s.v1_1);
+    if !layer.is_null() || !(v1_1 || perf_query::enabled()) {
         return instance_down!(physical, name, Pfn, (physical, layer, count, props))
             .unwrap_or(vk::Result::ERROR_INITIALIZATION_FAILED);
     }
@@ -230,8 +234,13 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
     all.truncate(n as usize);
     all.retain(|e| {
         e.extension_name_as_c_str()
-            .is_ok_and(|name| !NOT_ON_1_1.contains(&name))
+            .is_ok_and(|name| !(v1_1 && NOT_ON_1_1.contains(&name)))
     });
+    let has =
+        |e: &vk::ExtensionProperties| e.extension_name_as_c_str() == Ok(perf_query::EXTENSION);
+    if perf_query::enabled() && !all.iter().any(has) {
+        all.push(perf_query::extension());
+    }
     // SAFETY: the caller's count, and room for `*count` elements when `props` is not null.
     unsafe {
         if props.is_null() {
@@ -261,6 +270,10 @@ pub unsafe extern "system" fn get_physical_device_features2(
         vk::PFN_vkGetPhysicalDeviceFeatures2,
         (physical, features)
     );
+    if perf_query::enabled() {
+        // SAFETY: the caller's valid output chain.
+        unsafe { perf_query::fill_features(features) };
+    }
     if !shape().is_some_and(|s| s.v1_1) {
         return;
     }
@@ -292,9 +305,6 @@ pub unsafe extern "system" fn get_physical_device_features2(
 /// The hook for an instance-level command `name`, when a shape is chosen (or only the
 /// device type, then only the properties).
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
-    if shape().is_none() && !gpu_type_only() {
-        return None;
-    }
     macro_rules! hook {
         ($f:expr) => {
             // SAFETY: each hook has the signature of the command it is returned for.
@@ -302,6 +312,26 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
                 std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
             })
         };
+    }
+    if perf_query::enabled() {
+        match name.to_bytes() {
+            b"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR" => {
+                return hook!(perf_query::enumerate_counters)
+            }
+            b"vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR" => {
+                return hook!(perf_query::passes)
+            }
+            b"vkEnumerateDeviceExtensionProperties" => {
+                return hook!(enumerate_device_extension_properties)
+            }
+            b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
+                return hook!(get_physical_device_features2)
+            }
+            _ => {}
+        }
+    }
+    if shape().is_none() && !gpu_type_only() {
+        return None;
     }
     match name.to_bytes() {
         b"vkGetPhysicalDeviceProperties" => hook!(get_physical_device_properties),
