@@ -257,13 +257,18 @@ fn counters_pipeline_or_off_and_anything_else_said() {
     assert_eq!(c.counters, Counters::Off);
     assert_eq!(
         c.problems,
-        ["GPU_TRACE_COUNTERS=\"pipelines\" is not a counter set (pipeline); no counters"]
+        ["GPU_TRACE_COUNTERS=\"pipelines\" is not a counter set (pipeline, or perf:NAME,...); no counters"]
     );
-    let c = parse(&[("GPU_TRACE_COUNTERS", "perf:cycles")]);
+    let c = parse(&[("GPU_TRACE_COUNTERS", "perf: Draws , GPU busy,")]);
+    assert_eq!(
+        c.counters,
+        Counters::Perf(vec!["Draws".into(), "GPU busy".into()])
+    );
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let c = parse(&[("GPU_TRACE_COUNTERS", "PERF:")]);
     assert_eq!(c.counters, Counters::Off);
-    assert_eq!(c.problems.len(), 1);
     assert!(
-        c.problems[0].contains("not implemented yet"),
+        c.problems[0].contains("names no counter"),
         "{:?}",
         c.problems
     );

@@ -52,31 +52,42 @@ pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Form
 }
 
 /// `GPU_TRACE_COUNTERS`: the GPU counters collected beside each traced range.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Counters {
     /// Times only (the default).
     #[default]
     Off,
     /// Pipeline statistics queries (core Vulkan, `pipelineStatisticsQuery`).
     Pipeline,
+    /// Hardware counters of VK_KHR_performance_query, by the names the driver gives them
+    /// (`utrace counters` lists them), in the order asked.
+    Perf(Vec<String>),
 }
 
-/// `GPU_TRACE_COUNTERS`: `pipeline`, or nothing (empty, `0`, `off`, `none`). Hardware
-/// counters (`perf:NAME,...`, `VK_KHR_performance_query`) are not taken yet: said, and off.
+/// `GPU_TRACE_COUNTERS`: `pipeline`, `perf:NAME,NAME,...` (names as the driver gives them,
+/// matched without regard to case), or nothing (empty, `0`, `off`, `none`).
 pub(super) fn parse_counters(name: &str, value: &str, problems: &mut Vec<String>) -> Counters {
     let v = value.trim().to_ascii_lowercase();
     match v.as_str() {
         "" | "0" | "off" | "none" => Counters::Off,
         "pipeline" => Counters::Pipeline,
         _ if v.starts_with("perf:") => {
-            problems.push(format!(
-                "{name}={value:?}: hardware counters (perf:, VK_KHR_performance_query) are not implemented yet; no counters"
-            ));
-            Counters::Off
+            let names: Vec<String> = value.trim()[5..]
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect();
+            if names.is_empty() {
+                problems.push(format!(
+                    "{name}={value:?} names no counter (perf:NAME,NAME,...; `utrace counters` lists them); no counters"
+                ));
+                return Counters::Off;
+            }
+            Counters::Perf(names)
         }
         _ => {
             problems.push(format!(
-                "{name}={value:?} is not a counter set (pipeline); no counters"
+                "{name}={value:?} is not a counter set (pipeline, or perf:NAME,...); no counters"
             ));
             Counters::Off
         }

@@ -1,5 +1,6 @@
 //! A device feature the layer may enable (timeline semaphores, host query reset): what the
-//! application's create info says of it, and whether the device offers it.
+//! application's create info says of it, and whether the device offers it; and whether the
+//! device can pair its clock with `CLOCK_MONOTONIC` (calibrated timestamps).
 
 use std::ffi::CStr;
 
@@ -156,6 +157,53 @@ pub(super) unsafe fn device_has_extension(
             .iter()
             .any(|p| p.extension_name_as_c_str() == Ok(name))
     }
+}
+
+/// The calibrated-timestamps extensions, preferred first (they share their commands).
+pub(super) const CALIBRATION_EXTS: [&CStr; 2] = [
+    c"VK_KHR_calibrated_timestamps",
+    c"VK_EXT_calibrated_timestamps",
+];
+
+/// Whether the device can sample its own clock together with `CLOCK_MONOTONIC`.
+///
+/// # Safety
+/// `physical_device` must belong to `instance`.
+pub(super) unsafe fn has_device_and_monotonic_domains(
+    instance: &InstanceDispatch,
+    physical_device: vk::PhysicalDevice,
+) -> bool {
+    let load = |name: &CStr| {
+        // SAFETY: the next layer's GIPA with the live instance.
+        unsafe { (instance.get_instance_proc_addr)(instance.handle, name.as_ptr()) }
+    };
+    let Some(f) = load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR")
+        .or_else(|| load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"))
+    else {
+        return false;
+    };
+    // SAFETY: the KHR and EXT commands share this signature.
+    let f = unsafe {
+        std::mem::transmute::<
+            unsafe extern "system" fn(),
+            vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR,
+        >(f)
+    };
+    let mut count = 0u32;
+    // SAFETY: two-call idiom on a live physical device.
+    let domains = unsafe {
+        if f(physical_device, &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return false;
+        }
+        let mut domains = vec![vk::TimeDomainKHR::default(); count as usize];
+        if f(physical_device, &mut count, domains.as_mut_ptr()) != vk::Result::SUCCESS {
+            return false;
+        }
+        domains.truncate(count as usize);
+        domains
+    };
+    domains.contains(&vk::TimeDomainKHR::DEVICE)
+        && domains.contains(&vk::TimeDomainKHR::CLOCK_MONOTONIC)
 }
 
 #[cfg(test)]

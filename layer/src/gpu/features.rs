@@ -19,8 +19,12 @@ use ash::vk;
 use super::chain_copy::CopiedPrefix;
 use super::completion::CompletionMode;
 use super::core_features::{self, plan_statistics, CorePatch, StatisticsFeatures};
-use super::feature_choice::{app_choice, device_has_extension, supported, AppChoice, Feature};
+use super::feature_choice::{
+    app_choice, device_has_extension, has_device_and_monotonic_domains, supported, AppChoice,
+    Feature, CALIBRATION_EXTS,
+};
 use super::mesh_statistics::{self, MeshQueries};
+use super::perf_counters::{self, PerfPlan};
 use crate::loader::dispatch::InstanceDispatch;
 
 /// The create info the layer passes down, and how it will learn of completion.
@@ -32,6 +36,8 @@ pub struct DevicePlan {
     pub calibrated: bool,
     /// The pipeline statistics features the device has (asked for with GPU counters only).
     pub statistics: StatisticsFeatures,
+    /// The hardware counters asked for (`GPU_TRACE_COUNTERS=perf:...`): resolved, or why not.
+    pub perf: PerfPlan,
     /// `Some` when the layer changed the create info.
     patched: Option<Box<Patched>>,
 }
@@ -42,6 +48,8 @@ struct Patched {
     timeline: Option<vk::PhysicalDeviceTimelineSemaphoreFeatures<'static>>,
     /// Prepended (before `timeline`) when the layer enables host query reset.
     host_reset: Option<vk::PhysicalDeviceHostQueryResetFeatures<'static>>,
+    /// Prepended (first) when the layer enables performance counter query pools.
+    perf: Option<vk::PhysicalDevicePerformanceQueryFeaturesKHR<'static>>,
     /// The application's chain, or the layer's copy of its first structures (up to its
     /// `VkPhysicalDeviceVulkan12Features`, with the layer's features set) linked on to it.
     app_next: *const std::ffi::c_void,
@@ -71,6 +79,10 @@ impl DevicePlan {
                     host_reset.p_next = next.cast_mut();
                     next = (host_reset as *const vk::PhysicalDeviceHostQueryResetFeatures).cast();
                 }
+                if let Some(perf) = p.perf.as_mut() {
+                    perf.p_next = next.cast_mut();
+                    next = (perf as *const vk::PhysicalDevicePerformanceQueryFeaturesKHR).cast();
+                }
                 p.base.p_next = next;
                 if let Some(features) = p.enabled_features.as_ref() {
                     p.base.p_enabled_features = features;
@@ -93,13 +105,14 @@ impl DevicePlan {
             host_reset: false,
             calibrated: false,
             statistics: StatisticsFeatures::default(),
+            perf: PerfPlan::NotAsked,
             patched: None,
         }
     }
 }
 
 /// What the configuration asks of a device.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Wants {
     /// Learn of completion through fences even where timeline semaphores exist.
     pub force_fence: bool,
@@ -107,6 +120,8 @@ pub struct Wants {
     pub calibration: bool,
     /// The pipeline statistics features (GPU counters).
     pub statistics: bool,
+    /// Hardware counters by name (`perf:NAME,...`).
+    pub perf: Option<std::sync::Arc<[String]>>,
 }
 
 /// What the layer asks for beyond the application's create info: timeline semaphores
@@ -234,8 +249,39 @@ pub unsafe fn plan(
         }
     }
 
+    // Hardware counters: the extension and its query pools, where they resolve.
+    let mut perf = match &wants.perf {
+        // SAFETY: the application's create info is valid during this call.
+        Some(names) => unsafe {
+            perf_counters::plan(instance, physical_device, create_info, names)
+        },
+        None => PerfPlan::NotAsked,
+    };
+    let mut perf_features = None;
+    if matches!(perf, PerfPlan::Chosen { .. }) {
+        // SAFETY: as above.
+        match unsafe { perf_counters::app_pools(create_info) } {
+            Some(true) => {}
+            Some(false) => {
+                perf = PerfPlan::Refused(
+                    "the application turned performanceCounterQueryPools off".into(),
+                )
+            }
+            None => {
+                perf_features = Some(
+                    vk::PhysicalDevicePerformanceQueryFeaturesKHR::default()
+                        .performance_counter_query_pools(true),
+                )
+            }
+        }
+        if matches!(perf, PerfPlan::Chosen { .. }) && !app_has(perf_counters::EXTENSION) {
+            extensions.push(perf_counters::EXTENSION.as_ptr());
+        }
+    }
+
     if timeline.is_none()
         && host_reset_features.is_none()
+        && perf_features.is_none()
         && copied.is_none()
         && enabled_features.is_none()
         && extensions.len() == app_count
@@ -245,6 +291,7 @@ pub unsafe fn plan(
             host_reset,
             calibrated,
             statistics,
+            perf,
             patched: None,
         };
     }
@@ -260,10 +307,12 @@ pub unsafe fn plan(
         host_reset,
         calibrated,
         statistics,
+        perf,
         patched: Some(Box::new(Patched {
             base,
             timeline,
             host_reset: host_reset_features,
+            perf: perf_features,
             app_next: copied
                 .as_ref()
                 .map_or(create_info.p_next, CopiedPrefix::head),
@@ -332,51 +381,4 @@ unsafe fn copy_with_features(
         m.mesh_shader_queries = vk::TRUE;
     }
     prefix
-}
-
-/// The calibrated-timestamps extensions, preferred first (they share their commands).
-const CALIBRATION_EXTS: [&CStr; 2] = [
-    c"VK_KHR_calibrated_timestamps",
-    c"VK_EXT_calibrated_timestamps",
-];
-
-/// Whether the device can sample its own clock together with `CLOCK_MONOTONIC`.
-///
-/// # Safety
-/// `physical_device` must belong to `instance`.
-unsafe fn has_device_and_monotonic_domains(
-    instance: &InstanceDispatch,
-    physical_device: vk::PhysicalDevice,
-) -> bool {
-    let load = |name: &CStr| {
-        // SAFETY: the next layer's GIPA with the live instance.
-        unsafe { (instance.get_instance_proc_addr)(instance.handle, name.as_ptr()) }
-    };
-    let Some(f) = load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR")
-        .or_else(|| load(c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"))
-    else {
-        return false;
-    };
-    // SAFETY: the KHR and EXT commands share this signature.
-    let f = unsafe {
-        std::mem::transmute::<
-            unsafe extern "system" fn(),
-            vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR,
-        >(f)
-    };
-    let mut count = 0u32;
-    // SAFETY: two-call idiom on a live physical device.
-    let domains = unsafe {
-        if f(physical_device, &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
-            return false;
-        }
-        let mut domains = vec![vk::TimeDomainKHR::default(); count as usize];
-        if f(physical_device, &mut count, domains.as_mut_ptr()) != vk::Result::SUCCESS {
-            return false;
-        }
-        domains.truncate(count as usize);
-        domains
-    };
-    domains.contains(&vk::TimeDomainKHR::DEVICE)
-        && domains.contains(&vk::TimeDomainKHR::CLOCK_MONOTONIC)
 }

@@ -44,6 +44,7 @@ pub mod interface;
 mod layer_commands;
 pub mod measured_clock;
 pub mod mesh_statistics;
+pub mod perf_counters;
 pub mod query_pool;
 pub mod queue_context;
 pub mod readback;

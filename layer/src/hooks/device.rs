@@ -33,6 +33,9 @@ pub unsafe extern "system" fn destroy_device(
             tracer.shutdown(false)
         });
     }
+    if let Some(lock) = record.profiling_lock.lock().take() {
+        lock.release(device);
+    }
     // SAFETY: forwarded with the application's arguments.
     unsafe { (record.dispatch.fp_v1_0.destroy_device)(device, p_allocator) };
 }

@@ -15,6 +15,8 @@ pub struct Device {
     pub set_loader_data: Option<ash_layer::PFN_vkSetDeviceLoaderData>,
     /// The trace core; `None` when tracing is off for this process or could not start.
     pub tracer: Option<DeviceTracer>,
+    /// The profiling lock, taken for hardware counters (`GPU_TRACE_COUNTERS=perf:...`).
+    pub profiling_lock: parking_lot::Mutex<Option<crate::gpu::perf_counters::ProfilingLock>>,
 }
 
 static DEVICES: Registry<Device> = Registry::new();

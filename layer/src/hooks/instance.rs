@@ -12,6 +12,7 @@ use crate::gpu::caps::DeviceCaps;
 use crate::gpu::core_features;
 use crate::gpu::features::{self, DevicePlan};
 use crate::gpu::interface::Backend;
+use crate::gpu::perf_counters::{self, PerfPlan, ProfilingLock};
 use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Instance};
@@ -166,6 +167,10 @@ pub unsafe fn create_device(
         // Every output places submit times (text) or stages (Perfetto) by the paired clocks.
         calibration: config.is_some_and(|c| !c.force_measured_clock),
         statistics: config.is_some_and(|c| c.counters == Counters::Pipeline),
+        perf: config.and_then(|c| match &c.counters {
+            Counters::Perf(names) => Some(names.as_slice().into()),
+            _ => None,
+        }),
     };
     let caps = tracing
         .then(|| {
@@ -220,12 +225,25 @@ pub unsafe fn create_device(
         };
         // Before the application has the device: its commands' idle way down.
         super::adopt_common_next(&dispatch);
+        let mut profiling_lock = None;
         let tracer = match (caps, plan, config) {
             (Some(caps), Some(plan), Some(config)) => {
                 let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
                 if config.counters == Counters::Pipeline {
                     log::warn!("{}", core_features::said(index, plan.statistics));
                 }
+                let lock = match &plan.perf {
+                    PerfPlan::Chosen { .. } => ProfilingLock::acquire(&dispatch).map(Some),
+                    _ => Ok(None),
+                };
+                if let Some(line) = perf_counters::said(
+                    index,
+                    &plan.perf,
+                    lock.as_ref().map(|_| ()).map_err(|e| *e),
+                ) {
+                    log::warn!("{line}");
+                }
+                profiling_lock = lock.ok().flatten();
                 let options = tracer_options(config);
                 let outputs = sink::outputs(output_choice(config), SESSION_HOOKS);
                 let backend = Backend::new(
@@ -250,6 +268,7 @@ pub unsafe fn create_device(
                 dispatch,
                 set_loader_data: next.set_device_loader_data,
                 tracer,
+                profiling_lock: parking_lot::Mutex::new(profiling_lock),
             }),
         );
     });

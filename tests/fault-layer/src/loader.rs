@@ -232,6 +232,10 @@ unsafe extern "system" fn create_device(
             shaped.queue_create_info_count = queues.len() as u32;
             shaped.p_queue_create_infos = queues.as_ptr();
         }
+        // The emulated VK_KHR_performance_query stays above the driver.
+        if crate::perf_query::enabled() {
+            crate::perf_query::strip(&mut shaped, &mut extensions);
+        }
         if faults::show_features() {
             show_features(&shaped);
         }
@@ -304,6 +308,9 @@ unsafe extern "system" fn gdpa(device: vk::Device, name: *const c_char) -> vk::P
     let (n, next) = unsafe { (CStr::from_ptr(name), DEVICES.read().get(&key(device))?.gdpa) };
     // SAFETY: the next layer's GDPA.
     let down = unsafe { next(device, name) };
+    if let found @ Some(_) = crate::perf_query::device_lookup(n) {
+        return found;
+    }
     down?;
     if n.to_bytes() == b"vkGetDeviceProcAddr" {
         return hook!(gdpa);

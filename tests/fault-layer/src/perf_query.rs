@@ -2,7 +2,10 @@
 //! offers it (radv, anv, turnip, NVIDIA), on Lavapipe, which has none. So far what a tool
 //! asks before recording anything: the device extension, its `performanceCounterQueryPools`
 //! feature, and each queue family's counters (five, with known units, scopes and storage;
-//! the last needs a pass of its own, so a set of it and any other needs two).
+//! the last needs a pass of its own, so a set of it and any other needs two); and the
+//! device's side as far as its profiling lock: `vkCreateDevice` passes down neither the
+//! extension nor the feature's structure, and the lock is this layer's (held by another
+//! process with `UTRACE_PERF_LOCK_HELD=1`: every acquire times out).
 //!
 //! Families with graphics or compute list the counters; others none.
 
@@ -223,5 +226,67 @@ pub unsafe fn fill_features(features: *mut vk::PhysicalDeviceFeatures2<'_>) {
             }
             next = (*next).p_next;
         }
+    }
+}
+
+/// Takes the extension out of `info`'s list (`extensions` holds the list passed down) and
+/// its features structure off the head of `info`'s chain (where utrace prepends it).
+///
+/// # Safety
+/// `info`'s chain is valid; `extensions` is the list `info` names (or will).
+pub unsafe fn strip(info: &mut vk::DeviceCreateInfo<'_>, extensions: &mut Vec<*const c_char>) {
+    // SAFETY: the caller's valid extension names.
+    extensions.retain(|&e| unsafe { CStr::from_ptr(e) } != EXTENSION);
+    info.enabled_extension_count = extensions.len() as u32;
+    info.pp_enabled_extension_names = extensions.as_ptr();
+    let head = info.p_next.cast::<vk::BaseInStructure>();
+    // SAFETY: a valid chain's first element.
+    unsafe {
+        if !head.is_null()
+            && (*head).s_type == vk::StructureType::PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR
+        {
+            info.p_next = (*head).p_next.cast();
+        }
+    }
+}
+
+/// Whether the emulated profiling lock is held (by this process).
+static LOCKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+unsafe extern "system" fn acquire_profiling_lock(
+    _device: vk::Device,
+    _info: *const vk::AcquireProfilingLockInfoKHR<'_>,
+) -> vk::Result {
+    let elsewhere = std::env::var("UTRACE_PERF_LOCK_HELD").as_deref() == Ok("1");
+    if elsewhere || LOCKED.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        return vk::Result::TIMEOUT;
+    }
+    eprintln!("utrace-perf: the profiling lock is taken");
+    vk::Result::SUCCESS
+}
+
+unsafe extern "system" fn release_profiling_lock(_device: vk::Device) {
+    if LOCKED.swap(false, std::sync::atomic::Ordering::AcqRel) {
+        eprintln!("utrace-perf: the profiling lock is given back");
+    }
+}
+
+/// The device-level commands the emulation answers itself (the driver has none of them).
+pub fn device_lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
+    if !enabled() {
+        return None;
+    }
+    macro_rules! hook {
+        ($f:expr) => {
+            // SAFETY: each hook has the signature of the command it is returned for.
+            Some(unsafe {
+                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+            })
+        };
+    }
+    match name.to_bytes() {
+        b"vkAcquireProfilingLockKHR" => hook!(acquire_profiling_lock),
+        b"vkReleaseProfilingLockKHR" => hook!(release_profiling_lock),
+        _ => None,
     }
 }

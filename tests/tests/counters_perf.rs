@@ -1,0 +1,92 @@
+//! Hardware counters (`GPU_TRACE_COUNTERS=perf:NAME,...`, VK_KHR_performance_query) as far
+//! as the device's creation, on the fault layer's emulation of the extension beneath utrace
+//! (`UTRACE_PERF_QUERY=1`), validation beneath both: the names resolved, a set needing more
+//! than one pass refused with its count, an unknown name refused with the family's list,
+//! the profiling lock taken (and given back at vkDestroyDevice), or said when it cannot be.
+
+use utrace_tests::checks::assert_clean;
+use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::workload;
+
+/// The `basic` scenario traced with `counters`, the emulation on (`emulated`), plus `envs`.
+fn traced(counters: &str, emulated: bool, envs: &[(&str, &str)]) -> Run {
+    let dir = TempDir::new("counters-perf");
+    let mut w = workload!("basic")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", counters);
+    if emulated {
+        w = w.env("UTRACE_PERF_QUERY", "1");
+    }
+    for (k, v) in envs {
+        w = w.env(k, v);
+    }
+    let run = w.run(&dir);
+    assert_clean(&run);
+    run
+}
+
+/// The device's line about hardware counters.
+fn line(run: &Run) -> &str {
+    run.stderr
+        .lines()
+        .find(|l| l.contains("GPU counters (VK_KHR_performance_query)"))
+        .unwrap_or_else(|| panic!("no line: {}", run.stderr))
+}
+
+#[test]
+fn counters_of_one_pass_are_resolved_and_the_profiling_lock_taken_then_given_back() {
+    let run = traced("perf:draws, Vertices", true, &[]);
+    assert_eq!(
+        line(&run),
+        "utrace: warning: device 0: GPU counters (VK_KHR_performance_query): Draws, Vertices in one pass, the profiling lock taken; collecting them around command buffers and render passes is not built yet"
+    );
+    let taken = run.stderr.find("utrace-perf: the profiling lock is taken");
+    let given = run
+        .stderr
+        .find("utrace-perf: the profiling lock is given back");
+    assert!(taken.is_some() && given > taken, "{}", run.stderr);
+}
+
+#[test]
+fn a_set_needing_two_passes_is_refused_with_its_count() {
+    let run = traced("perf:Draws,L2 misses", true, &[]);
+    assert!(
+        line(&run).ends_with("the counters Draws, L2 misses need 2 passes on queue family 0; utrace collects counters in one pass (ask for fewer); no hardware counters"),
+        "{}",
+        line(&run)
+    );
+    assert!(!run.stderr.contains("the profiling lock is taken"));
+}
+
+#[test]
+fn an_unknown_name_is_refused_with_the_familys_counters() {
+    let run = traced("perf:Draws,Texels", true, &[]);
+    assert!(
+        line(&run).contains("queue family 0 has no counter \"Texels\" (it has: Draws, Vertices, Workgroups, GPU busy, L2 misses; `utrace counters` lists them); no hardware counters"),
+        "{}",
+        line(&run)
+    );
+}
+
+#[test]
+fn a_driver_without_the_extension_or_a_lock_held_elsewhere_gets_none() {
+    let run = traced("perf:Draws", false, &[]);
+    assert!(
+        line(&run).ends_with("the driver has no VK_KHR_performance_query; no hardware counters"),
+        "{}",
+        line(&run)
+    );
+    let run = traced("perf:Draws", true, &[("UTRACE_PERF_LOCK_HELD", "1")]);
+    assert!(
+        line(&run).ends_with(
+            "Draws: the profiling lock could not be taken (TIMEOUT); no hardware counters"
+        ),
+        "{}",
+        line(&run)
+    );
+}
