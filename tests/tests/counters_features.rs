@@ -83,7 +83,7 @@ fn without_counters_or_with_a_wrong_value_the_device_is_as_the_application_asked
     );
     assert!(
         run.stderr
-            .contains("GPU_TRACE_COUNTERS=\"pipe\" is not a counter set (pipeline); no counters"),
+            .contains("GPU_TRACE_COUNTERS=\"pipe\" is not a counter set (pipeline, or perf:NAME,...); no counters"),
         "{}",
         run.stderr
     );

@@ -189,9 +189,8 @@ mod tests {
     use crate::trace::sink_interface::{ListedEvents, Words};
     use crate::trace::tracepoints::Payload;
 
-    #[test]
-    fn a_second_sums_the_command_buffers_counters_only() {
-        use crate::trace::record::counter_values::Shown;
+    /// A command buffer's start and end events' words.
+    fn cmd_buffer_words() -> (Words, Words) {
         use crate::trace::tracepoints::{EndCmdBuffer, StartCmdBuffer};
         use ash::vk;
         let start = Words::of(Payload::StartCmdBuffer(StartCmdBuffer {
@@ -200,7 +199,16 @@ mod tests {
             usage: vk::CommandBufferUsageFlags::empty(),
             thread: 1,
         }));
-        let end = Words::of(Payload::EndCmdBuffer(EndCmdBuffer { cmd: 1 }));
+        (
+            start,
+            Words::of(Payload::EndCmdBuffer(EndCmdBuffer { cmd: 1 })),
+        )
+    }
+
+    #[test]
+    fn a_second_sums_the_command_buffers_counters_only() {
+        use crate::trace::record::counter_values::Shown;
+        let (start, end) = cmd_buffer_words();
         let counted = |shown, values| {
             Some(Counters {
                 shown,
@@ -246,15 +254,7 @@ mod tests {
 
     #[test]
     fn a_frame_and_its_ranges_are_summed() {
-        use crate::trace::tracepoints::{EndCmdBuffer, StartCmdBuffer};
-        use ash::vk;
-        let start = Words::of(Payload::StartCmdBuffer(StartCmdBuffer {
-            cmd: 1,
-            level: vk::CommandBufferLevel::PRIMARY,
-            usage: vk::CommandBufferUsageFlags::empty(),
-            thread: 1,
-        }));
-        let end = Words::of(Payload::EndCmdBuffer(EndCmdBuffer { cmd: 1 }));
+        let (start, end) = cmd_buffer_words();
         let tally = Arc::new(Tally::default());
         let mut sink = WatchSink::new(Arc::clone(&tally));
         let batch = |sink: &mut WatchSink, frame: u32, from: u64, to: u64| {

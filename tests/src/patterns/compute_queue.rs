@@ -8,7 +8,7 @@
 
 use ash::vk;
 
-use super::pool_of;
+use super::{one_of, pool_of};
 use crate::submitter::Submitter;
 use crate::vk::{check, monotonic_ns, Buffer, Device, FillPipeline, Result};
 
@@ -35,17 +35,7 @@ pub(super) fn compute_queue(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     // SAFETY: command buffers of live pools, recorded and submitted once; the host waits for
     // both fences before anything is destroyed.
     let result = unsafe {
-        let alloc = |pool| {
-            let info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(pool)
-                .command_buffer_count(1);
-            check(
-                d.allocate_command_buffers(&info),
-                "vkAllocateCommandBuffers",
-            )
-            .map(|v| v[0])
-        };
-        let (dispatch, transfer) = (alloc(pools[0])?, alloc(pools[1])?);
+        let (dispatch, transfer) = (one_of(dev, pools[0])?, one_of(dev, pools[1])?);
         dev.begin(transfer, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
         d.cmd_fill_buffer(transfer, scratch.buffer, 0, 4096, 1);
         dev.end(transfer)?;

@@ -138,6 +138,19 @@ pub(super) fn transfer_barrier(dev: &Device, cb: vk::CommandBuffer) {
     }
 }
 
+/// One primary command buffer of `pool`.
+pub(super) fn one_of(dev: &Device, pool: vk::CommandPool) -> Result<vk::CommandBuffer> {
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .command_buffer_count(1);
+    // SAFETY: a live pool of this device.
+    check(
+        unsafe { dev.device.allocate_command_buffers(&info) },
+        "vkAllocateCommandBuffers",
+    )
+    .map(|v| v[0])
+}
+
 /// A command pool of `family`, whose command buffers are not reset one by one.
 pub(super) fn pool_of(dev: &Device, family: u32) -> Result<vk::CommandPool> {
     let info = vk::CommandPoolCreateInfo::default().queue_family_index(family);

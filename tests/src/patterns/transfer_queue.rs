@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use super::{pool, pool_of};
+use super::{one_of, pool, pool_of};
 use crate::submitter::Submitter;
 use crate::vk::{check, monotonic_ns, Buffer, Device, Result};
 
@@ -28,17 +28,7 @@ pub(super) fn transfer_queue(dev: &Device, sub: &mut Submitter) -> Result<bool> 
     // SAFETY: command buffers of live pools, recorded and submitted once; the host waits for
     // both fences before anything is destroyed.
     let result = unsafe {
-        let alloc = |pool| {
-            let info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(pool)
-                .command_buffer_count(1);
-            check(
-                d.allocate_command_buffers(&info),
-                "vkAllocateCommandBuffers",
-            )
-            .map(|v| v[0])
-        };
-        let (fill, copy) = (alloc(transfer_pool)?, alloc(graphics_pool)?);
+        let (fill, copy) = (one_of(dev, transfer_pool)?, one_of(dev, graphics_pool)?);
         dev.begin(fill, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
         d.cmd_fill_buffer(fill, shared.buffer, 0, SIZE, VALUE);
         dev.end(fill)?;

@@ -145,19 +145,25 @@ fn share(ns: u64, ms: u64) -> f64 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_screen_and_the_log_line_say_the_same() {
-        let second = Second::parse(
-            "second ms=1000 frames=2 batches=4 frame_ns=1500000,2500000 ranges=draw:900000:6,cmd_buffer:4000000:4",
-        )
-        .unwrap();
+    /// The layer's `line`, read, its history, and the screen after `seconds`.
+    fn shown(line: &str, seconds: u64) -> (Second, History, String) {
+        let second = Second::parse(line).unwrap();
         let mut history = History::default();
         history.push(&second);
         let who = Watched {
             pid: 42,
             name: "app".into(),
         };
-        let screen = screen(&who, 3, Some(&second), &history, 80).join("\n");
+        let screen = screen(&who, seconds, Some(&second), &history, 80).join("\n");
+        (second, history, screen)
+    }
+
+    #[test]
+    fn the_screen_and_the_log_line_say_the_same() {
+        let (second, history, screen) = shown(
+            "second ms=1000 frames=2 batches=4 frame_ns=1500000,2500000 ranges=draw:900000:6,cmd_buffer:4000000:4",
+            3,
+        );
         assert!(screen.contains("frames per second   2.0"), "{screen}");
         assert!(
             screen.contains("last 2.50 ms   p50 1.50 ms   p99 2.50 ms   (2 frames in 1 s)"),
@@ -174,17 +180,10 @@ mod tests {
 
     #[test]
     fn pipeline_statistics_are_shown_in_all_and_per_frame() {
-        let second = Second::parse(
+        let (second, history, screen) = shown(
             "second ms=1000 frames=2 batches=2 frame_ns=1000,1000 ranges=cmd_buffer:2000:2 counters=input_vertices:48,fragment_invocations:8192",
-        )
-        .unwrap();
-        let mut history = History::default();
-        history.push(&second);
-        let who = Watched {
-            pid: 42,
-            name: "app".into(),
-        };
-        let screen = screen(&who, 1, Some(&second), &history, 80).join("\n");
+            1,
+        );
         assert!(screen.contains("pipeline statistics, last s"), "{screen}");
         assert!(
             screen.contains(&format!(
