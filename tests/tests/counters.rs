@@ -196,9 +196,20 @@ fn the_applications_own_statistics_stay_right_and_the_ranges_they_overlap_are_pa
     // counters-own-query: the application's query around a render pass of 24 vertex
     // invocations, and one inside a render pass around the middle of three draws (6, 3 and
     // 6). The workload fails unless its own queries read 24 and 3; validation beneath
-    // checks that no two statistics queries were ever active together.
+    // checks that no two statistics queries were ever active together. It enables
+    // pipelineStatisticsQuery itself (`--statistics`), as such an application must: it is
+    // valid without the layer, which then finds the feature on already.
+    let dir = TempDir::new("counters-own-query-alone");
+    let alone = workload!("counters-own-query")
+        .arg("--statistics", "")
+        .layers(&["VK_LAYER_KHRONOS_validation"])
+        .run(&dir);
+    assert_clean(&alone);
     let dir = TempDir::new("counters-own-query");
-    let (run, trace) = counted(workload!("counters-own-query"), &dir);
+    let (run, trace) = counted(
+        workload!("counters-own-query").arg("--statistics", ""),
+        &dir,
+    );
     assert!(run.success, "{}", run.stderr);
     let events = &trace.batches[0].events;
     let passes = named(events, "end_render_pass");

@@ -48,10 +48,9 @@ fn perfetto_stages_carry_the_same_counters() {
     // The counters scenario traced to txt, to Perfetto (its stages' extra_data) and to csv
     // (columns of their own): the command's report of each gives the same sums.
     let dir = TempDir::new("counters-perfetto");
-    let sums = |name: &str| {
-        let file = traced_to(&dir, name);
+    let sums_of = |file: &std::path::Path| {
         let report: serde_json::Value =
-            serde_json::from_slice(&report_of(&file, &["--json"])).unwrap();
+            serde_json::from_slice(&report_of(file, &["--json"])).unwrap();
         let mut rows: Vec<(String, Vec<Option<u64>>)> = report["counters"]
             .as_array()
             .expect("counters")
@@ -64,9 +63,46 @@ fn perfetto_stages_carry_the_same_counters() {
         rows.sort();
         rows
     };
+    let sums = |name: &str| sums_of(&traced_to(&dir, name));
     let txt = sums("trace.txt");
     assert!(!txt.is_empty());
     assert_eq!(sums("trace.pftrace"), txt);
+    // Converted by the command, the counters stay: to Perfetto (the stages' extra_data)
+    // and back, and in Chrome's trace events (the ranges' args).
+    let converted = dir.path().join("converted.pftrace");
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["convert", "--to", "perfetto", "-o"])
+        .arg(&converted)
+        .arg(dir.path().join("trace.txt"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(sums_of(&converted), txt, "converted to Perfetto");
+    let chrome = dir.path().join("trace.chrome.json");
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["convert", "--to", "chrome", "-o"])
+        .arg(&chrome)
+        .arg(dir.path().join("trace.txt"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&chrome).unwrap()).unwrap();
+    let dispatch = events["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "dispatch")
+        .expect("a dispatch");
+    assert_eq!(dispatch["args"]["compute_invocations"], "960", "{dispatch}");
     // csv: a column per statistic and `partial` after `args`, the end row as wide.
     assert_eq!(sums("trace.csv"), txt);
     let csv = std::fs::read_to_string(dir.path().join("trace.csv")).unwrap();

@@ -3,7 +3,8 @@
 //! first packet clears its incremental state and interns the graphics context; a hardware
 //! queue track per queue and a specification per stage name interned before the stages
 //! that use them (a label's stage named by its text); one `GpuRenderStageEvent` per range
-//! and marker, with its begin's arguments then its batch's `frame` as `extra_data`, its
+//! and marker, with its begin's arguments, those of its end it lacks (a counted range's GPU
+//! counters), then its batch's `frame` as `extra_data`, its
 //! submission, command buffer and render pass; then a `vk_queue_submit` per batch, at its
 //! submit time where the trace has one. Times stay the trace's (GPU) nanoseconds, stamped on
 //! `CLOCK_BOOTTIME`, Perfetto's default clock: the text formats hold no clock pairing to
@@ -222,6 +223,12 @@ fn pair<'t>(batch: &Batch, spec: &'t StageSpec) -> Vec<Stage<'t>> {
                 if let Some(at) = open.iter().rposition(|o| o.tracepoint.range == tp.range) {
                     let mut s = open.remove(at);
                     s.end_ns = e.ns;
+                    // The end's arguments the begin lacks: a counted range's GPU counters.
+                    for (k, v) in stage.pairs {
+                        if !s.pairs.iter().any(|(n, _)| *n == k) {
+                            s.pairs.push((k, v));
+                        }
+                    }
                     done.push(s);
                 }
             }

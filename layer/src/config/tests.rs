@@ -265,6 +265,15 @@ fn counters_pipeline_or_off_and_anything_else_said() {
         Counters::Perf(vec!["Draws".into(), "GPU busy".into()])
     );
     assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let c = parse(&[("GPU_TRACE_COUNTERS", "perf:Draws,draws,Vertices")]);
+    assert_eq!(
+        c.counters,
+        Counters::Perf(vec!["Draws".into(), "Vertices".into()])
+    );
+    assert_eq!(
+        c.problems,
+        ["GPU_TRACE_COUNTERS: the counter \"draws\" is named twice; counted once"]
+    );
     let c = parse(&[("GPU_TRACE_COUNTERS", "PERF:")]);
     assert_eq!(c.counters, Counters::Off);
     assert!(

@@ -72,11 +72,19 @@ pub(super) fn parse_counters(name: &str, value: &str, problems: &mut Vec<String>
         "" | "0" | "off" | "none" => Counters::Off,
         "pipeline" => Counters::Pipeline,
         _ if v.starts_with("perf:") => {
-            let names: Vec<String> = value.trim()[5..]
-                .split(',')
-                .map(|n| n.trim().to_string())
-                .filter(|n| !n.is_empty())
-                .collect();
+            let mut names: Vec<String> = Vec::new();
+            for n in value.trim()[5..].split(',').map(str::trim) {
+                if n.is_empty() {
+                    continue;
+                }
+                if names.iter().any(|have| have.eq_ignore_ascii_case(n)) {
+                    problems.push(format!(
+                        "{name}: the counter {n:?} is named twice; counted once"
+                    ));
+                } else {
+                    names.push(n.to_string());
+                }
+            }
             if names.is_empty() {
                 problems.push(format!(
                     "{name}={value:?} names no counter (perf:NAME,NAME,...; `utrace counters` lists them); no counters"

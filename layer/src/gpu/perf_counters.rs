@@ -100,20 +100,29 @@ pub(super) unsafe fn plan(
         if listed.is_empty() {
             continue;
         }
-        let mut indices = Vec::new();
-        for want in asked {
-            let Some(i) = listed
+        let find = |want: &String| {
+            listed
                 .iter()
                 .position(|(n, _)| n.eq_ignore_ascii_case(want))
-            else {
-                let all: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
-                return PerfPlan::Refused(format!(
-                    "queue family {family} has no counter {want:?} (it has: {}; `utrace counters` lists them)",
-                    all.join(", ")
-                ));
-            };
-            indices.push(i as u32);
+        };
+        let missing: Vec<String> = asked
+            .iter()
+            .filter(|w| find(w).is_none())
+            .map(|w| format!("{w:?}"))
+            .collect();
+        if !missing.is_empty() {
+            let all: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+            return PerfPlan::Refused(format!(
+                "queue family {family} has no counter {} (it has: {}; `utrace counters` lists them)",
+                missing.join(", "),
+                all.join(", ")
+            ));
         }
+        let indices: Vec<u32> = asked.iter().filter_map(find).map(|i| i as u32).collect();
+        let driver_names: Vec<&str> = indices
+            .iter()
+            .map(|&i| listed[i as usize].0.as_str())
+            .collect();
         let info = vk::QueryPoolPerformanceCreateInfoKHR::default()
             .queue_family_index(family)
             .counter_indices(&indices);
@@ -123,14 +132,11 @@ pub(super) unsafe fn plan(
         if n > 1 {
             return PerfPlan::Refused(format!(
                 "the counters {} need {n} passes on queue family {family}; utrace collects counters in one pass (ask for fewer)",
-                asked.join(", ")
+                driver_names.join(", ")
             ));
         }
         if names.is_empty() {
-            names = indices
-                .iter()
-                .map(|&i| listed[i as usize].0.clone())
-                .collect();
+            names = driver_names.iter().map(|n| n.to_string()).collect();
         }
         families.push((family, indices));
     }
@@ -217,6 +223,10 @@ pub fn said(index: u32, plan: &PerfPlan, lock: Result<(), vk::Result>) -> Option
         PerfPlan::Chosen { names, .. } => Some(match lock {
             Ok(()) => format!(
                 "device {index}: GPU counters (VK_KHR_performance_query): {} in one pass, the profiling lock taken; collecting them around command buffers and render passes is not built yet",
+                names.join(", ")
+            ),
+            Err(vk::Result::TIMEOUT) => format!(
+                "device {index}: GPU counters (VK_KHR_performance_query): {}: the profiling lock is held elsewhere (another process profiling the device; waited 1 s); no hardware counters",
                 names.join(", ")
             ),
             Err(e) => format!(

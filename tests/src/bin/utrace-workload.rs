@@ -8,7 +8,7 @@
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
 //!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
 //!                 [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]
-//!                 [--features2]
+//!                 [--features2] [--statistics]
 //! ```
 //!
 //! NAME: basic, two-devices, two-instances, instance-after-instance, frames, demo; the GPU-work scenarios
@@ -107,6 +107,7 @@ fn parse() -> Result<Args, String> {
             }
             "--chatter" => utrace_tests::chatter::enable(),
             "--features2" => utrace_tests::vk::name_features_in_chain(),
+            "--statistics" => utrace_tests::vk::enable_statistics(),
             "--pace-ms" => {
                 let v = value()?;
                 utrace_tests::submitter::set_pace_ms(
@@ -145,7 +146,7 @@ fn parse() -> Result<Args, String> {
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N] [--features2]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N] [--features2] [--statistics]\nscenarios: {}",
         workload::scenarios()
     )
 }

@@ -13,6 +13,15 @@ pub fn name_features_in_chain() {
     FEATURES_IN_CHAIN.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether [`Device::new`] enables `pipelineStatisticsQuery` itself (the workload's
+/// `--statistics`), as an application that makes its own statistics queries must.
+static STATISTICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Devices made from now on enable `pipelineStatisticsQuery`.
+pub fn enable_statistics() {
+    STATISTICS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A logical device with one queue that can do graphics, compute and transfer (and one of
 /// a transfer-only family and one of a compute family without graphics, where the device
 /// has them).
@@ -141,7 +150,9 @@ impl Device {
         features13.p_next = extra.next;
         let mut multi_draw_features =
             vk::PhysicalDeviceMultiDrawFeaturesEXT::default().multi_draw(true);
-        let features = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
+        let features = vk::PhysicalDeviceFeatures::default()
+            .multi_draw_indirect(true)
+            .pipeline_statistics_query(STATISTICS.load(std::sync::atomic::Ordering::Relaxed));
         let mut multiview = vk::PhysicalDeviceMultiviewFeatures::default().multiview(true);
         let mut features2 = vk::PhysicalDeviceFeatures2::default().features(features);
         let mut info = vk::DeviceCreateInfo::default()

@@ -12,7 +12,7 @@ mod shader;
 
 pub use buffer::Buffer;
 pub use buffer_set::BufferSet;
-pub use device::{name_features_in_chain, Device, Extra};
+pub use device::{enable_statistics, name_features_in_chain, Device, Extra};
 pub use fill::{verify_fill, FillPipeline, FILL_GROUP};
 pub use instance::Instance;
 pub use shader::{destroy_shader_modules, shader_module, shader_modules, spirv};

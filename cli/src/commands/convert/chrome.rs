@@ -59,6 +59,10 @@ pub fn render(trace: &Trace, spec: &Spec) -> String {
         };
         let mut a: serde_json::Map<String, Value> =
             pairs.into_iter().map(|(k, v)| (k, v.into())).collect();
+        // The end's arguments the begin lacks: a counted range's GPU counters.
+        for (k, v) in text_args::parse(r.end_args) {
+            a.entry(k).or_insert(v.into());
+        }
         a.insert("batch".into(), r.batch.number.into());
         a.insert("frame".into(), r.batch.frame.into());
         a.insert("submission".into(), r.batch.submission.into());

@@ -66,8 +66,8 @@ fn family_text(f: &Family, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "{} counters, {} together",
-        f.counters.len(),
+        "{}, {} together",
+        plural(f.counters.len() as u32, "counter"),
         plural(f.passes_all, "pass")
     );
     let width = f
@@ -99,10 +99,11 @@ fn family_text(f: &Family, out: &mut String) {
 }
 
 fn plural(n: u32, word: &str) -> String {
+    let ending = if word.ends_with('s') { "es" } else { "s" };
     if n == 1 {
         format!("1 {word}")
     } else {
-        format!("{n} {word}es")
+        format!("{n} {word}{ending}")
     }
 }
 
@@ -238,7 +239,7 @@ mod tests {
             },
         ];
         let t = text(&devices);
-        assert!(t.contains("device 0: gpu (VK_KHR_performance_query)\n  queue family 0 (graphics, compute): 1 counters, 1 pass together"), "{t}");
+        assert!(t.contains("device 0: gpu (VK_KHR_performance_query)\n  queue family 0 (graphics, compute): 1 counter, 1 pass together"), "{t}");
         assert!(t.contains("    Draws    Work           generic      render pass    uint64        1  draw commands"), "{t}");
         assert!(t.contains("  queue family 1 (transfer): none\n"), "{t}");
         assert!(

@@ -31,18 +31,28 @@ impl Change {
     }
 }
 
-/// The comparison: how many groups both traces counted, and what changed in them.
+/// The comparison: how many groups both traces counted, and what changed in them; or which
+/// one trace alone has statistics (nothing compared).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CounterDiff {
     pub groups: usize,
     pub changes: Vec<Change>,
+    /// `Some("A")` or `Some("B")`: only that trace has pipeline statistics.
+    pub only_in: Option<&'static str>,
 }
 
 /// Compares the groups of `a` and `b` (each trace's counter rows under the same grouping)
 /// that both counted; `None` when neither trace has statistics.
 pub fn compare(a: &[Row], b: &[Row]) -> Option<CounterDiff> {
-    if a.is_empty() && b.is_empty() {
-        return None;
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => return None,
+        (false, true) | (true, false) => {
+            return Some(CounterDiff {
+                only_in: Some(if a.is_empty() { "B" } else { "A" }),
+                ..CounterDiff::default()
+            })
+        }
+        (false, false) => {}
     }
     let mut d = CounterDiff::default();
     let mut common: Vec<(&Row, &Row)> = a
@@ -74,6 +84,13 @@ pub fn compare(a: &[Row], b: &[Row]) -> Option<CounterDiff> {
 
 /// The counters' section of the text output, after the times'.
 pub fn text(d: &CounterDiff, heading: &str, out: &mut String) {
+    if let Some(side) = d.only_in {
+        let _ = writeln!(
+            out,
+            "\ncounters: only trace {side} has pipeline statistics; nothing compared"
+        );
+        return;
+    }
     if d.changes.is_empty() {
         let _ = writeln!(
             out,
@@ -141,8 +158,9 @@ fn number(v: f64) -> String {
     }
 }
 
-/// `{groups, changed: [{key, statistic, per_range_a, per_range_b, change_pct}]}` (the
-/// change null from 0).
+/// `{groups, changed: [{key, statistic, per_range_a, per_range_b, change_pct}], only_in}`
+/// (the change null from 0; `only_in` "A" or "B" where one trace alone has statistics,
+/// else null).
 pub fn json(d: &CounterDiff) -> serde_json::Value {
     let changed: Vec<serde_json::Value> = d
         .changes
@@ -155,7 +173,7 @@ pub fn json(d: &CounterDiff) -> serde_json::Value {
             })
         })
         .collect();
-    json!({ "groups": d.groups, "changed": changed })
+    json!({ "groups": d.groups, "changed": changed, "only_in": d.only_in })
 }
 
 #[cfg(test)]
@@ -201,6 +219,13 @@ mod tests {
         assert!(t.contains("lighting") && t.contains("+900.0"), "{t}");
         assert_eq!(json(&d)["changed"][0]["per_range_b"], 9600.0);
         assert_eq!(compare(&[], &[]), None, "no statistics: no section");
+        let one_sided = compare(&a, &[]).expect("a section");
+        assert_eq!((one_sided.only_in, one_sided.groups), (Some("A"), 0));
+        let mut t = String::new();
+        text(&one_sided, "label", &mut t);
+        assert!(t.contains("only trace A has pipeline statistics"), "{t}");
+        assert_eq!(json(&one_sided)["only_in"], "A");
+        assert_eq!(compare(&[], &a).and_then(|d| d.only_in), Some("B"));
         let same = compare(&a[..1], &a[..1]).expect("statistics");
         let mut t = String::new();
         text(&same, "label", &mut t);
