@@ -69,6 +69,24 @@ fn run_traces_the_application_and_prints_its_report() {
     assert!(!stderr.contains("tracing:"), "{stderr}");
 }
 
+/// With `GPU_TRACE_COUNTERS=pipeline` (passed on to the application) the report has the
+/// counters table (the demo draws and dispatches).
+#[test]
+fn run_with_counters_reports_them() {
+    let dir = TempDir::new("cli-run-counters");
+    let report = dir.path().join("report.json");
+    let out = lavapipe_command(&dir, &utrace())
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .args(["run", "--out", "demo.txt", "--"])
+        .args([WORKLOAD, "--scenario", "demo", "--report"])
+        .arg(&report)
+        .output()
+        .expect("utrace runs");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("\npipeline statistics\n"), "{stdout}");
+}
+
 #[test]
 fn the_traces_format_follows_its_name() {
     // `--out x.pftrace` without `--format` is a Perfetto trace, as GPU_TRACEFILE's name

@@ -198,7 +198,8 @@ pub fn run(opts: Args) -> Result<u8, String> {
             top: opts.top,
             longest: 5,
             json: false,
-            counters: false,
+            // Counted at the application's request: their table follows.
+            counters: counters_asked(),
         };
         super::report::print(&t, &options)
     });
@@ -258,6 +259,15 @@ fn exit_code(status: &std::process::ExitStatus) -> u8 {
         (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
         (None, None) => 1,
     }
+}
+
+/// Whether the application was traced with GPU counters (`GPU_TRACE_COUNTERS`, which the
+/// application inherits from this command): its report then has their table.
+fn counters_asked() -> bool {
+    std::env::var("GPU_TRACE_COUNTERS").is_ok_and(|v| {
+        let v = v.trim().to_ascii_lowercase();
+        !matches!(v.as_str(), "" | "0" | "off" | "none")
+    })
 }
 
 #[cfg(test)]
