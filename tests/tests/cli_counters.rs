@@ -34,6 +34,15 @@ fn a_driver_without_the_extension_has_none() {
     let (_, out, _) = utrace_counters(&["--json"], "", &[]);
     let v: Value = serde_json::from_str(&out).expect("one JSON object");
     assert_eq!(v["devices"][0]["performance_query"], false, "{v}");
+    // The driver and its version follow the device's name: Lavapipe 22.3 and 25.0 are both
+    // llvmpipe.
+    assert_eq!(v["devices"][0]["index"], 0);
+    assert!(
+        v["devices"][0]["name"]
+            .as_str()
+            .is_some_and(|n| n.contains("Mesa 22.3")),
+        "{v}"
+    );
     assert_eq!(v["devices"][0]["families"], serde_json::json!([]));
 }
 

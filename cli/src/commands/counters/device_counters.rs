@@ -70,9 +70,20 @@ unsafe fn read_devices(
     for physical in physicals {
         // SAFETY: a physical device of this instance.
         let props = unsafe { instance.get_physical_device_properties(physical) };
-        let name = props
+        let mut name = props
             .device_name_as_c_str()
             .map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
+        // The driver and its version, which tell two devices of one name apart (Lavapipe
+        // 22.3 and 25.0 both say llvmpipe).
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+        // SAFETY: a physical device of this Vulkan 1.1 instance; a chain of known structures.
+        unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
+        if let (Ok(n), Ok(info)) = (driver.driver_name_as_c_str(), driver.driver_info_as_c_str()) {
+            if !n.is_empty() {
+                name = format!("{name}, {} {}", n.to_string_lossy(), info.to_string_lossy());
+            }
+        }
         // SAFETY: as above.
         let has = unsafe { instance.enumerate_device_extension_properties(physical) }
             .unwrap_or_default()

@@ -165,12 +165,13 @@ fn storage(s: vk::PerformanceCounterStorageKHR) -> &'static str {
     }
 }
 
-/// `{devices: [{name, performance_query, families: [{index, flags, passes_all, counters:
+/// `{devices: [{index, name, performance_query, families: [{index, flags, passes_all, counters:
 /// [{name, category, description, unit, scope, storage, passes}]}]}]}`.
 fn json_of(devices: &[Device]) -> serde_json::Value {
     let devices: Vec<serde_json::Value> = devices
         .iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
             let families: Vec<serde_json::Value> = d
                 .families
                 .iter()
@@ -192,7 +193,7 @@ fn json_of(devices: &[Device]) -> serde_json::Value {
                            "passes_all": f.passes_all, "counters": counters})
                 })
                 .collect();
-            json!({"name": d.name, "performance_query": d.families.is_some(),
+            json!({"index": i, "name": d.name, "performance_query": d.families.is_some(),
                    "families": families})
         })
         .collect();
