@@ -90,3 +90,67 @@ fn a_driver_without_the_extension_or_a_lock_held_elsewhere_gets_none() {
         line(&run)
     );
 }
+
+/// An application that profiles itself with its own performance query of command-buffer
+/// scope (the `perf_query` scenario, on the emulation): the query must be its command
+/// buffer's first command and its last, which the test layer checks (`utrace-perf: VUID-...`
+/// on a breach). utrace keeps its commands clear of it: nothing before the begin, the
+/// command buffer's range ended before the end; with the `query` tracepoint on, and with
+/// pipeline statistics too (a one-time recording records no reset of its pools). The
+/// application's values stay right (2 draws, 12 vertices, 4 workgroups) and the command
+/// buffer is traced whole. Without utrace the scenario is clean too.
+#[test]
+fn an_applications_own_performance_query_stays_its_command_buffers_first_and_last() {
+    let alone = {
+        let dir = TempDir::new("perf-query-alone");
+        workload!("perf_query")
+            .layers(&["VK_LAYER_UTRACE_fault", "VK_LAYER_KHRONOS_validation"])
+            .env("UTRACE_PERF_QUERY", "1")
+            .run(&dir)
+    };
+    assert_clean(&alone);
+    assert!(
+        !alone.stderr.contains("utrace-perf: VUID"),
+        "{}",
+        alone.stderr
+    );
+    for extra in [
+        ("GPU_TRACE", "1"),
+        ("GPU_TRACEPOINTS", "+query"),
+        ("GPU_TRACE_COUNTERS", "pipeline"),
+    ] {
+        let dir = TempDir::new("perf-query-traced");
+        let run = workload!("perf_query")
+            .layers(&[
+                "VK_LAYER_utrace",
+                "VK_LAYER_UTRACE_fault",
+                "VK_LAYER_KHRONOS_validation",
+            ])
+            .env("UTRACE_PERF_QUERY", "1")
+            .env("GPU_TRACE", "1")
+            .env(extra.0, extra.1)
+            .run(&dir);
+        assert_clean(&run);
+        assert!(
+            !run.stderr.contains("utrace-perf: VUID"),
+            "{extra:?}: {}",
+            run.stderr
+        );
+        let trace = utrace_tests::checks::assert_trace_matches(&run.stdout, &run);
+        let events = &trace.batches[0].events;
+        assert_eq!(
+            events.first().map(|e| e.name.as_str()),
+            Some("start_cmd_buffer")
+        );
+        assert_eq!(
+            events.last().map(|e| e.name.as_str()),
+            Some("end_cmd_buffer")
+        );
+        assert_eq!(
+            events.iter().filter(|e| e.name == "end_draw").count(),
+            2,
+            "{extra:?}: {}",
+            run.stdout
+        );
+    }
+}

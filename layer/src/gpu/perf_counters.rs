@@ -146,6 +146,37 @@ pub(super) unsafe fn plan(
     PerfPlan::Chosen { families, names }
 }
 
+/// Whether each of `family`'s counters is of command-buffer scope (their queries must be a
+/// command buffer's first and last commands), for an application that enabled
+/// VK_KHR_performance_query; empty where the instance does not resolve its commands.
+///
+/// # Safety
+/// `physical` is a physical device of `instance`, with `family`.
+pub unsafe fn command_buffer_scopes(
+    instance: &InstanceDispatch,
+    physical: vk::PhysicalDevice,
+    family: u32,
+) -> Vec<bool> {
+    let name = c"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR";
+    // SAFETY: the next layer's GIPA with the live instance.
+    let Some(list) = (unsafe { (instance.get_instance_proc_addr)(instance.handle, name.as_ptr()) })
+    else {
+        return Vec::new();
+    };
+    // SAFETY: the command of this name has this signature.
+    let list = unsafe {
+        std::mem::transmute::<
+            unsafe extern "system" fn(),
+            vk::PFN_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR,
+        >(list)
+    };
+    // SAFETY: the caller's promises.
+    unsafe { counters_of(list, physical, family) }
+        .iter()
+        .map(|(_, c)| c.scope == vk::PerformanceCounterScopeKHR::COMMAND_BUFFER)
+        .collect()
+}
+
 /// # Safety
 /// `physical` is a physical device of the instance `list` came from, with `family`.
 unsafe fn counters_of(

@@ -253,7 +253,19 @@ pub unsafe fn create_device(
                     next.set_device_loader_data,
                 );
                 match backend.and_then(|b| DeviceTracer::new(index, b, options, outputs)) {
-                    Ok(tracer) => Some(tracer),
+                    Ok(tracer) => {
+                        // SAFETY: the application's create info, valid during this call,
+                        // for this instance's physical device.
+                        unsafe {
+                            note_counter_scopes(
+                                &tracer,
+                                &instance.dispatch,
+                                physical_device,
+                                create_info,
+                            )
+                        };
+                        Some(tracer)
+                    }
                     Err(e) => {
                         log::error!("device {index} is not traced: {e}");
                         None
@@ -334,5 +346,49 @@ fn write_every_device(timeout: std::time::Duration) {
         if let Some(tracer) = device.tracer.as_ref() {
             tracer.sync(timeout);
         }
+    }
+}
+
+/// Where the application enabled VK_KHR_performance_query, which of each requested queue
+/// family's counters are of command-buffer scope: the layer keeps its own commands clear
+/// of a query of them (see `hooks::commands::queries`).
+///
+/// # Safety
+/// `create_info` is the application's valid create info for `physical`, a physical device
+/// of `instance`.
+unsafe fn note_counter_scopes(
+    tracer: &DeviceTracer,
+    instance: &InstanceDispatch,
+    physical: vk::PhysicalDevice,
+    create_info: &vk::DeviceCreateInfo<'_>,
+) {
+    // SAFETY: the caller's promise: arrays of the lengths the info says.
+    let (names, queues) = unsafe {
+        (
+            super::slice(
+                create_info.pp_enabled_extension_names,
+                create_info.enabled_extension_count,
+            ),
+            super::slice(
+                create_info.p_queue_create_infos,
+                create_info.queue_create_info_count,
+            ),
+        )
+    };
+    // SAFETY: NUL-terminated extension names.
+    let enabled = names
+        .iter()
+        .any(|&n| unsafe { std::ffi::CStr::from_ptr(n) } == perf_counters::EXTENSION);
+    if !enabled {
+        return;
+    }
+    for q in queues {
+        // SAFETY: the caller's promise.
+        let scopes = unsafe {
+            perf_counters::command_buffer_scopes(instance, physical, q.queue_family_index)
+        };
+        tracer
+            .objects
+            .set_counter_scopes(q.queue_family_index, scopes);
     }
 }

@@ -172,10 +172,28 @@ destroy_hooks! {
 }
 
 /// `vkCreateQueryPool`: a pipeline statistics pool is noted (GPU counters keep clear of
-/// its queries).
+/// its queries), and a performance query pool with its counters (the command buffer's
+/// range keeps clear of a query of command-buffer scope).
 fn note_query_pool(tracer: &DeviceTracer, info: &vk::QueryPoolCreateInfo<'_>, pool: vk::QueryPool) {
     if info.query_type == vk::QueryType::PIPELINE_STATISTICS {
         tracer.objects.add_statistics_pool(pool);
+    }
+    if info.query_type == vk::QueryType::PERFORMANCE_QUERY_KHR {
+        let mut next = info.p_next.cast::<vk::BaseInStructure>();
+        while !next.is_null() {
+            // SAFETY: a valid chain, each structure read as the type its sType names, its
+            // counter list of the length it says.
+            unsafe {
+                if (*next).s_type == vk::StructureType::QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR {
+                    let p = &*next.cast::<vk::QueryPoolPerformanceCreateInfoKHR>();
+                    let counters = slice(p.p_counter_indices, p.counter_index_count);
+                    tracer
+                        .objects
+                        .add_performance_pool(pool, p.queue_family_index, counters);
+                }
+                next = (*next).p_next;
+            }
+        }
     }
 }
 

@@ -81,6 +81,12 @@ pub struct Objects {
     /// The application's pipeline statistics query pools (its queries of that type must
     /// not overlap the layer's: see `record::command_trace::counted`).
     statistics_pools: RwLock<HashSet<u64>>,
+    /// Per queue family, whether each of its VK_KHR_performance_query counters (by index)
+    /// is of command-buffer scope (where the application enabled the extension).
+    counter_scopes: RwLock<HashMap<u32, Vec<bool>>>,
+    /// The application's performance query pools with a counter of command-buffer scope:
+    /// their queries must be a command buffer's first and last commands.
+    command_buffer_scope_pools: RwLock<HashSet<u64>>,
 }
 
 impl Objects {
@@ -93,7 +99,37 @@ impl Objects {
             views: RwLock::default(),
             swapchains: RwLock::default(),
             statistics_pools: RwLock::default(),
+            counter_scopes: RwLock::default(),
+            command_buffer_scope_pools: RwLock::default(),
         }
+    }
+
+    /// Queue family `family`'s counters: whether each is of command-buffer scope.
+    pub fn set_counter_scopes(&self, family: u32, command_buffer: Vec<bool>) {
+        self.counter_scopes.write().insert(family, command_buffer);
+    }
+
+    /// An application's performance query pool of `family`'s `counters` (indices).
+    pub fn add_performance_pool(&self, pool: vk::QueryPool, family: u32, counters: &[u32]) {
+        let scopes = self.counter_scopes.read();
+        let command_buffer = scopes.get(&family).is_some_and(|s| {
+            counters
+                .iter()
+                .any(|&c| s.get(c as usize).copied().unwrap_or(false))
+        });
+        if command_buffer {
+            self.command_buffer_scope_pools
+                .write()
+                .insert(pool.as_raw());
+        }
+    }
+
+    /// Whether `pool` is an application's performance query pool with a counter of
+    /// command-buffer scope.
+    pub fn is_command_buffer_scope_pool(&self, pool: vk::QueryPool) -> bool {
+        self.command_buffer_scope_pools
+            .read()
+            .contains(&pool.as_raw())
     }
 
     pub fn add_statistics_pool(&self, pool: vk::QueryPool) {
@@ -102,6 +138,9 @@ impl Objects {
 
     pub fn remove_query_pool(&self, pool: vk::QueryPool) {
         self.statistics_pools.write().remove(&pool.as_raw());
+        self.command_buffer_scope_pools
+            .write()
+            .remove(&pool.as_raw());
     }
 
     /// Whether `pool` is one of the application's pipeline statistics query pools.

@@ -26,7 +26,10 @@ mod hooks;
 mod loader;
 #[macro_use]
 mod shape;
+mod perf_commands;
+mod perf_pools;
 mod perf_query;
+mod perf_results;
 
 pub use loader::{
     vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,

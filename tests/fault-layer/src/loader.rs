@@ -233,13 +233,15 @@ unsafe extern "system" fn create_device(
             shaped.p_queue_create_infos = queues.as_ptr();
         }
         // The emulated VK_KHR_performance_query stays above the driver.
-        if crate::perf_query::enabled() {
-            crate::perf_query::strip(&mut shaped, &mut extensions);
-        }
+        let unlinked = crate::perf_query::enabled()
+            .then(|| crate::perf_query::strip(&mut shaped, &mut extensions));
         if faults::show_features() {
             show_features(&shaped);
         }
         let r = create(physical, &shaped, alloc, out);
+        if let Some(unlinked) = unlinked {
+            unlinked.restore();
+        }
         if r == vk::Result::SUCCESS && shape::shape().is_some() {
             let mut memory = vk::PhysicalDeviceMemoryProperties::default();
             if let Some(f) = next_gipa(instance, c"vkGetPhysicalDeviceMemoryProperties".as_ptr()) {
@@ -264,6 +266,7 @@ unsafe extern "system" fn create_device(
             let fns = hooks::COMMANDS
                 .iter()
                 .chain(shape::queue_hooks::COMMANDS)
+                .chain(crate::perf_pools::COMMANDS)
                 .map(|&name| (name, next_gdpa(*out, name.as_ptr())))
                 .collect();
             DEVICES.write().insert(
@@ -310,6 +313,11 @@ unsafe extern "system" fn gdpa(device: vk::Device, name: *const c_char) -> vk::P
     let down = unsafe { next(device, name) };
     if let found @ Some(_) = crate::perf_query::device_lookup(n) {
         return found;
+    }
+    if crate::perf_query::enabled() {
+        if let found @ Some(_) = crate::perf_pools::lookup(n) {
+            return found;
+        }
     }
     down?;
     if n.to_bytes() == b"vkGetDeviceProcAddr" {

@@ -229,25 +229,65 @@ pub unsafe fn fill_features(features: *mut vk::PhysicalDeviceFeatures2<'_>) {
     }
 }
 
+/// Where [`strip`] unlinked the features structure from the middle of the chain: the
+/// structure before it and its `pNext` as it was, put back by [`Unlinked::restore`] once
+/// the driver has had the call.
+pub struct Unlinked(
+    Option<(
+        *mut vk::BaseOutStructure<'static>,
+        *mut vk::BaseOutStructure<'static>,
+    )>,
+);
+
+impl Unlinked {
+    pub fn restore(self) {
+        if let Some((before, next)) = self.0 {
+            // SAFETY: the structure `strip` changed, still alive during vkCreateDevice.
+            unsafe { (*before).p_next = next };
+        }
+    }
+}
+
 /// Takes the extension out of `info`'s list (`extensions` holds the list passed down) and
-/// its features structure off the head of `info`'s chain (where utrace prepends it).
+/// its features structure out of `info`'s chain: off its head (where utrace prepends it) in
+/// `info`, or from its middle (an application's own) by relinking the structure before it
+/// for the call's length (a test layer's liberty; see [`Unlinked`]).
 ///
 /// # Safety
 /// `info`'s chain is valid; `extensions` is the list `info` names (or will).
-pub unsafe fn strip(info: &mut vk::DeviceCreateInfo<'_>, extensions: &mut Vec<*const c_char>) {
+pub unsafe fn strip(
+    info: &mut vk::DeviceCreateInfo<'_>,
+    extensions: &mut Vec<*const c_char>,
+) -> Unlinked {
     // SAFETY: the caller's valid extension names.
     extensions.retain(|&e| unsafe { CStr::from_ptr(e) } != EXTENSION);
     info.enabled_extension_count = extensions.len() as u32;
     info.pp_enabled_extension_names = extensions.as_ptr();
-    let head = info.p_next.cast::<vk::BaseInStructure>();
-    // SAFETY: a valid chain's first element.
+    let wanted = vk::StructureType::PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR;
+    let head = info
+        .p_next
+        .cast_mut()
+        .cast::<vk::BaseOutStructure<'static>>();
+    // SAFETY: a valid chain, walked by sType/pNext.
     unsafe {
-        if !head.is_null()
-            && (*head).s_type == vk::StructureType::PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR
-        {
-            info.p_next = (*head).p_next.cast();
+        if head.is_null() {
+            return Unlinked(None);
+        }
+        if (*head).s_type == wanted {
+            info.p_next = (*head).p_next.cast_const().cast();
+            return Unlinked(None);
+        }
+        let mut before = head;
+        while !(*before).p_next.is_null() {
+            let next = (*before).p_next;
+            if (*next).s_type == wanted {
+                (*before).p_next = (*next).p_next;
+                return Unlinked(Some((before, next)));
+            }
+            before = next;
         }
     }
+    Unlinked(None)
 }
 
 /// Whether the emulated profiling lock is held (by this process).

@@ -11,6 +11,7 @@ mod dgc_ext;
 mod generated_commands;
 mod maintenance;
 mod mesh;
+mod perf_query;
 mod raytracing;
 mod render_target;
 mod shader_objects;
@@ -28,6 +29,7 @@ pub const SCENARIOS: &[&str] = &[
     "generated_commands",
     "maintenance",
     "conditional_rendering",
+    "perf_query",
 ];
 
 /// Instance extensions these scenarios use (object names, labels).
@@ -46,6 +48,7 @@ pub fn device(name: &str, inst: &Instance) -> Result<Device> {
         "generated_commands" => generated_commands::device(inst),
         "maintenance" => maintenance::device(inst),
         "conditional_rendering" => conditional_rendering::device(inst),
+        "perf_query" => perf_query::device(inst),
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
@@ -85,6 +88,7 @@ pub fn run(name: &str, inst: &Instance, dev: &Device, sub: &mut Submitter) -> Re
         "generated_commands" => generated_commands::run(inst, dev, sub)?,
         "maintenance" => maintenance::run(inst, dev, sub)?,
         "conditional_rendering" => conditional_rendering::run(inst, dev, sub)?,
+        "perf_query" => perf_query::run(inst, dev, sub)?,
         other => return Err(format!("unknown scenario {other:?}")),
     };
     // SAFETY: a live device; every submission was waited for, this only settles the queue.

@@ -1,7 +1,10 @@
 //! The application's `vkCmdBeginQuery`/`vkCmdEndQuery`: their `query` tracepoints, and,
 //! while GPU counters are on, the application's own pipeline statistics queries, which
 //! the layer's must not overlap (see `record::command_trace::counted`). Hooked whatever
-//! the `query` switch says, so that the layer always sees them.
+//! the `query` switch says, so that the layer always sees them. A query of the
+//! application's own VK_KHR_performance_query counters of command-buffer scope must be its
+//! command buffer's first command and its last: the layer writes nothing before its begin
+//! (not traced) and ends the command buffer's range before its end.
 
 use ash::vk;
 use ash::vk::Handle;
@@ -23,6 +26,10 @@ pub unsafe extern "system" fn cmd_begin_query(
     let Some(tracer) = dev.tracer.as_ref() else {
         return call();
     };
+    if tracer.objects.is_command_buffer_scope_pool(pool) {
+        // The command buffer's first command: nothing of the layer's goes before it.
+        return call();
+    }
     // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
     unsafe {
         tracer.around(
@@ -53,6 +60,11 @@ pub unsafe extern "system" fn cmd_end_query(
     let Some(tracer) = dev.tracer.as_ref() else {
         return call();
     };
+    if tracer.objects.is_command_buffer_scope_pool(pool) {
+        // The command buffer's last command: its range ends before it.
+        tracer.guarded("vkCmdEndQuery", || tracer.end(cb));
+        return call();
+    }
     // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
     unsafe {
         tracer.around(

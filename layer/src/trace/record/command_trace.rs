@@ -199,6 +199,12 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         self.instrumented && self.complete
     }
 
+    /// Between `vkBeginCommandBuffer` and the recording's end (which may come before
+    /// `vkEndCommandBuffer`: see `Recording::end`).
+    pub fn is_recording(&self) -> bool {
+        self.recording
+    }
+
     /// Appends tracepoint `id` (its arguments as `words`, see the generated `Payload::encode`): a
     /// timestamp write into the command buffer (where one may be written) and its event.
     ///

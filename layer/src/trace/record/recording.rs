@@ -208,9 +208,14 @@ impl DeviceTracer {
         None
     }
 
-    /// Before `vkEndCommandBuffer` is passed down.
+    /// Before `vkEndCommandBuffer` is passed down, or earlier: before an application's
+    /// `vkCmdEndQuery` of a query of command-buffer scope, which must be the command
+    /// buffer's last command (the later call then finds it ended).
     pub fn end(&self, cb: vk::CommandBuffer) {
         let end = |t: &mut CommandTrace| {
+            if !t.is_recording() {
+                return;
+            }
             if t.is_instrumented() {
                 trace_end_cmd_buffer(&self.recorder(cb), t, cb.as_raw());
             }

@@ -20,8 +20,11 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
 
     /// This recording gets statistics of `statistics` (a primary, not simultaneous-use, of
     /// a family that has them).
-    /// A recording's first pool is reset by the command buffer itself, here at its begin
-    /// (outside any render pass), so that every run finds its queries reset.
+    /// A reusable recording's first pool is reset by the command buffer itself, here at its
+    /// begin (outside any render pass), so that every run finds its queries reset. A
+    /// one-time recording's pools come reset (on the host) and it runs once: it records no
+    /// reset, so that an application's own query that must be the first command (a
+    /// performance query of command-buffer scope) still is.
     pub fn count_statistics(
         &mut self,
         rec: &Recorder<'_>,
@@ -31,9 +34,11 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let Some(pool) = stats.first_pool(&rec.chunks.statistics) else {
             return;
         };
-        // SAFETY: the command buffer was just begun (a primary: outside any render pass);
-        // the pool is this recording's.
-        unsafe { rec.chunks.backend().reset_statistics(rec.cmd, pool) };
+        if !self.one_time {
+            // SAFETY: the command buffer was just begun (a primary: outside any render
+            // pass); the pool is this recording's.
+            unsafe { rec.chunks.backend().reset_statistics(rec.cmd, pool) };
+        }
         self.stats = Some(Box::new(stats));
     }
 
