@@ -69,22 +69,34 @@ fn run_traces_the_application_and_prints_its_report() {
     assert!(!stderr.contains("tracing:"), "{stderr}");
 }
 
-/// With `GPU_TRACE_COUNTERS=pipeline` (passed on to the application) the report has the
-/// counters table (the demo draws and dispatches).
+/// A trace with GPU counters, however they were asked for (`GPU_TRACE_COUNTERS`, the
+/// setting's `VK_UTRACE_COUNTERS`), gets the counters table in the report (the demo draws
+/// and dispatches); one without them gets no table and no note about it.
 #[test]
 fn run_with_counters_reports_them() {
-    let dir = TempDir::new("cli-run-counters");
-    let report = dir.path().join("report.json");
-    let out = lavapipe_command(&dir, &utrace())
-        .env("GPU_TRACE_COUNTERS", "pipeline")
-        .args(["run", "--out", "demo.txt", "--"])
-        .args([WORKLOAD, "--scenario", "demo", "--report"])
-        .arg(&report)
-        .output()
-        .expect("utrace runs");
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(stdout.contains("\npipeline statistics\n"), "{stdout}");
+    for (variable, counted) in [
+        ("GPU_TRACE_COUNTERS", true),
+        ("VK_UTRACE_COUNTERS", true),
+        ("UTRACE_NOTHING", false),
+    ] {
+        let dir = TempDir::new("cli-run-counters");
+        let report = dir.path().join("report.json");
+        let out = lavapipe_command(&dir, &utrace())
+            .env(variable, "pipeline")
+            .args(["run", "--out", "demo.txt", "--"])
+            .args([WORKLOAD, "--scenario", "demo", "--report"])
+            .arg(&report)
+            .output()
+            .expect("utrace runs");
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(
+            stdout.contains("\npipeline statistics\n"),
+            counted,
+            "{variable}: {stdout}"
+        );
+        assert!(!stdout.contains("no pipeline statistics"), "{stdout}");
+    }
 }
 
 #[test]

@@ -154,3 +154,48 @@ fn an_applications_own_performance_query_stays_its_command_buffers_first_and_las
         );
     }
 }
+
+/// An application that profiles itself holds the profiling lock: `perf:` counters asked of
+/// the layer then stand aside (said), and the application's own queries work. Its
+/// performance query features chained before its `VkPhysicalDeviceFeatures2`
+/// (`--features2`) no longer keep the layer from enabling pipeline statistics.
+#[test]
+fn beside_an_application_that_profiles_itself() {
+    let dir = TempDir::new("perf-query-beside");
+    let run = workload!("perf_query")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", "perf:Draws,Vertices")
+        .run(&dir);
+    assert_clean(&run);
+    assert!(
+        line(&run).ends_with("the application uses VK_KHR_performance_query itself (the profiling lock is its own); no hardware counters"),
+        "{}",
+        line(&run)
+    );
+    let dir = TempDir::new("perf-query-features2");
+    let run = workload!("perf_query")
+        .arg("--features2", "")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .run(&dir);
+    assert_clean(&run);
+    let trace = utrace_tests::checks::assert_trace_matches(&run.stdout, &run);
+    let draw = trace.batches[0]
+        .events
+        .iter()
+        .find(|e| e.name == "end_draw")
+        .expect("a draw");
+    assert_eq!(draw.arg("vertex_invocations"), Some("6"), "{}", run.stderr);
+}

@@ -130,6 +130,9 @@ fn known_size(s_type: vk::StructureType) -> Option<usize> {
         S::PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT => {
             size_of::<vk::PhysicalDeviceMeshShaderFeaturesEXT>()
         }
+        S::PHYSICAL_DEVICE_PERFORMANCE_QUERY_FEATURES_KHR => {
+            size_of::<vk::PhysicalDevicePerformanceQueryFeaturesKHR>()
+        }
         S::PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR => {
             size_of::<vk::PhysicalDeviceAccelerationStructureFeaturesKHR>()
         }

@@ -21,6 +21,9 @@ pub struct StatisticsFeatures {
     pub inherited: bool,
     /// `meshShaderQueries` (see `mesh_statistics`).
     pub mesh: MeshQueries,
+    /// Not enabled after all: the application's feature structures hold one the layer
+    /// cannot copy to set them in.
+    pub uncopied: bool,
 }
 
 /// How the layer's 1.0 features reach the driver.
@@ -68,6 +71,7 @@ fn decide(
         query,
         inherited,
         mesh: MeshQueries::NotUsed,
+        uncopied: false,
     };
     let missing =
         (query && !on(app.pipeline_statistics_query)) || (inherited && !on(app.inherited_queries));
@@ -84,6 +88,11 @@ fn decide(
 
 /// What `GPU_TRACE_COUNTERS=pipeline` gets on device `index`, said when it is created.
 pub fn said(index: u32, have: StatisticsFeatures) -> String {
+    if have.uncopied {
+        return format!(
+            "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery could not be enabled: the application's feature structures hold one the layer cannot copy (UTRACE_LOG=info names it; an application that enables the feature itself is counted); no counters"
+        );
+    }
     if !have.query {
         return format!(
             "device {index}: GPU counters (pipeline statistics): the device has no pipelineStatisticsQuery; no counters"
@@ -162,6 +171,7 @@ mod tests {
                 query: true,
                 inherited: true,
                 mesh: MeshQueries::NotUsed,
+                uncopied: false,
             }
         );
         let CorePatch::Pointer(f) = patch else {

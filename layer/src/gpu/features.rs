@@ -210,7 +210,10 @@ pub unsafe fn plan(
         timeline_on &= !set_in_12.contains(&Feature::TimelineSemaphore);
         host_reset &= timeline_on && !set_in_12.contains(&Feature::HostQueryReset);
         if in_features2.is_some() {
-            statistics = StatisticsFeatures::default();
+            statistics = StatisticsFeatures {
+                uncopied: true,
+                ..StatisticsFeatures::default()
+            };
             core_patch = CorePatch::None;
         }
         if set_mesh {

@@ -44,6 +44,26 @@ pub(super) unsafe fn plan(
     create_info: &vk::DeviceCreateInfo<'_>,
     asked: &[String],
 ) -> PerfPlan {
+    // An application that profiles itself holds the profiling lock: the layer stays out
+    // of its way.
+    // SAFETY: the application's extension names, of the length the info says.
+    let names = unsafe {
+        crate::ffi::slice(
+            create_info.pp_enabled_extension_names,
+            create_info.enabled_extension_count,
+        )
+    };
+    let is_ours = |&n: &*const std::ffi::c_char| {
+        // SAFETY: the application's NUL-terminated extension names.
+        let name = unsafe { CStr::from_ptr(n) };
+        name == EXTENSION
+    };
+    if names.iter().any(is_ours) {
+        return PerfPlan::Refused(
+            "the application uses VK_KHR_performance_query itself (the profiling lock is its own)"
+                .into(),
+        );
+    }
     // SAFETY: the caller's promises.
     let has = unsafe {
         super::feature_choice::device_has_extension(instance, physical_device, EXTENSION)

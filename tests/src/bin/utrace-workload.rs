@@ -125,6 +125,10 @@ fn parse() -> Result<Args, String> {
     if opts.scenario.is_empty() {
         return Err(format!("--scenario is required\n{}", usage()));
     }
+    // An application with statistics queries of its own enables their feature itself.
+    if opts.scenario == "counters-own-query" {
+        utrace_tests::vk::enable_statistics();
+    }
     let passes = opts.scenario == utrace_tests::frame_passes::SCENARIO;
     opts.frames = frames.unwrap_or(if passes {
         utrace_tests::frame_passes::DEFAULT_FRAMES

@@ -198,8 +198,8 @@ pub fn run(opts: Args) -> Result<u8, String> {
             top: opts.top,
             longest: 5,
             json: false,
-            // Counted at the application's request: their table follows.
-            counters: counters_asked(),
+            // A trace with GPU counters (however they were asked for): their table follows.
+            counters: has_counters(&t),
         };
         super::report::print(&t, &options)
     });
@@ -261,13 +261,17 @@ fn exit_code(status: &std::process::ExitStatus) -> u8 {
     }
 }
 
-/// Whether the application was traced with GPU counters (`GPU_TRACE_COUNTERS`, which the
-/// application inherits from this command): its report then has their table.
-fn counters_asked() -> bool {
-    std::env::var("GPU_TRACE_COUNTERS").is_ok_and(|v| {
-        let v = v.trim().to_ascii_lowercase();
-        !matches!(v.as_str(), "" | "0" | "off" | "none")
-    })
+/// Whether `trace` carries GPU counters (pipeline statistics) on any of its events.
+fn has_counters(trace: &crate::trace::Trace) -> bool {
+    let named = |args: &str| {
+        utrace_format::COUNTER_NAMES
+            .iter()
+            .any(|n| args.contains(n))
+    };
+    trace
+        .batches
+        .iter()
+        .any(|b| b.events.iter().any(|e| named(&e.args)))
 }
 
 #[cfg(test)]
