@@ -91,6 +91,29 @@ fn a_driver_without_the_extension_or_a_lock_held_elsewhere_gets_none() {
     );
 }
 
+/// The `perf_query` scenario beneath utrace (the fault layer's emulation between them,
+/// validation at the bottom), traced, with `envs` and workload `args`; asserted clean.
+fn perf_query_traced(name: &str, envs: &[(&str, &str)], args: &[&str]) -> Run {
+    let dir = TempDir::new(name);
+    let mut w = workload!("perf_query")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACE", "1");
+    for a in args {
+        w = w.arg(a, "");
+    }
+    for (k, v) in envs {
+        w = w.env(k, v);
+    }
+    let run = w.run(&dir);
+    assert_clean(&run);
+    run
+}
+
 /// An application that profiles itself with its own performance query of command-buffer
 /// scope (the `perf_query` scenario, on the emulation): the query must be its command
 /// buffer's first command and its last, which the test layer checks (`utrace-perf: VUID-...`
@@ -119,18 +142,7 @@ fn an_applications_own_performance_query_stays_its_command_buffers_first_and_las
         ("GPU_TRACEPOINTS", "+query"),
         ("GPU_TRACE_COUNTERS", "pipeline"),
     ] {
-        let dir = TempDir::new("perf-query-traced");
-        let run = workload!("perf_query")
-            .layers(&[
-                "VK_LAYER_utrace",
-                "VK_LAYER_UTRACE_fault",
-                "VK_LAYER_KHRONOS_validation",
-            ])
-            .env("UTRACE_PERF_QUERY", "1")
-            .env("GPU_TRACE", "1")
-            .env(extra.0, extra.1)
-            .run(&dir);
-        assert_clean(&run);
+        let run = perf_query_traced("perf-query-traced", &[extra], &[]);
         assert!(
             !run.stderr.contains("utrace-perf: VUID"),
             "{extra:?}: {}",
@@ -161,36 +173,21 @@ fn an_applications_own_performance_query_stays_its_command_buffers_first_and_las
 /// (`--features2`) no longer keep the layer from enabling pipeline statistics.
 #[test]
 fn beside_an_application_that_profiles_itself() {
-    let dir = TempDir::new("perf-query-beside");
-    let run = workload!("perf_query")
-        .layers(&[
-            "VK_LAYER_utrace",
-            "VK_LAYER_UTRACE_fault",
-            "VK_LAYER_KHRONOS_validation",
-        ])
-        .env("UTRACE_PERF_QUERY", "1")
-        .env("GPU_TRACE", "1")
-        .env("GPU_TRACE_COUNTERS", "perf:Draws,Vertices")
-        .run(&dir);
-    assert_clean(&run);
+    let run = perf_query_traced(
+        "perf-query-beside",
+        &[("GPU_TRACE_COUNTERS", "perf:Draws,Vertices")],
+        &[],
+    );
     assert!(
         line(&run).ends_with("the application uses VK_KHR_performance_query itself (the profiling lock is its own); no hardware counters"),
         "{}",
         line(&run)
     );
-    let dir = TempDir::new("perf-query-features2");
-    let run = workload!("perf_query")
-        .arg("--features2", "")
-        .layers(&[
-            "VK_LAYER_utrace",
-            "VK_LAYER_UTRACE_fault",
-            "VK_LAYER_KHRONOS_validation",
-        ])
-        .env("UTRACE_PERF_QUERY", "1")
-        .env("GPU_TRACE", "1")
-        .env("GPU_TRACE_COUNTERS", "pipeline")
-        .run(&dir);
-    assert_clean(&run);
+    let run = perf_query_traced(
+        "perf-query-features2",
+        &[("GPU_TRACE_COUNTERS", "pipeline")],
+        &["--features2"],
+    );
     let trace = utrace_tests::checks::assert_trace_matches(&run.stdout, &run);
     let draw = trace.batches[0]
         .events

@@ -6,21 +6,7 @@
 use ash::vk;
 
 use crate::loader::next_device_fn;
-use crate::perf_pools::command;
-
-/// Calls the next layer's `$name` (resolved at device creation) for `$handle`.
-macro_rules! down {
-    ($handle:expr, $name:literal, $pfn:ty, ($($arg:expr),*), $fail:expr) => {{
-        // SAFETY: a live object of a device of this chain; the pointer is the next layer's
-        // function of this signature; the arguments are the caller's.
-        unsafe {
-            match next_device_fn($handle, $name) {
-                Some(f) => std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)($($arg),*),
-                None => $fail,
-            }
-        }
-    }};
-}
+use crate::perf_pools::{command, down};
 
 /// Draws and dispatches: counted into the open query, then passed down.
 pub(crate) unsafe extern "system" fn cmd_draw(

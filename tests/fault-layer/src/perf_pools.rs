@@ -114,6 +114,8 @@ macro_rules! down {
     }};
 }
 
+pub(crate) use down;
+
 unsafe extern "system" fn create_query_pool(
     device: vk::Device,
     info: *const vk::QueryPoolCreateInfo<'_>,
