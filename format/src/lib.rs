@@ -42,3 +42,41 @@ pub const COUNTER_NAMES: [&str; 9] = [
     "task_invocations",
     "mesh_invocations",
 ];
+
+/// What a hardware counter's key starts with (`GPU_TRACE_COUNTERS=perf:NAME,...`), so that
+/// readers tell it from the range's own arguments and from the pipeline statistics.
+pub const PERF_PREFIX: &str = "perf_";
+
+/// A hardware counter's key among a range's arguments (and its csv column): the driver's
+/// name in lower case, each run of other characters than letters and digits one `_`,
+/// after [`PERF_PREFIX`] ("GPU busy" is `perf_gpu_busy`, "L2 misses" `perf_l2_misses`).
+pub fn perf_key(driver_name: &str) -> String {
+    let mut key = String::from(PERF_PREFIX);
+    let mut gap = false;
+    for c in driver_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && key.len() > PERF_PREFIX.len() {
+                key.push('_');
+            }
+            gap = false;
+            key.push(c.to_ascii_lowercase());
+        } else {
+            gap = true;
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod perf_key_tests {
+    #[test]
+    fn a_drivers_name_becomes_a_key_of_lower_case_words() {
+        assert_eq!(super::perf_key("GPU busy"), "perf_gpu_busy");
+        assert_eq!(super::perf_key("L2 misses"), "perf_l2_misses");
+        assert_eq!(
+            super::perf_key("  VS Invocations (%) "),
+            "perf_vs_invocations"
+        );
+        assert_eq!(super::perf_key("Draws"), "perf_draws");
+    }
+}

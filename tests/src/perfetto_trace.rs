@@ -339,3 +339,38 @@ fn end_record(log: &protos::GpuLog) -> Result<(crate::trace_txt::EndOfTrace, boo
     }
     Ok((end, warning))
 }
+
+/// The GPU counter tracks a trace's first counter descriptor names: (id, name).
+pub fn counter_names(trace: &Trace) -> Vec<(u32, String)> {
+    let descriptor = trace
+        .packet
+        .iter()
+        .filter_map(|p| p.gpu_counter_event.as_ref()?.counter_descriptor.as_ref())
+        .next();
+    descriptor.map_or_else(Vec::new, |d| {
+        d.specs
+            .iter()
+            .map(|s| {
+                (
+                    s.counter_id.unwrap_or(0),
+                    s.name.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    })
+}
+
+/// One counter track's samples in order: (packet time, sample).
+pub fn counter_samples(trace: &Trace, id: u32) -> Vec<(u64, &GpuCounter)> {
+    trace
+        .packet
+        .iter()
+        .filter_map(|p| Some((p.timestamp.unwrap_or(0), p.gpu_counter_event.as_ref()?)))
+        .flat_map(|(ts, e)| {
+            e.counters
+                .iter()
+                .filter(move |c| c.counter_id == Some(id))
+                .map(move |c| (ts, c))
+        })
+        .collect()
+}

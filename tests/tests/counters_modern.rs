@@ -97,27 +97,16 @@ fn perfetto_counter_tracks_carry_task_and_mesh_invocations_on_lavapipe_25() {
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
     let trace = utrace_tests::perfetto_trace::decode(&std::fs::read(&file).unwrap()).unwrap();
-    let events: Vec<&utrace_tests::perfetto_trace::GpuCounterEvent> = trace
-        .packet
-        .iter()
-        .filter_map(|p| p.gpu_counter_event.as_ref())
-        .collect();
-    let names: Vec<&str> = events
-        .iter()
-        .find_map(|e| e.counter_descriptor.as_ref())
-        .expect("a descriptor")
-        .specs
-        .iter()
-        .map(|s| s.name.as_deref().unwrap())
+    let names: Vec<String> = utrace_tests::perfetto_trace::counter_names(&trace)
+        .into_iter()
+        .map(|(_, name)| name)
         .collect();
     assert_eq!(names.len(), 9, "{names:?}");
     assert_eq!(names[7..], ["task_invocations", "mesh_invocations"]);
     for id in [8, 9] {
-        let values: Vec<i64> = events
+        let values: Vec<i64> = utrace_tests::perfetto_trace::counter_samples(&trace, id)
             .iter()
-            .flat_map(|e| &e.counters)
-            .filter(|c| c.counter_id == Some(id))
-            .map(|c| c.int_value.unwrap_or(0))
+            .map(|s| s.1.int_value.unwrap_or(0))
             .collect();
         assert_eq!(values, [2, 0, 1, 0, 1, 0], "counter {id}");
     }

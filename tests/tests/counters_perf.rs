@@ -1,5 +1,5 @@
-//! Hardware counters (`GPU_TRACE_COUNTERS=perf:NAME,...`, VK_KHR_performance_query) as far
-//! as the device's creation, on the fault layer's emulation of the extension beneath utrace
+//! Hardware counters (`GPU_TRACE_COUNTERS=perf:NAME,...`, VK_KHR_performance_query) at the
+//! device's creation (their collection: `counters_hardware`), on the fault layer's emulation of the extension beneath utrace
 //! (`UTRACE_PERF_QUERY=1`), validation beneath both: the names resolved, a set needing more
 //! than one pass refused with its count, an unknown name refused with the family's list,
 //! the profiling lock taken (and given back at vkDestroyDevice), or said when it cannot be.
@@ -43,7 +43,7 @@ fn counters_of_one_pass_are_resolved_and_the_profiling_lock_taken_then_given_bac
     let run = traced("perf:draws, Vertices", true, &[]);
     assert_eq!(
         line(&run),
-        "utrace: warning: device 0: GPU counters (VK_KHR_performance_query): Draws, Vertices in one pass, the profiling lock taken; collecting them around command buffers and render passes is not built yet"
+        "utrace: warning: device 0: GPU counters (VK_KHR_performance_query): Draws, Vertices in one pass, the profiling lock taken; counted around each render pass instance of one-time primary command buffers (unfinished: not yet reusable command buffers)"
     );
     let taken = run.stderr.find("utrace-perf: the profiling lock is taken");
     let given = run

@@ -161,36 +161,18 @@ fn perfetto_draws_the_innermost_ranges_counters_as_gpu_counter_tracks() {
     let dir = TempDir::new("counters-tracks");
     let file = traced_to(&dir, "trace.pftrace");
     let trace = utrace_tests::perfetto_trace::decode(&std::fs::read(&file).unwrap()).unwrap();
-    let events: Vec<(u64, &utrace_tests::perfetto_trace::GpuCounterEvent)> = trace
-        .packet
-        .iter()
-        .filter_map(|p| Some((p.timestamp.unwrap_or(0), p.gpu_counter_event.as_ref()?)))
-        .collect();
-    let descriptor = events
-        .iter()
-        .find_map(|(_, e)| e.counter_descriptor.as_ref())
-        .expect("a counter descriptor");
-    let names: Vec<(u32, &str)> = descriptor
-        .specs
-        .iter()
-        .map(|s| (s.counter_id.unwrap(), s.name.as_deref().unwrap()))
-        .collect();
-    let want: Vec<(u32, &str)> = NAMES
+    let names = utrace_tests::perfetto_trace::counter_names(&trace);
+    let want: Vec<(u32, String)> = NAMES
         .iter()
         .enumerate()
-        .map(|(i, n)| (i as u32 + 1, *n))
+        .map(|(i, n)| (i as u32 + 1, n.to_string()))
         .collect();
     assert_eq!(names, want);
     // The samples of one counter, in order: (time, value).
     let samples = |id: u32| -> Vec<(u64, i64)> {
-        events
+        utrace_tests::perfetto_trace::counter_samples(&trace, id)
             .iter()
-            .flat_map(|(ts, e)| {
-                e.counters
-                    .iter()
-                    .filter(move |c| c.counter_id == Some(id))
-                    .map(move |c| (*ts, c.int_value.unwrap_or(0)))
-            })
+            .map(|(ts, c)| (*ts, c.int_value.unwrap_or(0)))
             .collect()
     };
     // Vertex invocations: the three draws (24, 3, 3), each set then reset.

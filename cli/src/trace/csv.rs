@@ -19,9 +19,10 @@ struct Columns {
     ns: usize,
     event: usize,
     args: usize,
-    /// The counters' columns (a trace made with `GPU_TRACE_COUNTERS`): each statistic and
-    /// `partial`, by place and name; read back into the event's arguments.
-    counters: Vec<(usize, &'static str)>,
+    /// The counters' columns (a trace made with `GPU_TRACE_COUNTERS`): each statistic or
+    /// hardware counter (`perf_...`) and `partial`, by place and name; read back into the
+    /// event's arguments.
+    counters: Vec<(usize, String)>,
     count: usize,
 }
 
@@ -41,10 +42,15 @@ impl Columns {
             ns: need("ns")?,
             event: need("event")?,
             args: need("args")?,
-            counters: utrace_format::COUNTER_NAMES
+            counters: names
                 .iter()
-                .chain(&["partial"])
-                .filter_map(|&name| at(name).map(|i| (i, name)))
+                .enumerate()
+                .filter(|(_, n)| {
+                    utrace_format::COUNTER_NAMES.contains(n)
+                        || **n == "partial"
+                        || n.starts_with(utrace_format::PERF_PREFIX)
+                })
+                .map(|(i, n)| (i, n.to_string()))
                 .collect(),
             count: names.len(),
         })
@@ -90,7 +96,8 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 events: Vec::new(),
             };
             let mut args = f[c.args].clone();
-            for &(i, name) in &c.counters {
+            for (i, name) in &c.counters {
+                let i = *i;
                 if !f[i].is_empty() {
                     if !args.is_empty() {
                         args.push_str(", ");

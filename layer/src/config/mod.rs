@@ -12,7 +12,7 @@ mod settings_file;
 mod values;
 
 use values::is_setid_process;
-pub use values::{expand_path, Counters, Format};
+pub use values::{expand_path, Counters, Format, PERF_MAX};
 
 /// Where the trace goes.
 #[derive(Clone, Debug, PartialEq, Eq)]

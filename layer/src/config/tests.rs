@@ -274,6 +274,16 @@ fn counters_pipeline_or_off_and_anything_else_said() {
         c.problems,
         ["GPU_TRACE_COUNTERS: the counter \"draws\" is named twice; counted once"]
     );
+    // More than a range carries: the first nine kept, said.
+    let c = parse(&[("GPU_TRACE_COUNTERS", "perf:a,b,c,d,e,f,g,h,i,j,k")]);
+    let Counters::Perf(names) = &c.counters else {
+        panic!("{:?}", c.counters)
+    };
+    assert_eq!(names.join(""), "abcdefghi");
+    assert_eq!(
+        c.problems,
+        ["GPU_TRACE_COUNTERS: utrace collects at most 9 hardware counters at once; counting a, b, c, d, e, f, g, h, i"]
+    );
     let c = parse(&[("GPU_TRACE_COUNTERS", "PERF:")]);
     assert_eq!(c.counters, Counters::Off);
     assert!(

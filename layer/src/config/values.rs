@@ -64,6 +64,9 @@ pub enum Counters {
     Perf(Vec<String>),
 }
 
+/// The most hardware counters one range carries (as many as the pipeline statistics).
+pub const PERF_MAX: usize = utrace_format::COUNTER_NAMES.len();
+
 /// `GPU_TRACE_COUNTERS`: `pipeline`, `perf:NAME,NAME,...` (names as the driver gives them,
 /// matched without regard to case), or nothing (empty, `0`, `off`, `none`).
 pub(super) fn parse_counters(name: &str, value: &str, problems: &mut Vec<String>) -> Counters {
@@ -90,6 +93,13 @@ pub(super) fn parse_counters(name: &str, value: &str, problems: &mut Vec<String>
                     "{name}={value:?} names no counter (perf:NAME,NAME,...; `utrace counters` lists them); no counters"
                 ));
                 return Counters::Off;
+            }
+            if names.len() > PERF_MAX {
+                problems.push(format!(
+                    "{name}: utrace collects at most {PERF_MAX} hardware counters at once; counting {}",
+                    names[..PERF_MAX].join(", ")
+                ));
+                names.truncate(PERF_MAX);
             }
             Counters::Perf(names)
         }

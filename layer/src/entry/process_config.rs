@@ -38,7 +38,15 @@ pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config 
 /// What the configuration changes in the process, done once.
 fn apply(config: &Config) {
     crate::logger::init(config.log_level);
-    crate::sink::csv::use_counter_columns(config.counters == crate::config::Counters::Pipeline);
+    crate::sink::csv::use_counter_columns(match &config.counters {
+        crate::config::Counters::Pipeline => {
+            Some(utrace_format::COUNTER_NAMES.map(String::from).to_vec())
+        }
+        crate::config::Counters::Perf(names) => {
+            Some(names.iter().map(|n| utrace_format::perf_key(n)).collect())
+        }
+        crate::config::Counters::Off => None,
+    });
     for problem in &config.problems {
         log::warn!("{problem}");
     }

@@ -47,6 +47,9 @@ pub struct Backend {
     statistics: bool,
     /// They count task and mesh shader invocations too (`meshShaderQueries`).
     mesh_statistics: bool,
+    /// Hardware counters may be collected (chosen, the profiling lock held, their pools
+    /// reset on the host).
+    pub(super) hardware: Option<Arc<super::hardware_plan::HardwarePlan>>,
 }
 
 /// Where a tracepoint's timestamp is written from: the device's functions, borrowed (the
@@ -110,6 +113,10 @@ impl Backend {
             run_slots: Arc::default(),
             statistics: plan.statistics.query && host_reset,
             mesh_statistics: plan.statistics.mesh == super::mesh_statistics::MeshQueries::Counted,
+            hardware: host_reset
+                .then(|| super::hardware_plan::HardwarePlan::of(&plan.perf))
+                .flatten()
+                .map(Arc::new),
         })
     }
 
@@ -393,6 +400,7 @@ impl Backend {
             run_slots: Arc::default(),
             statistics: false,
             mesh_statistics: false,
+            hardware: None,
         }
     }
 }

@@ -1,7 +1,8 @@
-//! The Vulkan 1.0 features (`VkPhysicalDeviceFeatures`) the layer enables for pipeline
-//! statistics (`GPU_TRACE_COUNTERS=pipeline`): `pipelineStatisticsQuery`, without which no
-//! such query may be made, and `inheritedQueries`, without which no query may be active
-//! across `vkCmdExecuteCommands`. The application names its 1.0 features in
+//! The Vulkan 1.0 features (`VkPhysicalDeviceFeatures`) the layer enables for GPU
+//! counters: `pipelineStatisticsQuery` for pipeline statistics (`GPU_TRACE_COUNTERS=
+//! pipeline`), without which no such query may be made, and for them and hardware counters
+//! (`perf:...`) `inheritedQueries`, without which no query may be active across
+//! `vkCmdExecuteCommands`. The application names its 1.0 features in
 //! `pEnabledFeatures` or in a `VkPhysicalDeviceFeatures2` of its chain (never both); a
 //! feature left off there is only not asked for, so the layer sets it in a copy (or passes
 //! a structure of its own when the application gave none). The application's memory is
@@ -43,30 +44,35 @@ pub(super) enum CorePatch {
 ///
 /// # Safety
 /// `create_info` is the application's valid `VkDeviceCreateInfo` for `physical_device`.
+/// `pipeline`: pipeline statistics are asked for (else hardware counters, which need
+/// `inheritedQueries` alone).
 pub(super) unsafe fn plan_statistics(
     instance: &InstanceDispatch,
     physical_device: vk::PhysicalDevice,
     create_info: &vk::DeviceCreateInfo<'_>,
+    pipeline: bool,
 ) -> (StatisticsFeatures, CorePatch) {
     let mut offered = vk::PhysicalDeviceFeatures::default();
     // SAFETY: a live physical device and an output structure.
     unsafe { (instance.fp_v1_0.get_physical_device_features)(physical_device, &mut offered) };
     // SAFETY: the application's chain is valid (the caller's promise).
     let (app, in_features2) = unsafe { app_features(create_info) };
-    decide(&offered, &app, in_features2)
+    decide(&offered, &app, in_features2, pipeline)
 }
 
 /// The decision, from what the device offers and what the application asked for (`app`;
-/// `in_features2` when it asked in a `VkPhysicalDeviceFeatures2`).
+/// `in_features2` when it asked in a `VkPhysicalDeviceFeatures2`), for pipeline statistics
+/// (`pipeline`) or hardware counters.
 fn decide(
     offered: &vk::PhysicalDeviceFeatures,
     app: &vk::PhysicalDeviceFeatures,
     in_features2: bool,
+    pipeline: bool,
 ) -> (StatisticsFeatures, CorePatch) {
     let on = |b: vk::Bool32| b == vk::TRUE;
-    let query = on(offered.pipeline_statistics_query);
-    // Inherited queries serve only a device that makes statistics queries at all.
-    let inherited = query && on(offered.inherited_queries);
+    let query = pipeline && on(offered.pipeline_statistics_query);
+    // Inherited queries serve only a device that makes the layer's queries at all.
+    let inherited = (query || !pipeline) && on(offered.inherited_queries);
     let have = StatisticsFeatures {
         query,
         inherited,
@@ -164,7 +170,7 @@ mod tests {
     #[test]
     fn what_the_device_offers_is_added_to_what_the_application_asked() {
         let app = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
-        let (have, patch) = decide(&device(true, true), &app, false);
+        let (have, patch) = decide(&device(true, true), &app, false, true);
         assert_eq!(
             have,
             StatisticsFeatures {
@@ -181,19 +187,20 @@ mod tests {
         assert_eq!(f.inherited_queries, vk::TRUE);
         assert_eq!(f.geometry_shader, vk::TRUE, "the application's own kept");
         // In a VkPhysicalDeviceFeatures2: set in the layer's copy of it.
-        let (_, patch) = decide(&device(true, false), &app, true);
+        let (_, patch) = decide(&device(true, false), &app, true, true);
         assert!(matches!(patch, CorePatch::InFeatures2), "{patch:?}");
     }
 
     #[test]
     fn nothing_changes_when_asked_already_or_not_offered() {
-        let (have, patch) = decide(&device(true, true), &device(true, true), false);
+        let (have, patch) = decide(&device(true, true), &device(true, true), false, true);
         assert!(have.query && have.inherited);
         assert!(matches!(patch, CorePatch::None), "{patch:?}");
         let (have, patch) = decide(
             &device(false, true),
             &vk::PhysicalDeviceFeatures::default(),
             false,
+            true,
         );
         assert_eq!(
             have,
@@ -201,5 +208,18 @@ mod tests {
             "no inherited queries without statistics"
         );
         assert!(matches!(patch, CorePatch::None), "{patch:?}");
+        // Hardware counters: inheritedQueries alone, pipeline statistics left as asked.
+        let (have, patch) = decide(
+            &device(true, true),
+            &vk::PhysicalDeviceFeatures::default(),
+            false,
+            false,
+        );
+        assert!(!have.query && have.inherited, "{have:?}");
+        let CorePatch::Pointer(f) = patch else {
+            panic!("{patch:?}")
+        };
+        assert_eq!(f.pipeline_statistics_query, vk::FALSE);
+        assert_eq!(f.inherited_queries, vk::TRUE);
     }
 }

@@ -187,9 +187,9 @@ pub unsafe fn plan(
     let (mut timeline_on, ask_timeline) = decide(Feature::TimelineSemaphore, !wants.force_fence);
     // Host reset serves the timeline path only (a fence-mode batch re-arms on the GPU).
     let (mut host_reset, ask_host_reset) = decide(Feature::HostQueryReset, timeline_on);
-    let (mut statistics, mut core_patch) = if wants.statistics {
+    let (mut statistics, mut core_patch) = if wants.statistics || wants.perf.is_some() {
         // SAFETY: the application's create info is valid for the duration of vkCreateDevice.
-        unsafe { plan_statistics(instance, physical_device, create_info) }
+        unsafe { plan_statistics(instance, physical_device, create_info, wants.statistics) }
     } else {
         (StatisticsFeatures::default(), CorePatch::None)
     };
@@ -260,6 +260,19 @@ pub unsafe fn plan(
         },
         None => PerfPlan::NotAsked,
     };
+    if matches!(perf, PerfPlan::Chosen { .. }) {
+        if !statistics.inherited {
+            perf = PerfPlan::Refused(if statistics.uncopied {
+                "inheritedQueries could not be enabled (the application's feature structures hold one the layer cannot copy)".into()
+            } else {
+                "the device has no inheritedQueries, without which a counted command buffer may not execute secondaries".into()
+            });
+        } else if !host_reset {
+            perf = PerfPlan::Refused(
+                "the layer resets its queries on the host only with timeline semaphores and hostQueryReset, which this device is not given (UTRACE_FORCE_FENCE=1, or the device lacks them)".into(),
+            );
+        }
+    }
     let mut perf_features = None;
     if matches!(perf, PerfPlan::Chosen { .. }) {
         // SAFETY: as above.

@@ -3,8 +3,7 @@
 //! the application asks queues of, the set refused when it is not there or needs more than
 //! one pass (the layer collects one), the extension and `performanceCounterQueryPools`
 //! enabled in the layer's copy of the create info, and once the device is made the
-//! profiling lock taken, held until `vkDestroyDevice`. Collecting the counters around
-//! command buffers and render passes is not built yet.
+//! profiling lock taken, held until `vkDestroyDevice`. Their queries are `perf_queries`'.
 
 use std::ffi::CStr;
 
@@ -27,6 +26,11 @@ pub enum PerfPlan {
     Chosen {
         families: Vec<(u32, Vec<u32>)>,
         names: Vec<String>,
+        /// How each counter's value is stored, in the order asked.
+        storage: Vec<vk::PerformanceCounterStorageKHR>,
+        /// Whether any counter is of command-buffer scope: then a query spans a whole
+        /// command buffer (its first command to its last), else each render pass.
+        command_buffer_scope: bool,
     },
 }
 
@@ -113,6 +117,8 @@ pub(super) unsafe fn plan(
     };
     let mut families = Vec::new();
     let mut names = Vec::new();
+    let mut storage = Vec::new();
+    let mut command_buffer_scope = false;
     for q in queues {
         let family = q.queue_family_index;
         // SAFETY: a physical device of the instance and a family it has.
@@ -157,13 +163,25 @@ pub(super) unsafe fn plan(
         }
         if names.is_empty() {
             names = driver_names.iter().map(|n| n.to_string()).collect();
+            storage = indices
+                .iter()
+                .map(|&i| listed[i as usize].1.storage)
+                .collect();
         }
+        command_buffer_scope |= indices
+            .iter()
+            .any(|&i| listed[i as usize].1.scope == vk::PerformanceCounterScopeKHR::COMMAND_BUFFER);
         families.push((family, indices));
     }
     if families.is_empty() {
         return PerfPlan::Refused("no queue family the application uses has counters".into());
     }
-    PerfPlan::Chosen { families, names }
+    PerfPlan::Chosen {
+        families,
+        names,
+        storage,
+        command_buffer_scope,
+    }
 }
 
 /// Whether each of `family`'s counters is of command-buffer scope (their queries must be a
@@ -271,10 +289,19 @@ pub fn said(index: u32, plan: &PerfPlan, lock: Result<(), vk::Result>) -> Option
         PerfPlan::Refused(why) => Some(format!(
             "device {index}: GPU counters (VK_KHR_performance_query): {why}; no hardware counters"
         )),
-        PerfPlan::Chosen { names, .. } => Some(match lock {
+        PerfPlan::Chosen {
+            names,
+            command_buffer_scope,
+            ..
+        } => Some(match lock {
             Ok(()) => format!(
-                "device {index}: GPU counters (VK_KHR_performance_query): {} in one pass, the profiling lock taken; collecting them around command buffers and render passes is not built yet",
-                names.join(", ")
+                "device {index}: GPU counters (VK_KHR_performance_query): {} in one pass, the profiling lock taken; counted around each {} of one-time primary command buffers (unfinished: not yet reusable command buffers)",
+                names.join(", "),
+                if *command_buffer_scope {
+                    "command buffer (a counter is of command-buffer scope)"
+                } else {
+                    "render pass instance"
+                }
             ),
             Err(vk::Result::TIMEOUT) => format!(
                 "device {index}: GPU counters (VK_KHR_performance_query): {}: the profiling lock is held elsewhere (another process profiling the device; waited 1 s); no hardware counters",

@@ -75,3 +75,51 @@ pub fn read(
     };
     check(r)
 }
+
+/// Begins query `query` of `pool` (pipeline statistics, or hardware counters) in `cmd`.
+///
+/// # Safety
+/// `cmd` is recording, of a family `pool`'s queries suit, with no query of the pool's type
+/// active; the query was reset and is not used again before it is reset; any rule of the
+/// type's own holds (see the callers).
+pub unsafe fn begin(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    // SAFETY: the caller's promise.
+    unsafe { (d.fp_v1_0.cmd_begin_query)(cmd, pool, query, vk::QueryControlFlags::empty()) };
+}
+
+/// Ends query `query` of `pool` in `cmd`.
+///
+/// # Safety
+/// The query is the one active in `cmd`, begun in the same subpass (or outside any render
+/// pass, if it was begun outside); any rule of the type's own holds.
+pub unsafe fn end(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
+    // SAFETY: the caller's promise.
+    unsafe { (d.fp_v1_0.cmd_end_query)(cmd, pool, query) };
+}
+
+/// Reads queries `0..count` of `pool`, `per_query` 64-bit values each, into `out` (which
+/// holds `count * per_query`), of queries whose work has completed, with `flags` (`TYPE_64`
+/// for statistics; none for performance queries, whose results are 8 bytes each anyway).
+/// `NOT_READY` when one was never ended (its values are then not used).
+pub fn read_results(
+    d: &DeviceDispatch,
+    (pool, count, per_query): (vk::QueryPool, u32, u32),
+    flags: vk::QueryResultFlags,
+    out: &mut [u64],
+) -> Result<(), vk::Result> {
+    let stride = u64::from(per_query) * 8;
+    // SAFETY: `out` holds `count * per_query` 64-bit values, written `stride` apart.
+    let r = unsafe {
+        (d.fp_v1_0.get_query_pool_results)(
+            d.handle,
+            pool,
+            0,
+            count,
+            std::mem::size_of_val(out),
+            out.as_mut_ptr().cast(),
+            stride,
+            flags,
+        )
+    };
+    check(r)
+}

@@ -10,6 +10,7 @@ use ash::vk;
 use super::backend::Backend;
 use super::check;
 use super::layer_commands::barrier;
+use super::query_pool;
 use super::run_slots::RunSlot;
 use crate::loader::dispatch::DeviceDispatch;
 
@@ -46,19 +47,19 @@ impl Backend {
     /// Begins a statistics query in `cmd`.
     ///
     /// # Safety
-    /// As [`begin`].
+    /// As [`query_pool::begin`].
     pub unsafe fn begin_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
         // SAFETY: the caller's promise.
-        unsafe { begin(self.dispatch(), cmd, pool, query) };
+        unsafe { query_pool::begin(self.dispatch(), cmd, pool, query) };
     }
 
     /// Ends the statistics query active in `cmd`.
     ///
     /// # Safety
-    /// As [`end`].
+    /// As [`query_pool::end`].
     pub unsafe fn end_statistics(&self, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
         // SAFETY: the caller's promise.
-        unsafe { end(self.dispatch(), cmd, pool, query) };
+        unsafe { query_pool::end(self.dispatch(), cmd, pool, query) };
     }
 
     /// Records into `cmd` (recording, outside any render pass, before any of the pool's
@@ -114,7 +115,7 @@ impl Backend {
         barrier(d, cmd, vk::PipelineStageFlags::HOST, Some(to_host));
     }
 
-    /// Reads the first `count` queries of a statistics pool (see [`read`]).
+    /// Reads the first `count` queries of a statistics pool (see [`query_pool::read_results`]).
     pub fn read_statistics(
         &self,
         pool: vk::QueryPool,
@@ -122,7 +123,12 @@ impl Backend {
         per_query: u32,
         out: &mut [u64],
     ) -> Result<(), vk::Result> {
-        read(self.dispatch(), pool, count, per_query, out)
+        query_pool::read_results(
+            self.dispatch(),
+            (pool, count, per_query),
+            vk::QueryResultFlags::TYPE_64,
+            out,
+        )
     }
 }
 
@@ -167,53 +173,6 @@ pub fn create(
     // pool is destroyed at the device's teardown.
     check(unsafe { (d.fp_v1_0.create_query_pool)(d.handle, &info, std::ptr::null(), &mut pool) })?;
     Ok(pool)
-}
-
-/// Begins query `query` of `pool` in `cmd`.
-///
-/// # Safety
-/// `cmd` is recording, of a family `pool`'s statistics suit, with no statistics query
-/// active; the query was reset and is not used again before it is reset.
-pub unsafe fn begin(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
-    // SAFETY: the caller's promise.
-    unsafe { (d.fp_v1_0.cmd_begin_query)(cmd, pool, query, vk::QueryControlFlags::empty()) };
-}
-
-/// Ends query `query` of `pool` in `cmd`.
-///
-/// # Safety
-/// The query is the one active in `cmd`, begun in the same subpass (or outside any render
-/// pass, if it was begun outside).
-pub unsafe fn end(d: &DeviceDispatch, cmd: vk::CommandBuffer, pool: vk::QueryPool, query: u32) {
-    // SAFETY: the caller's promise.
-    unsafe { (d.fp_v1_0.cmd_end_query)(cmd, pool, query) };
-}
-
-/// Reads queries `0..count` of `pool`, `per_query` values each, into `out` (which holds
-/// `count * per_query`), of queries whose work has completed. `NOT_READY` when one was
-/// never ended (its values are then not used).
-pub fn read(
-    d: &DeviceDispatch,
-    pool: vk::QueryPool,
-    count: u32,
-    per_query: u32,
-    out: &mut [u64],
-) -> Result<(), vk::Result> {
-    let stride = u64::from(per_query) * 8;
-    // SAFETY: `out` holds `count * per_query` 64-bit values, written `stride` apart.
-    let r = unsafe {
-        (d.fp_v1_0.get_query_pool_results)(
-            d.handle,
-            pool,
-            0,
-            count,
-            std::mem::size_of_val(out),
-            out.as_mut_ptr().cast(),
-            stride,
-            vk::QueryResultFlags::TYPE_64,
-        )
-    };
-    check(r)
 }
 
 #[cfg(test)]

@@ -227,7 +227,7 @@ pub unsafe fn create_device(
         super::adopt_common_next(&dispatch);
         let mut profiling_lock = None;
         let tracer = match (caps, plan, config) {
-            (Some(caps), Some(plan), Some(config)) => {
+            (Some(caps), Some(mut plan), Some(config)) => {
                 let index = DEVICE_COUNT.fetch_add(1, Ordering::Relaxed);
                 if config.counters == Counters::Pipeline {
                     log::warn!("{}", core_features::said(index, plan.statistics));
@@ -244,6 +244,10 @@ pub unsafe fn create_device(
                     log::warn!("{line}");
                 }
                 profiling_lock = lock.ok().flatten();
+                if profiling_lock.is_none() {
+                    // Said above: no counters without the lock.
+                    plan.perf = PerfPlan::NotAsked;
+                }
                 let options = tracer_options(config);
                 let outputs = sink::outputs(output_choice(config), SESSION_HOOKS);
                 let backend = Backend::new(

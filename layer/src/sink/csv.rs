@@ -20,11 +20,13 @@
 //!
 //! With GPU counters (`GPU_TRACE_COUNTERS=pipeline`) the header has a column per
 //! statistic and `partial` after `args` (`CSV_HEADER_COUNTERS`), filled on the end events
-//! of counted ranges and empty elsewhere; `args` then holds no counters.
+//! of counted ranges and empty elsewhere; `args` then holds no counters. Hardware counters
+//! (`perf:NAME,...`) get a column each the same way, named by their keys
+//! (`utrace_format::perf_key`), in the order asked.
 
 use std::fmt::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 
+use parking_lot::Mutex;
 use utrace_format::escape::push_csv_field;
 use utrace_format::{COUNTER_NAMES, CSV_HEADER, CSV_HEADER_COUNTERS};
 
@@ -34,30 +36,49 @@ use super::text_args;
 use super::{BatchInfo, Counters, EventPieces, Sink, TraceSummary};
 use crate::digits;
 
-/// Whether the process's csv traces have the counters' columns (`GPU_TRACE_COUNTERS`, set
-/// once with the process's configuration, before any output is made).
-static COUNTER_COLUMNS: AtomicBool = AtomicBool::new(false);
+/// The counters' columns of the process's csv traces: their header line and names (then
+/// `partial`). Set once with the process's configuration, before any output is made.
+pub struct CounterColumns {
+    header: &'static str,
+    names: Vec<&'static str>,
+}
 
-/// The process's csv outputs get a column per statistic (GPU counters are on).
-pub fn use_counter_columns(on: bool) {
-    COUNTER_COLUMNS.store(on, Ordering::Relaxed);
+static COUNTER_COLUMNS: Mutex<Option<&'static CounterColumns>> = Mutex::new(None);
+
+/// The process's csv outputs get a column per counter of `names` (GPU counters are on:
+/// the pipeline statistics, or the hardware counters' keys), or none.
+pub fn use_counter_columns(names: Option<Vec<String>>) {
+    let columns = names.map(|names| {
+        let names: Vec<&'static str> = names
+            .into_iter()
+            .map(|n| &*Box::leak(n.into_boxed_str()))
+            .collect();
+        let header = if names == COUNTER_NAMES {
+            CSV_HEADER_COUNTERS
+        } else {
+            let extra: String = names.iter().map(|n| format!(",{n}")).collect();
+            Box::leak(format!("{}{extra},partial\n", CSV_HEADER.trim_end()).into_boxed_str())
+        };
+        &*Box::leak(Box::new(CounterColumns { header, names }))
+    });
+    *COUNTER_COLUMNS.lock() = columns;
+}
+
+fn counter_columns() -> Option<&'static CounterColumns> {
+    *COUNTER_COLUMNS.lock()
 }
 
 pub struct CsvSink {
     out: Output,
     args: String,
-    counters: bool,
+    counters: Option<&'static CounterColumns>,
 }
 
 impl CsvSink {
     pub fn new(out: Output) -> CsvSink {
-        let counters = COUNTER_COLUMNS.load(Ordering::Relaxed);
+        let counters = counter_columns();
         // One header per output, written before whatever record the output first takes.
-        out.set_header(if counters {
-            CSV_HEADER_COUNTERS
-        } else {
-            CSV_HEADER
-        });
+        out.set_header(counters.map_or(CSV_HEADER, |c| c.header));
         CsvSink {
             out,
             args: String::new(),
@@ -79,7 +100,8 @@ pub fn format_end(s: &TraceSummary, buf: &mut String) {
 fn format_end_counted(s: &TraceSummary, buf: &mut String) {
     format_end(s, buf);
     buf.pop();
-    for _ in 0..=COUNTER_NAMES.len() {
+    let columns = counter_columns().map_or(COUNTER_NAMES.len(), |c| c.names.len());
+    for _ in 0..=columns {
         buf.push(',');
     }
     buf.push('\n');
@@ -94,22 +116,22 @@ pub fn format_batch(
     events: &mut dyn EventPieces<'_>,
     spill: &mut dyn FnMut(&mut String),
 ) {
-    format_rows(buf, args, info, events, false, spill);
+    format_rows(buf, args, info, events, None, spill);
 }
 
-/// [`format_batch`], with the counters' columns when `counters`.
+/// [`format_batch`], with the counters' columns when `counters` names them.
 fn format_rows(
     buf: &mut String,
     args: &mut String,
     info: &BatchInfo,
     events: &mut dyn EventPieces<'_>,
-    counters: bool,
+    counters: Option<&CounterColumns>,
     spill: &mut dyn FnMut(&mut String),
 ) {
     each_placed(events, |e, depth, delta| {
         let tp = e.info();
         args.clear();
-        if counters {
+        if counters.is_some() {
             text_args::write_args(args, info, e);
         } else {
             text_args::write(args, info, e);
@@ -138,31 +160,31 @@ fn format_rows(
         buf.push(',');
         // A quote inside the field is doubled (RFC 4180).
         push_csv_field(buf, args);
-        if counters {
-            push_counters(buf, e.counters(info));
+        if let Some(columns) = counters {
+            push_counters(buf, &columns.names, e.counters(info));
         }
         buf.push('\n');
         spill(buf);
     });
 }
 
-/// The counters' columns of one row: each statistic the range shows, then `partial`
-/// (`1` or empty); all empty for an event without counters.
-fn push_counters(buf: &mut String, counters: Option<&Counters>) {
+/// The counters' columns (`names`) of one row: each counter the range shows, then
+/// `partial` (`1` or empty); all empty for an event without counters.
+fn push_counters(buf: &mut String, names: &[&str], counters: Option<&Counters>) {
     let mut values = [None; COUNTER_NAMES.len()];
     let mut partial = false;
     if let Some(c) = counters {
         for (name, value) in c.shown() {
-            match COUNTER_NAMES.iter().position(|n| *n == name) {
-                Some(i) => values[i] = Some(value),
-                None => partial = true,
+            match names.iter().position(|n| *n == name) {
+                Some(i) if i < values.len() => values[i] = Some(value),
+                _ => partial |= name == "partial",
             }
         }
     }
-    for v in values {
+    for v in values.iter().take(names.len()) {
         buf.push(',');
         if let Some(v) = v {
-            digits::push_u64(buf, v);
+            v.push(buf);
         }
     }
     buf.push(',');
@@ -185,7 +207,7 @@ impl Sink for CsvSink {
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
-        let format = if self.counters {
+        let format = if self.counters.is_some() {
             format_end_counted
         } else {
             format_end

@@ -118,7 +118,7 @@ pub fn format_batch(
                 buf.push('"');
                 buf.push_str(name);
                 buf.push_str("\":");
-                digits::push_u64(buf, value);
+                value.push_json(buf);
             }
         }
         buf.push_str("}}");

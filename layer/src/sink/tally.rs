@@ -115,7 +115,8 @@ impl Sink for WatchSink {
                 if let Some(c) = e.counters(info).filter(|c| c.is_sum() && c.measured) {
                     let sums = tally.0.counters.get_or_insert([None; STATISTICS]);
                     for (name, value) in c.shown() {
-                        if let Some(at) = Counters::NAMES.iter().position(|n| *n == name) {
+                        let at = Counters::NAMES.iter().position(|n| *n == name);
+                        if let (Some(at), Some(value)) = (at, value.count()) {
                             sums[at] = Some(sums[at].unwrap_or(0) + value);
                         }
                     }
@@ -216,6 +217,7 @@ mod tests {
                 partial: false,
                 measured: true,
                 mesh: false,
+                hardware: None,
             })
         };
         // The command buffer's sum, and a range inside it (its values in the sum already).

@@ -17,7 +17,7 @@ pub fn write(out: &mut String, info: &BatchInfo, e: &Event<'_>) {
             }
             out.push_str(name);
             out.push('=');
-            crate::digits::push_u64(out, value);
+            value.push(out);
         }
     }
 }

@@ -27,6 +27,7 @@ mod loader;
 #[macro_use]
 mod shape;
 mod perf_commands;
+mod perf_inherited;
 mod perf_pools;
 mod perf_query;
 mod perf_results;

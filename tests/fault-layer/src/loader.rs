@@ -75,6 +75,7 @@ const INSTANCE_COMMANDS: &[&CStr] = &[
     c"vkGetPhysicalDeviceQueueFamilyProperties2",
     c"vkEnumerateDeviceExtensionProperties",
     c"vkGetPhysicalDeviceSurfaceSupportKHR",
+    c"vkGetPhysicalDeviceFeatures",
     c"vkGetPhysicalDeviceFeatures2",
     c"vkGetPhysicalDeviceMemoryProperties",
 ];
@@ -235,12 +236,16 @@ unsafe extern "system" fn create_device(
         // The emulated VK_KHR_performance_query stays above the driver.
         let unlinked = crate::perf_query::enabled()
             .then(|| crate::perf_query::strip(&mut shaped, &mut extensions));
+        let hidden = crate::perf_query::enabled().then(|| crate::perf_inherited::hide(&mut shaped));
         if faults::show_features() {
             show_features(&shaped);
         }
         let r = create(physical, &shaped, alloc, out);
         if let Some(unlinked) = unlinked {
             unlinked.restore();
+        }
+        if let Some(hidden) = hidden {
+            hidden.restore();
         }
         if r == vk::Result::SUCCESS && shape::shape().is_some() {
             let mut memory = vk::PhysicalDeviceMemoryProperties::default();

@@ -1,7 +1,7 @@
 //! `UTRACE_PERF_QUERY=1`: the commands the performance query emulation sees pass (see
 //! `perf_pools`): draws and dispatches counted into the query open in their command
-//! buffer, and every command counted as one, so that a query of command-buffer scope can
-//! be checked first and last.
+//! buffer (a secondary's when a primary executes it), and every command counted as one, so
+//! that a query of command-buffer scope can be checked first and last.
 
 use ash::vk;
 
@@ -134,6 +134,38 @@ pub(crate) unsafe extern "system" fn cmd_reset_query_pool(
         c"vkCmdResetQueryPool",
         vk::PFN_vkCmdResetQueryPool,
         (cb, pool, first, count),
+        ()
+    )
+}
+
+/// Secondaries executed: what each counted goes into the primary's open query (a driver's
+/// query counts the work of the secondaries run inside it).
+pub(crate) unsafe extern "system" fn cmd_execute_commands(
+    cb: vk::CommandBuffer,
+    count: u32,
+    secondaries: *const vk::CommandBuffer,
+) {
+    let list = if secondaries.is_null() || count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: the caller's array of `count` command buffers.
+        unsafe { std::slice::from_raw_parts(secondaries, count as usize) }
+    };
+    let mut executed = crate::perf_pools::Counted::default();
+    {
+        let recordings = crate::perf_pools::RECORDINGS.lock();
+        for s in list {
+            if let Some(r) = recordings.get(&ash::vk::Handle::as_raw(*s)) {
+                executed.add(&r.total);
+            }
+        }
+    }
+    command(cb, |c| c.add(&executed));
+    down!(
+        cb,
+        c"vkCmdExecuteCommands",
+        vk::PFN_vkCmdExecuteCommands,
+        (cb, count, secondaries),
         ()
     )
 }

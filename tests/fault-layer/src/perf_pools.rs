@@ -28,6 +28,12 @@ pub(crate) struct Counted {
 }
 
 impl Counted {
+    pub(crate) fn add(&mut self, other: &Counted) {
+        self.draws += other.draws;
+        self.vertices += other.vertices;
+        self.workgroups += other.workgroups;
+    }
+
     /// The value of counter `index` (see `perf_query`'s list) as the 8 bytes of a
     /// `VkPerformanceCounterResultKHR`.
     pub(crate) fn value(&self, index: u32) -> u64 {
@@ -51,6 +57,9 @@ pub(crate) struct Pool {
 #[derive(Default)]
 pub(crate) struct Recording {
     commands: u32,
+    /// All it counted, in a query or not: what a primary that executes it (a secondary)
+    /// counts in its own open query.
+    pub(crate) total: Counted,
     open: Option<(u64, u32, Counted, bool)>,
     pub(crate) ended: Vec<(u64, u32, Counted)>,
     /// A command-buffer-scope query ended at this command count.
@@ -77,8 +86,11 @@ pub(crate) fn command(cb: vk::CommandBuffer, count: impl FnOnce(&mut Counted)) {
     let mut recordings = RECORDINGS.lock();
     let r = recordings.entry(cb.as_raw()).or_default();
     r.commands += 1;
+    let mut this = Counted::default();
+    count(&mut this);
+    r.total.add(&this);
     if let Some((_, _, counted, _)) = r.open.as_mut() {
-        count(counted);
+        counted.add(&this);
     }
 }
 
@@ -306,6 +318,7 @@ pub const COMMANDS: &[&CStr] = &[
     c"vkCmdBeginRenderPass",
     c"vkCmdEndRenderPass",
     c"vkCmdResetQueryPool",
+    c"vkCmdExecuteCommands",
 ];
 
 /// The emulation's hook for device command `name`.
@@ -339,6 +352,7 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
         b"vkCmdBeginRenderPass" => hook!(crate::perf_commands::cmd_begin_render_pass),
         b"vkCmdEndRenderPass" => hook!(crate::perf_commands::cmd_end_render_pass),
         b"vkCmdResetQueryPool" => hook!(crate::perf_commands::cmd_reset_query_pool),
+        b"vkCmdExecuteCommands" => hook!(crate::perf_commands::cmd_execute_commands),
         _ => None,
     }
 }

@@ -57,6 +57,8 @@ pub struct GpuCounter {
     pub counter_id: Option<u32>,
     #[prost(int64, optional, tag = "2")]
     pub int_value: Option<i64>,
+    #[prost(double, optional, tag = "3")]
+    pub double_value: Option<f64>,
 }
 
 /// gpu_counter_descriptor.proto: the counters' specs.

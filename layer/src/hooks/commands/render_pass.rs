@@ -74,7 +74,10 @@ fn begin_render_pass(
     unsafe {
         tracer.around(
             cb,
-            |r, t| start_render_pass(r, t, begin, contents),
+            |r, t| {
+                t.begin_pass_hardware(r);
+                start_render_pass(r, t, begin, contents);
+            },
             call,
             |r, t| {
                 t.render_pass = begin.render_pass;
@@ -203,6 +206,7 @@ fn end_render_pass(
                 let before = t.events_len();
                 trace_end_render_pass(r, t);
                 t.close_pass_statistics(before);
+                t.end_pass_hardware(r, before);
             },
         )
     }
@@ -302,6 +306,11 @@ pub unsafe extern "system" fn cmd_begin_rendering(
             cb,
             |r, t| {
                 if !resuming {
+                    // An instance that suspends spans command buffers, which one query
+                    // cannot: it gets none.
+                    if !info.flags.contains(vk::RenderingFlags::SUSPENDING) {
+                        t.begin_pass_hardware(r);
+                    }
                     start_rendering(r, t, info);
                 }
             },
@@ -353,6 +362,7 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
                     let before = t.events_len();
                     trace_end_rendering(r, t, false);
                     t.close_pass_statistics(before);
+                    t.end_pass_hardware(r, before);
                 }
             },
         )

@@ -7,6 +7,11 @@
 //!
 //! Only the innermost counted ranges are drawn: a render pass whose draws were counted
 //! would overlap them on the same tracks, and a command buffer's sum would cover all.
+//!
+//! Hardware counters (`perf:NAME,...`) are laid out the same way: their descriptor names
+//! their keys (ids from [`HARDWARE_IDS`]), and each counted render pass or command buffer
+//! sets them at its begin and back to 0 at its end, a counter stored as a float as a
+//! `double_value`.
 
 use perfetto_sdk::data_source::TraceContext;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
@@ -23,7 +28,7 @@ use utrace_format::COUNTER_NAMES;
 use super::sequence::SequenceState;
 use super::sequence_start::GPU_CLOCK_ID;
 use super::stage_pairs::Range;
-use crate::sink::Counters;
+use crate::sink::{CounterValue, Counters};
 
 /// Each statistic's unit and group, in the order of [`COUNTER_NAMES`] (its counter id is
 /// its place, from 1).
@@ -44,6 +49,9 @@ const KINDS: [(Unit, Group); COUNTER_NAMES.len()] = [
 /// The counters a descriptor names without the mesh shading ones (task, mesh).
 const WITHOUT_MESH: usize = 7;
 
+/// The first hardware counter's id (the statistics take 1 to 9).
+pub const HARDWARE_IDS: u32 = 101;
+
 /// Sends the counters' descriptor for device `gpu_id` if this sequence state has not, or
 /// sent it without the mesh shading counters that `counters` shows. Returns the bytes
 /// sent (counted generously).
@@ -53,6 +61,9 @@ pub fn describe(
     gpu_id: u32,
     counters: &Counters,
 ) -> u64 {
+    if let Some(set) = counters.hardware {
+        return describe_hardware(ctx, state, gpu_id, &set.keys);
+    }
     let named = if counters.mesh {
         COUNTER_NAMES.len()
     } else {
@@ -86,7 +97,52 @@ pub fn describe(
         .sum()
 }
 
-/// The statistics `counters` shows, set at `ns` (its range's begin), or back to 0 (its
+/// [`describe`] for hardware counters of `keys`.
+fn describe_hardware(
+    ctx: &mut TraceContext<'_, SequenceState>,
+    state: &mut SequenceState,
+    gpu_id: u32,
+    keys: &[String],
+) -> u64 {
+    if state.counters_described >= keys.len() {
+        return 0;
+    }
+    state.counters_described = keys.len();
+    ctx.add_packet(|packet: &mut TracePacket| {
+        packet.set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
+        packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
+            event.set_counter_descriptor(|d: &mut GpuCounterDescriptor| {
+                for (i, key) in keys.iter().enumerate() {
+                    d.set_specs(|s: &mut Spec| {
+                        s.set_counter_id(HARDWARE_IDS + i as u32);
+                        s.msg.append_type2_field(2, key.as_bytes());
+                        s.set_select_by_default(true);
+                    });
+                }
+            });
+            event.set_gpu_id(gpu_id as i32);
+        });
+    });
+    keys.iter().map(|k| k.len() as u64 + 16).sum()
+}
+
+/// The id of counter `name` on the tracks, if it has one: a statistic's place (from 1), a
+/// hardware counter's among its set's keys (from [`HARDWARE_IDS`]).
+fn track_id(counters: &Counters, name: &str) -> Option<u32> {
+    match counters.hardware {
+        Some(set) => set
+            .keys
+            .iter()
+            .position(|k| k == name)
+            .map(|i| HARDWARE_IDS + i as u32),
+        None => COUNTER_NAMES
+            .iter()
+            .position(|c| *c == name)
+            .map(|i| i as u32 + 1),
+    }
+}
+
+/// The counters `counters` shows, set at `ns` (its range's begin), or back to 0 (its
 /// end, `zero`), on device `gpu_id`'s tracks. Returns the bytes sent (counted generously).
 pub fn sample(
     ctx: &mut TraceContext<'_, SequenceState>,
@@ -97,7 +153,7 @@ pub fn sample(
 ) -> u64 {
     let n = counters
         .shown()
-        .filter(|(name, _)| COUNTER_NAMES.contains(name))
+        .filter(|(name, _)| track_id(counters, name).is_some())
         .count() as u64;
     ctx.add_packet(|packet: &mut TracePacket| {
         packet.set_timestamp(ns);
@@ -105,12 +161,16 @@ pub fn sample(
         packet.set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
         packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
             for (name, value) in counters.shown() {
-                let Some(i) = COUNTER_NAMES.iter().position(|c| *c == name) else {
+                let Some(id) = track_id(counters, name) else {
                     continue;
                 };
                 event.set_counters(|c: &mut GpuCounterEventGpuCounter| {
-                    c.set_counter_id(i as u32 + 1);
-                    c.set_int_value(if zero { 0 } else { value as i64 });
+                    c.set_counter_id(id);
+                    match value {
+                        CounterValue::Real(v) => c.set_double_value(if zero { 0.0 } else { v }),
+                        CounterValue::Count(v) => c.set_int_value(if zero { 0 } else { v as i64 }),
+                        CounterValue::Signed(v) => c.set_int_value(if zero { 0 } else { v }),
+                    };
                 });
             }
             event.set_gpu_id(gpu_id as i32);

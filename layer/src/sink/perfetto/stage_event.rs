@@ -128,7 +128,7 @@ impl StageEncoder {
         if let Some(counters) = stage.counters {
             for (name, value) in counters.shown() {
                 self.value.clear();
-                let _ = write!(self.value, "{value}");
+                value.push(&mut self.value);
                 extra_data(b, name, &self.value);
             }
         }

@@ -49,6 +49,8 @@ pub struct ChunkPool {
     all: Mutex<Vec<vk::QueryPool>>,
     /// The pipeline statistics pools (`GPU_TRACE_COUNTERS=pipeline`).
     pub statistics: StatsPools,
+    /// The hardware counter pools (`GPU_TRACE_COUNTERS=perf:...`).
+    pub hardware: super::hardware::HwPools,
     pub spare_events: Spares<RecordedEvent>,
     pub spare_args: Spares<u32>,
     pub spare_chunks: Spares<QueryRange>,
@@ -77,6 +79,7 @@ impl ChunkPool {
         let host_reset = backend.host_reset();
         ChunkPool {
             statistics: StatsPools::new(backend.clone()),
+            hardware: super::hardware::HwPools::new(backend.clone()),
             backend,
             health,
             free: Default::default(),
@@ -223,6 +226,7 @@ impl ChunkPool {
             self.backend.destroy_query_chunk(pool);
         }
         self.statistics.destroy_all();
+        self.hardware.destroy_all();
         self.backend.destroy_run_slots();
     }
 }

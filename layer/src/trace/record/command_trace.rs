@@ -21,6 +21,7 @@ use ash::vk;
 
 use super::bound_pipelines::BoundPipelines;
 use super::chunk::{ChunkPool, RecordedEvent};
+use super::hardware::HwRecording;
 use super::query_slots::QuerySlots;
 use super::recorded_trace::{Child, RecordedTrace};
 use super::recorder::Recorder;
@@ -28,6 +29,7 @@ use super::statistics::StatsRecording;
 use crate::trace::tracepoint::{LabelInput, LabelRef};
 
 mod counted;
+mod counted_hardware;
 mod freeze;
 mod pair;
 
@@ -129,6 +131,9 @@ pub struct CommandTrace<const MAX_WORDS: usize> {
     /// Pipeline statistics around its ranges (`GPU_TRACE_COUNTERS=pipeline`; see
     /// `counted`).
     stats: Option<Box<StatsRecording>>,
+    /// Hardware counters around it or its render passes (`GPU_TRACE_COUNTERS=perf:...`;
+    /// see `counted_hardware`).
+    hardware: Option<Box<HwRecording>>,
 }
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
@@ -161,6 +166,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             recorded: None,
             spare: None,
             stats: None,
+            hardware: None,
         }
     }
 
@@ -193,6 +199,11 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         } else {
             0
         };
+    }
+
+    /// Whether the recording in progress is of a one-time command buffer.
+    pub fn one_time_recording(&self) -> bool {
+        self.one_time
     }
 
     pub fn is_instrumented(&self) -> bool {
@@ -330,6 +341,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         if let Some(stats) = self.stats.take() {
             let statistics = stats.statistics;
             pool.statistics.release(statistics, (*stats).into_pools());
+        }
+        if let Some(hw) = self.hardware.take() {
+            pool.hardware.release(self.family, (*hw).into_pool());
         }
         pool.spare_events.give(std::mem::take(&mut self.events));
         pool.spare_args.give(std::mem::take(&mut self.args));

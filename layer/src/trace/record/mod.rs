@@ -9,6 +9,7 @@ pub mod cmdbufs;
 pub(super) mod command_pools;
 pub mod command_trace;
 pub mod counter_values;
+pub mod hardware;
 mod order_entry;
 mod query_slots;
 pub mod recorded_stats;

@@ -104,6 +104,7 @@ impl RecordedStats {
                     mesh: self
                         .statistics
                         .contains(vk::QueryPipelineStatisticFlags::MESH_SHADER_INVOCATIONS_EXT),
+                    hardware: None,
                 }
             })
             .collect()

@@ -10,6 +10,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
+use super::hardware::RecordedHw;
 use super::order_entry::OrderEntry;
 use super::recorded_stats::RecordedStats;
 pub use super::reruns::{NoWait, Quiet, Taken};
@@ -77,6 +78,8 @@ pub struct RecordedTrace {
     pool: Arc<ChunkPool>,
     /// Its pipeline statistics (`GPU_TRACE_COUNTERS=pipeline`, one-time primaries).
     pub statistics: Option<RecordedStats>,
+    /// Its hardware counters (`GPU_TRACE_COUNTERS=perf:...`, one-time primaries).
+    pub hardware: Option<RecordedHw>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +108,8 @@ pub struct TraceParts {
     pub run_slot: Option<RunSlot>,
     /// Its pipeline statistics, if it counted them.
     pub statistics: Option<RecordedStats>,
+    /// Its hardware counters, if it counted them.
+    pub hardware: Option<RecordedHw>,
 }
 
 impl RecordedTrace {
@@ -133,6 +138,7 @@ impl RecordedTrace {
             live: false,
             pool,
             statistics: None,
+            hardware: None,
         };
         trace.refill(parts);
         trace
@@ -157,6 +163,7 @@ impl RecordedTrace {
         self.one_time = parts.one_time;
         self.simultaneous = parts.simultaneous;
         self.statistics = parts.statistics;
+        self.hardware = parts.hardware;
         *self.armed.get_mut() = self.pool.resets_on_host();
         self.tracked = Self::trackable(
             &self.pool,
@@ -177,6 +184,13 @@ impl RecordedTrace {
         *self.written.get_mut() = false;
         *self.last_run.get_mut() = None;
         self.live = true;
+    }
+
+    /// The indices of its events that end a range with GPU counters (pipeline statistics
+    /// or hardware counters: one kind per process), in order.
+    pub fn counted_events(&self) -> impl Iterator<Item = u32> + '_ {
+        let statistics = self.statistics.iter().flat_map(|s| s.range_events());
+        statistics.chain(self.hardware.iter().flat_map(|h| h.range_events()))
     }
 
     /// Whether a recording is tracked: a reusable run is read on the host between runs (see
@@ -207,6 +221,9 @@ impl RecordedTrace {
         self.pool.release(&self.chunks, written);
         if let Some(stats) = self.statistics.take() {
             self.pool.statistics.release(stats.statistics, stats.pools);
+        }
+        if let Some(hw) = self.hardware.take() {
+            self.pool.hardware.release(hw.family, hw.pool);
         }
         self.pool
             .spare_events

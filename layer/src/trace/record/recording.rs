@@ -172,6 +172,17 @@ impl DeviceTracer {
                     t.count_statistics(&self.recorder(cb), statistics);
                 }
             }
+            // Hardware counters: one-time primaries (see `record::hardware`); a query
+            // spanning the whole command buffer begins first, before any other command.
+            if let Some(h) = self.backend.hardware() {
+                if level == vk::CommandBufferLevel::PRIMARY && h.counters_of(t.family).is_some() {
+                    if t.one_time_recording() {
+                        t.count_hardware(&self.recorder(cb), h.command_buffer_scope);
+                    } else {
+                        crate::trace::record::hardware::reusable_said_once();
+                    }
+                }
+            }
             self.cmdbufs.recording_started();
             // The recording thread: which thread fed the GPU, next to the submitting one.
             let thread = crate::gpu::interface::cpu_clock::tid();

@@ -1,5 +1,5 @@
-//! A completed batch's pipeline statistics (`GPU_TRACE_COUNTERS=pipeline`), read from each
-//! trace's queries and listed in the order its events go out (`super::events`), where
+//! A completed batch's GPU counters (pipeline statistics or hardware counters), read from
+//! each trace's queries and listed in the order its events go out (`super::events`), where
 //! each range that has them names its entry.
 
 use std::sync::Arc;
@@ -32,21 +32,21 @@ fn collect_trace(
     values: &impl Timestamps,
     out: &mut Vec<Option<Counters>>,
 ) {
-    let read = trace.statistics.as_ref().map(|s| match s.source {
-        Source::Pool => s.read(backend),
-        Source::Run(_) => values.run_statistics(trace).map(|run| s.from_run(run)),
-        Source::Unread => None,
-    });
+    let read = match (&trace.statistics, &trace.hardware) {
+        (Some(s), _) => Some(match s.source {
+            Source::Pool => s.read(backend),
+            Source::Run(_) => values.run_statistics(trace).map(|run| s.from_run(run)),
+            Source::Unread => None,
+        }),
+        (None, Some(h)) => Some(h.read(backend)),
+        (None, None) => None,
+    };
     let mut sums = match &read {
         Some(Some(sums)) => Some(sums.iter()),
         _ => None,
     };
     let mut children = trace.children.iter().peekable();
-    let mut counted = trace
-        .statistics
-        .iter()
-        .flat_map(|s| s.range_events())
-        .peekable();
+    let mut counted = trace.counted_events().peekable();
     for i in 0..trace.events.len() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {
             collect_trace(&child.trace, backend, values, out);

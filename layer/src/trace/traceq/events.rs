@@ -162,11 +162,7 @@ fn trace_events<'a>(
     *next_base += trace.slots as usize;
     let mut dropped = 0;
     let mut children = trace.children.iter().peekable();
-    let mut counted = trace
-        .statistics
-        .iter()
-        .flat_map(|s| s.range_events())
-        .peekable();
+    let mut counted = trace.counted_events().peekable();
     let mut args = trace.args.as_slice();
     for (i, e) in trace.events.iter().enumerate() {
         while let Some(child) = children.next_if(|c| c.position as usize <= i) {

@@ -272,7 +272,10 @@ pub unsafe extern "system" fn get_physical_device_features2(
     );
     if perf_query::enabled() {
         // SAFETY: the caller's valid output chain.
-        unsafe { perf_query::fill_features(features) };
+        unsafe {
+            perf_query::fill_features(features);
+            crate::perf_inherited::offer(features);
+        }
     }
     if !shape().is_some_and(|s| s.v1_1) {
         return;
@@ -326,6 +329,9 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
             }
             b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
                 return hook!(get_physical_device_features2)
+            }
+            b"vkGetPhysicalDeviceFeatures" => {
+                return hook!(crate::perf_inherited::get_physical_device_features)
             }
             _ => {}
         }

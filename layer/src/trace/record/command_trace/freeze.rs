@@ -18,6 +18,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let was_recording = std::mem::take(&mut self.recording);
         self.fast_left = 0;
         if !self.is_instrumented() {
+            // Left out of the output (a chunk could not be had): a query still active ends
+            // all the same; its pool goes back when the command buffer is reset.
+            self.end_hardware((pool, cmd), None);
             return was_recording;
         }
         let (chunks, copies, slots) = self.queries.finish(pool);
@@ -38,6 +41,8 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             .flatten();
         // Before the events are taken: the command buffer's range ends at the last one.
         let statistics = self.freeze_statistics((pool, cmd), run_slot, slots);
+        // The last command the layer records: a query spanning the command buffer ends.
+        let hardware = self.freeze_hardware((pool, cmd));
         let parts = TraceParts {
             cmd,
             chunks,
@@ -52,6 +57,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             simultaneous: self.simultaneous,
             run_slot,
             statistics,
+            hardware,
         };
         // The last recording's trace, if nothing else holds it, takes this one.
         let trace = match self.spare.take() {

@@ -1,0 +1,301 @@
+//! Hardware counters beside a command buffer's ranges (`GPU_TRACE_COUNTERS=perf:NAME,...`,
+//! VK_KHR_performance_query): the queries a recording takes ([`HwRecording`]), what its
+//! frozen trace keeps ([`RecordedHw`]), and the device's pools ([`HwPools`]).
+//!
+//! One performance query may be active in a command buffer at a time, and one of a counter
+//! of command-buffer scope must be the command buffer's first command and its last: such a
+//! set is counted per command buffer. A set without one is counted per render pass
+//! instance, each query begun before the pass begins and ended after it ends (a query of
+//! render-pass scope may not begin or end inside one). Only one-time primaries are
+//! counted: a query is reset on the host, never by the command buffer that begins it, so a
+//! reusable recording's queries could not be re-armed between its runs. A recording takes
+//! one pool (two pools in one command buffer need `performanceCounterMultipleQueryPools`);
+//! ranges past its queries go without.
+
+use ash::vk;
+use parking_lot::Mutex;
+
+use super::counter_values::{Counters, HardwareSet, Shown, STATISTICS};
+use crate::gpu::interface::Backend;
+use crate::gpu::perf_queries::PERF_POOL_QUERIES;
+
+/// The hardware counter queries of one recording in progress.
+pub struct HwRecording {
+    pool: vk::QueryPool,
+    used: u32,
+    /// The query active in the command buffer.
+    active: Option<u32>,
+    /// Ranges counted: (end event, query).
+    ranges: Vec<(u32, u32)>,
+    /// A query spans the whole command buffer (else each render pass).
+    whole: bool,
+}
+
+impl HwRecording {
+    /// A recording's counters, its pool taken from `pools` (`None` when none could be had).
+    pub fn new(pools: &HwPools, family: u32, whole: bool) -> Option<HwRecording> {
+        Some(HwRecording {
+            pool: pools.acquire(family)?,
+            used: 0,
+            active: None,
+            ranges: Vec::new(),
+            whole,
+        })
+    }
+
+    /// Whether a query spans the whole command buffer (else each render pass).
+    pub fn whole(&self) -> bool {
+        self.whole
+    }
+
+    /// The next query, to begin now: its pool and index; `None` when one is active or the
+    /// pool has no more.
+    pub fn begin(&mut self) -> Option<(vk::QueryPool, u32)> {
+        if self.active.is_some() || self.used == PERF_POOL_QUERIES {
+            return None;
+        }
+        let query = self.used;
+        self.used += 1;
+        self.active = Some(query);
+        Some((self.pool, query))
+    }
+
+    /// The active query, to end now (`None` when none is).
+    pub fn end(&mut self) -> Option<(vk::QueryPool, u32)> {
+        self.active.map(|q| (self.pool, q))
+    }
+
+    /// The active query was ended: its values go to the range whose end event is `event`
+    /// (`None`: not recorded, the values go nowhere).
+    pub fn ended(&mut self, event: Option<u32>) {
+        if let (Some(query), Some(event)) = (self.active.take(), event) {
+            self.ranges.push((event, query));
+        }
+    }
+
+    /// The recording's end: what the frozen trace keeps.
+    pub fn freeze(self, family: u32, set: &'static HardwareSet) -> RecordedHw {
+        RecordedHw {
+            family,
+            pool: self.pool,
+            used: self.used,
+            ranges: self.ranges,
+            set,
+        }
+    }
+
+    /// The pool of a recording that was never frozen (reset, or freed), for
+    /// [`HwPools::release`].
+    pub fn into_pool(self) -> vk::QueryPool {
+        self.pool
+    }
+}
+
+/// A frozen recording's hardware counters: read once its one run completed.
+pub struct RecordedHw {
+    pub family: u32,
+    pub pool: vk::QueryPool,
+    used: u32,
+    /// (end event, query), in the order of the events.
+    ranges: Vec<(u32, u32)>,
+    set: &'static HardwareSet,
+}
+
+impl RecordedHw {
+    /// The indices of the trace's events that end a range with counters, in order.
+    pub fn range_events(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ranges.iter().map(|r| r.0)
+    }
+
+    /// Each range's counters, read from the queries (after the run completed); `None` when
+    /// the read failed.
+    pub fn read(&self, backend: &Backend) -> Option<Vec<Counters>> {
+        if self.ranges.is_empty() {
+            return Some(Vec::new());
+        }
+        let per_query = self.set.keys.len();
+        let mut raw = vec![0u64; self.used as usize * per_query];
+        if let Err(e) = backend.read_perf(self.pool, self.used, &mut raw) {
+            read_failed_once(e);
+            return None;
+        }
+        Some(
+            self.ranges
+                .iter()
+                .map(|&(_, q)| self.counters(&raw, q as usize))
+                .collect(),
+        )
+    }
+
+    /// Query `q`'s counters from all the queries' results `raw`.
+    fn counters(&self, raw: &[u64], q: usize) -> Counters {
+        let per_query = self.set.keys.len();
+        let mut values = [0u64; STATISTICS];
+        for (v, r) in values
+            .iter_mut()
+            .zip(&raw[q * per_query..(q + 1) * per_query])
+        {
+            *v = *r;
+        }
+        Counters {
+            shown: Shown::Hardware,
+            values,
+            partial: false,
+            measured: true,
+            mesh: false,
+            hardware: Some(self.set),
+        }
+    }
+}
+
+/// Says, once per process, that a reusable command buffer gets no hardware counters.
+pub fn reusable_said_once() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("a reusable command buffer gets no hardware counters: only one-time primaries are counted so far (unfinished: a reusable one's queries would have to be read and reset on the host between its runs)");
+    }
+}
+
+/// Says, once per process, that a read of hardware counters failed.
+fn read_failed_once(e: vk::Result) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("hardware counters could not be read ({e}): those ranges go without");
+    }
+}
+
+/// A device's hardware counter pools: those no trace holds (reset), by queue family, and
+/// every one made (destroyed with the device); and the set outputs name.
+#[derive(Default)]
+pub struct HwPools {
+    free: Mutex<Vec<(u32, vk::QueryPool)>>,
+    all: Mutex<Vec<vk::QueryPool>>,
+    backend: Option<Backend>,
+    set: Option<&'static HardwareSet>,
+}
+
+impl HwPools {
+    pub fn new(backend: Backend) -> HwPools {
+        let set = backend
+            .hardware()
+            .map(|h| HardwareSet::interned(&h.keys, &h.storage));
+        HwPools {
+            backend: Some(backend),
+            set,
+            ..Default::default()
+        }
+    }
+
+    /// The counters' names and storage, where the device collects them.
+    pub fn set(&self) -> Option<&'static HardwareSet> {
+        self.set
+    }
+
+    /// A reset pool of `family`'s counters.
+    pub fn acquire(&self, family: u32) -> Option<vk::QueryPool> {
+        {
+            let mut free = self.free.lock();
+            if let Some(i) = free.iter().position(|(f, _)| *f == family) {
+                return Some(free.swap_remove(i).1);
+            }
+        }
+        match self.backend.as_ref()?.create_perf_pool(family) {
+            Ok(pool) => {
+                self.all.lock().push(pool);
+                Some(pool)
+            }
+            Err(e) => {
+                made_failed_once(e);
+                None
+            }
+        }
+    }
+
+    /// Takes back a pool no pending work uses, resetting it on the host.
+    pub fn release(&self, family: u32, pool: vk::QueryPool) {
+        let Some(backend) = self.backend.as_ref() else {
+            return;
+        };
+        // SAFETY: host reset is on wherever hardware counters are (`Backend::new`), and no
+        // pending work uses the pool (the caller's promise).
+        unsafe { backend.reset_queries(pool, PERF_POOL_QUERIES) };
+        self.free.lock().push((family, pool));
+    }
+
+    /// Destroys every pool (device teardown, no work pending).
+    pub fn destroy_all(&self) {
+        self.free.lock().clear();
+        if let Some(backend) = self.backend.as_ref() {
+            for pool in self.all.lock().drain(..) {
+                backend.destroy_query_chunk(pool);
+            }
+        }
+    }
+}
+
+/// Says, once per process, that a hardware counter pool could not be made.
+fn made_failed_once(e: vk::Result) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("a hardware counter query pool could not be made ({e}): command buffers go without counters");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recording(whole: bool) -> HwRecording {
+        HwRecording {
+            pool: vk::QueryPool::null(),
+            used: 0,
+            active: None,
+            ranges: Vec::new(),
+            whole,
+        }
+    }
+
+    #[test]
+    fn each_range_gets_its_own_query_and_one_at_a_time() {
+        let mut r = recording(false);
+        assert_eq!(r.begin().map(|q| q.1), Some(0));
+        assert_eq!(r.begin(), None, "one active at a time");
+        r.ended(Some(4));
+        assert_eq!(r.begin().map(|q| q.1), Some(1));
+        r.ended(None);
+        assert_eq!(r.begin().map(|q| q.1), Some(2));
+        r.ended(Some(9));
+        assert_eq!(r.ranges, [(4, 0), (9, 2)], "a range not recorded gets none");
+        r.used = PERF_POOL_QUERIES;
+        assert_eq!(r.begin(), None, "no more than the pool holds");
+    }
+
+    #[test]
+    fn a_ranges_values_are_its_querys_in_the_order_of_the_keys() {
+        let set = HardwareSet::interned(
+            &["perf_draws".into(), "perf_gpu_busy".into()],
+            &[
+                vk::PerformanceCounterStorageKHR::UINT64,
+                vk::PerformanceCounterStorageKHR::FLOAT64,
+            ],
+        );
+        let mut r = recording(true);
+        r.begin();
+        r.ended(Some(3));
+        r.begin();
+        r.ended(Some(7));
+        let frozen = r.freeze(0, set);
+        let raw = [2, 100f64.to_bits(), 5, 12.5f64.to_bits()];
+        let c = frozen.counters(&raw, 1);
+        let shown: Vec<String> = c
+            .shown()
+            .map(|(k, v)| {
+                let mut s = format!("{k}=");
+                v.push(&mut s);
+                s
+            })
+            .collect();
+        assert_eq!(shown, ["perf_draws=5", "perf_gpu_busy=12.5"]);
+        assert_eq!(frozen.range_events().collect::<Vec<_>>(), [3, 7]);
+    }
+}

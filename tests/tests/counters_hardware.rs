@@ -1,0 +1,219 @@
+//! Hardware counters collected by the layer (`GPU_TRACE_COUNTERS=perf:NAME,...`), on the
+//! fault layer's emulation of VK_KHR_performance_query beneath utrace (`UTRACE_PERF_QUERY=1`:
+//! its values come from the work recorded inside each query, and it says any breach of the
+//! extension's rules as `utrace-perf: VUID-...`), validation beneath both.
+
+use utrace_tests::checks::{assert_clean, assert_trace_matches};
+use utrace_tests::counter_checks::named;
+use utrace_tests::harness::{Run, TempDir};
+use utrace_tests::trace_txt::{Event, Trace};
+use utrace_tests::workload;
+
+/// `scenario` traced with hardware counters `counters` (and `envs`), the emulation on.
+fn traced(scenario: &str, counters: &str, envs: &[(&str, &str)]) -> (Run, Trace) {
+    let dir = TempDir::new("counters-hardware");
+    let mut w = workload!(scenario)
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_UTRACE_fault",
+            "VK_LAYER_KHRONOS_validation",
+        ])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", counters);
+    for (k, v) in envs {
+        w = w.env(k, v);
+    }
+    let run = w.run(&dir);
+    assert_clean(&run);
+    assert!(!run.stderr.contains("utrace-perf: VUID"), "{}", run.stderr);
+    // The txt format's trace, checked against the submissions (another format: empty).
+    let txt = !envs.iter().any(|(k, _)| *k == "GPU_TRACE_FORMAT");
+    let trace = if txt {
+        assert_trace_matches(&run.stdout, &run)
+    } else {
+        Trace::default()
+    };
+    (run, trace)
+}
+
+fn arg<'e>(e: &'e Event, name: &str) -> Option<&'e str> {
+    e.arg(name)
+}
+
+/// Counters of render-pass and command scope only (`Draws`, `Vertices`): each render pass
+/// gets a query, begun before it and ended after it; the values are the work recorded in
+/// it (the `counters` scenario: a pass of one draw of 6 vertices x 4 instances, a pass of
+/// two subpasses of a triangle each). Nothing else carries them.
+#[test]
+fn render_passes_get_the_counters_of_their_own_work() {
+    let (run, trace) = traced("counters", "perf:Draws,vertices", &[]);
+    assert!(
+        run.stderr.contains("Draws, Vertices in one pass, the profiling lock taken; counted around each render pass instance"),
+        "{}",
+        run.stderr
+    );
+    let events = &trace.batches[0].events;
+    let passes = named(events, "end_render_pass");
+    assert_eq!(passes.len(), 2, "{}", run.stdout);
+    let values: Vec<(Option<&str>, Option<&str>)> = passes
+        .iter()
+        .map(|e| (arg(e, "perf_draws"), arg(e, "perf_vertices")))
+        .collect();
+    assert_eq!(
+        values,
+        [(Some("1"), Some("24")), (Some("2"), Some("6"))],
+        "{}",
+        run.stdout
+    );
+    let others = events
+        .iter()
+        .filter(|e| e.name != "end_render_pass")
+        .filter(|e| e.args.iter().any(|(k, _)| k.starts_with("perf_")));
+    assert_eq!(others.count(), 0, "{}", run.stdout);
+}
+
+/// A counter of command-buffer scope (`Workgroups`; `GPU busy`, a float) makes the query
+/// span the whole command buffer: begun as its first command and ended as its last (the
+/// emulation checks both), the values on its `end_cmd_buffer` (the `counters` scenario's
+/// dispatch of 5 x 3 x 1 groups).
+#[test]
+fn a_counter_of_command_buffer_scope_spans_the_command_buffer() {
+    let (run, trace) = traced("counters", "perf:Workgroups,GPU busy,Draws", &[]);
+    assert!(
+        run.stderr
+            .contains("counted around each command buffer (a counter is of command-buffer scope)"),
+        "{}",
+        run.stderr
+    );
+    let events = &trace.batches[0].events;
+    let end = named(events, "end_cmd_buffer");
+    assert_eq!(arg(end[0], "perf_workgroups"), Some("15"), "{}", run.stdout);
+    assert_eq!(arg(end[0], "perf_gpu_busy"), Some("100"), "{}", run.stdout);
+    assert_eq!(arg(end[0], "perf_draws"), Some("3"), "{}", run.stdout);
+    for e in named(events, "end_render_pass") {
+        assert_eq!(arg(e, "perf_draws"), None, "{e:?}");
+    }
+}
+
+/// Secondaries executed inside a counted range count in it (the `secondaries` scenario: a
+/// render pass of two secondaries drawing a triangle each, then a secondary dispatching 64
+/// groups outside it): per render pass, and across the whole command buffer.
+#[test]
+fn work_in_executed_secondaries_counts_in_the_range_around_them() {
+    let (run, trace) = traced("secondaries", "perf:Draws,Vertices", &[]);
+    let events = &trace.batches[0].events;
+    let pass = named(events, "end_render_pass");
+    assert_eq!(arg(pass[0], "perf_draws"), Some("2"), "{}", run.stdout);
+    assert_eq!(arg(pass[0], "perf_vertices"), Some("6"), "{}", run.stdout);
+    let (run, trace) = traced("secondaries", "perf:Workgroups,Draws", &[]);
+    let end = named(&trace.batches[0].events, "end_cmd_buffer");
+    let primary = end.last().expect("the primary's end");
+    assert_eq!(
+        arg(primary, "perf_workgroups"),
+        Some("64"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(arg(primary, "perf_draws"), Some("2"), "{}", run.stdout);
+}
+
+/// Dynamic rendering instances are counted like render passes (the `dynamic-rendering`
+/// scenario's first instance: two draws of 6 and 3 vertices); reusable command buffers are
+/// not counted yet, which is said once.
+#[test]
+fn dynamic_rendering_is_counted_and_reusable_command_buffers_are_said_to_get_none() {
+    let (run, trace) = traced("dynamic-rendering", "perf:Draws,Vertices", &[]);
+    let first = named(&trace.batches[0].events, "end_rendering");
+    assert_eq!(arg(first[0], "perf_draws"), Some("2"), "{}", run.stdout);
+    assert_eq!(arg(first[0], "perf_vertices"), Some("9"), "{}", run.stdout);
+    let (run, trace) = traced("counters", "perf:Workgroups", &[]);
+    let said = "a reusable command buffer gets no hardware counters";
+    assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
+    for b in &trace.batches[1..] {
+        assert!(
+            b.events.iter().all(|e| arg(e, "perf_workgroups").is_none()),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+/// The other formats: json's arguments hold the values as numbers (a float counter's too),
+/// csv's header gets a column per counter, named by its key.
+#[test]
+fn json_and_csv_carry_the_counters() {
+    let (run, _) = traced(
+        "counters",
+        "perf:Workgroups,GPU busy",
+        &[("GPU_TRACE_FORMAT", "json")],
+    );
+    let end = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("\"usage\":\"one_time_submit\""))
+        .expect("the one-time command buffer's batch");
+    assert!(
+        end.contains("\"name\":\"end_cmd_buffer\",\"args\":{\"cmd\":")
+            && end.contains(",\"perf_workgroups\":15,\"perf_gpu_busy\":100}"),
+        "{end}"
+    );
+    let dir = TempDir::new("counters-hardware-csv");
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_UTRACE_fault"])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_FORMAT", "csv")
+        .env("GPU_TRACE_COUNTERS", "perf:workgroups,gpu BUSY")
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    let mut lines = run.stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args,perf_workgroups,perf_gpu_busy,partial")
+    );
+    let end = lines
+        .find(|l| l.contains(",end_cmd_buffer,"))
+        .expect("an end_cmd_buffer row");
+    assert!(end.ends_with(",15,100,"), "{end}");
+    let last = run.stdout.lines().last().unwrap();
+    assert!(
+        last.contains(",end_of_trace,") && last.ends_with(",,,"),
+        "{last}"
+    );
+}
+
+/// Perfetto: a descriptor names the counters by their keys (ids from 101), and each counted
+/// range sets them at its begin and back to 0 at its end, a float as a double.
+#[test]
+fn perfetto_draws_hardware_counter_tracks() {
+    let dir = TempDir::new("counters-hardware-perfetto");
+    let file = dir.path().join("trace.pftrace");
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_UTRACE_fault"])
+        .env("UTRACE_PERF_QUERY", "1")
+        .env("GPU_TRACEFILE", file.to_str().unwrap())
+        .env("GPU_TRACE_COUNTERS", "perf:Workgroups,GPU busy")
+        .run(&dir);
+    assert!(run.success, "{}", run.stderr);
+    let trace = utrace_tests::perfetto_trace::decode(&std::fs::read(&file).unwrap()).unwrap();
+    let names = utrace_tests::perfetto_trace::counter_names(&trace);
+    assert_eq!(
+        names,
+        [
+            (101, "perf_workgroups".into()),
+            (102, "perf_gpu_busy".into())
+        ]
+    );
+    let samples = |id| utrace_tests::perfetto_trace::counter_samples(&trace, id);
+    let ints: Vec<i64> = samples(101)
+        .iter()
+        .map(|s| s.1.int_value.unwrap_or(-1))
+        .collect();
+    assert_eq!(ints, [15, 0]);
+    let doubles: Vec<f64> = samples(102)
+        .iter()
+        .map(|s| s.1.double_value.unwrap_or(-1.0))
+        .collect();
+    assert_eq!(doubles, [100.0, 0.0]);
+}
