@@ -388,6 +388,8 @@ impl Backend {
             api_version: 0,
             device_type: vk::PhysicalDeviceType::OTHER,
             device_name: String::new(),
+            vendor_id: 0,
+            driver_info: String::new(),
         };
         Backend {
             dispatch: Arc::new(dispatch),

@@ -19,6 +19,45 @@ pub struct DeviceCaps {
     pub api_version: u32,
     pub device_type: vk::PhysicalDeviceType,
     pub device_name: String,
+    pub vendor_id: u32,
+    /// `VkPhysicalDeviceDriverProperties::driverInfo` (empty where it could not be asked:
+    /// a device before Vulkan 1.2, or an instance without `vkGetPhysicalDeviceProperties2`).
+    pub driver_info: String,
+}
+
+/// `VK_VENDOR_ID_MESA`: the vendor id of Mesa's software drivers (Lavapipe).
+const VENDOR_MESA: u32 = 0x10005;
+
+/// The device's `driverInfo`, where the instance and the device allow asking (Vulkan 1.2).
+///
+/// # Safety
+/// `physical_device` must belong to `instance`.
+unsafe fn driver_info(
+    instance: &InstanceDispatch,
+    physical_device: vk::PhysicalDevice,
+    api_version: u32,
+) -> String {
+    let Some(properties2) = instance.get_physical_device_properties2 else {
+        return String::new();
+    };
+    if api_version < vk::API_VERSION_1_2 {
+        return String::new();
+    }
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    // SAFETY: the instance allows the call (`InstanceDispatch::load`); a 1.2 device knows
+    // the chained structure, which lives across the call.
+    unsafe { properties2(physical_device, &mut props) };
+    driver
+        .driver_info_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Mesa's major version from a `driverInfo` such as "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)".
+fn mesa_major(info: &str) -> Option<u32> {
+    let version = info.strip_prefix("Mesa ")?;
+    version.split('.').next()?.parse().ok()
 }
 
 impl DeviceCaps {
@@ -63,7 +102,22 @@ impl DeviceCaps {
                 .device_name_as_c_str()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            vendor_id: props.vendor_id,
+            // SAFETY: as above.
+            driver_info: unsafe { driver_info(instance, physical_device, props.api_version) },
         }
+    }
+
+    /// Whether a query used in a multiview subpass makes all its consecutive queries (one
+    /// per view) available, as Vulkan says it must. Lavapipe 22.3 leaves all but the first
+    /// unavailable (a read says NOT_READY, a copy that waits for them never ends); 25.0
+    /// makes them all available (the total in the first, 0 in the others). Lavapipe before
+    /// 25 (the versions between were not tried), or whose version is unknown (its
+    /// `driverVersion` is 0.0.1; the version is in `driverInfo`), is taken to be 22.3's.
+    pub fn multiview_queries_complete(&self) -> bool {
+        let lavapipe =
+            self.vendor_id == VENDOR_MESA && self.device_type == vk::PhysicalDeviceType::CPU;
+        !lavapipe || mesa_major(&self.driver_info).is_some_and(|major| major >= 25)
     }
 
     /// Whether command buffers of `family` get tracepoints.
@@ -108,6 +162,28 @@ pub fn ticks_to_ns(ticks: u64, period: f32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lavapipe_before_25_is_taken_to_leave_multiview_queries_unavailable() {
+        let caps = |vendor_id, device_type, info: &str| DeviceCaps {
+            timestamp_period: 1.0,
+            families: Vec::new(),
+            memory: vk::PhysicalDeviceMemoryProperties::default(),
+            api_version: 0,
+            device_type,
+            device_name: String::new(),
+            vendor_id,
+            driver_info: info.to_string(),
+        };
+        let cpu = vk::PhysicalDeviceType::CPU;
+        let info = "Mesa 22.3.6 (LLVM 15.0.6)";
+        assert!(!caps(VENDOR_MESA, cpu, info).multiview_queries_complete());
+        assert!(!caps(VENDOR_MESA, cpu, "").multiview_queries_complete());
+        let info = "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)";
+        assert!(caps(VENDOR_MESA, cpu, info).multiview_queries_complete());
+        let gpu = vk::PhysicalDeviceType::DISCRETE_GPU;
+        assert!(caps(0x1002, gpu, "").multiview_queries_complete());
+    }
 
     #[test]
     fn families_without_timestamps_get_no_tracepoints() {

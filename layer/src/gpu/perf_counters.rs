@@ -295,12 +295,12 @@ pub fn said(index: u32, plan: &PerfPlan, lock: Result<(), vk::Result>) -> Option
             ..
         } => Some(match lock {
             Ok(()) => format!(
-                "device {index}: GPU counters (VK_KHR_performance_query): {} in one pass, the profiling lock taken; counted around each {} of one-time primary command buffers (unfinished: not yet reusable command buffers)",
+                "device {index}: GPU counters (VK_KHR_performance_query): {} in one pass, the profiling lock taken; counted around each {} of primary command buffers, not those for simultaneous use",
                 names.join(", "),
                 if *command_buffer_scope {
                     "command buffer (a counter is of command-buffer scope)"
                 } else {
-                    "render pass instance"
+                    "render pass instance (the first 32 of a command buffer)"
                 }
             ),
             Err(vk::Result::TIMEOUT) => format!(

@@ -17,12 +17,14 @@ pub struct InstanceDispatch {
     pub get_instance_proc_addr: vk::PFN_vkGetInstanceProcAddr,
     pub fp_v1_0: ash::InstanceFnV1_0,
     pub get_physical_device_features2: Option<vk::PFN_vkGetPhysicalDeviceFeatures2>,
+    pub get_physical_device_properties2: Option<vk::PFN_vkGetPhysicalDeviceProperties2>,
 }
 
 impl InstanceDispatch {
     /// `api_version` and `has_properties2_ext` say what the application made usable: the
-    /// layer only calls `vkGetPhysicalDeviceFeatures2` where the instance allows it (1.1, or
-    /// `VK_KHR_get_physical_device_properties2` enabled), never beyond.
+    /// layer only calls `vkGetPhysicalDeviceFeatures2` and `vkGetPhysicalDeviceProperties2`
+    /// where the instance allows it (1.1, or `VK_KHR_get_physical_device_properties2`
+    /// enabled), never beyond.
     ///
     /// # Safety
     /// `gipa` must be the next layer's `vkGetInstanceProcAddr` and `instance` a live instance.
@@ -35,12 +37,18 @@ impl InstanceDispatch {
         // SAFETY: the caller guarantees gipa and instance; names are NUL-terminated.
         let load = |name: &CStr| unsafe { raw_proc(gipa(instance, name.as_ptr())) };
         let fp_v1_0 = ash::InstanceFnV1_0::load(load);
-        let features2_name = if api_version >= vk::API_VERSION_1_1 {
-            Some(c"vkGetPhysicalDeviceFeatures2")
+        let (features2_name, properties2_name) = if api_version >= vk::API_VERSION_1_1 {
+            (
+                Some(c"vkGetPhysicalDeviceFeatures2"),
+                Some(c"vkGetPhysicalDeviceProperties2"),
+            )
         } else if has_properties2_ext {
-            Some(c"vkGetPhysicalDeviceFeatures2KHR")
+            (
+                Some(c"vkGetPhysicalDeviceFeatures2KHR"),
+                Some(c"vkGetPhysicalDeviceProperties2KHR"),
+            )
         } else {
-            None
+            (None, None)
         };
         let get_physical_device_features2 =
             features2_name
@@ -52,11 +60,22 @@ impl InstanceDispatch {
                         vk::PFN_vkGetPhysicalDeviceFeatures2,
                     >(p)
                 });
+        let get_physical_device_properties2 =
+            properties2_name
+                .and_then(|name| first_of(load, &[name]))
+                // SAFETY: both names resolve to functions of this exact signature.
+                .map(|p| unsafe {
+                    std::mem::transmute::<
+                        *const std::ffi::c_void,
+                        vk::PFN_vkGetPhysicalDeviceProperties2,
+                    >(p)
+                });
         InstanceDispatch {
             handle: instance,
             get_instance_proc_addr: gipa,
             fp_v1_0,
             get_physical_device_features2,
+            get_physical_device_properties2,
         }
     }
 }

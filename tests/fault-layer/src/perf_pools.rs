@@ -77,7 +77,7 @@ fn command_buffer_scope(counters: &[u32]) -> bool {
     counters.iter().any(|&c| c >= 2)
 }
 
-fn breach(vuid: &str, what: &str) {
+pub(crate) fn breach(vuid: &str, what: &str) {
     eprintln!("utrace-perf: {vuid}: {what}");
 }
 

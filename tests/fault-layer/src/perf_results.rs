@@ -6,7 +6,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use crate::loader::next_device_fn;
-use crate::perf_pools::{chain, POOLS, RECORDINGS};
+use crate::perf_pools::{breach, chain, POOLS, RECORDINGS};
 
 /// `count` elements at `ptr` (none when it is null, as an empty list may be).
 ///
@@ -21,7 +21,8 @@ unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     }
 }
 
-/// The queries `cbs` ended get their values (the emulated GPU runs at submission).
+/// The queries `cbs` ended get their values (the emulated GPU runs at submission). A query
+/// still holding a run's values was not reset since: said as a breach.
 fn submitted(cbs: impl Iterator<Item = vk::CommandBuffer>) {
     let recordings = RECORDINGS.lock();
     let mut pools = POOLS.lock();
@@ -31,6 +32,12 @@ fn submitted(cbs: impl Iterator<Item = vk::CommandBuffer>) {
                 .get_mut(&pool)
                 .and_then(|p| p.results.get_mut(query as usize))
             {
+                if slot.is_some() {
+                    breach(
+                        "VUID-vkCmdBeginQuery-None-00807",
+                        &format!("performance query {query} run again without a reset since its last run"),
+                    );
+                }
                 *slot = Some(counted);
             }
         }

@@ -237,3 +237,42 @@ pub fn counters_indexed(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     target.destroy(dev);
     Ok(true)
 }
+
+/// A reusable command buffer counted run after run: a render pass of 2 draws of 3
+/// vertices, submitted three times, each right after the last completed (before the layer
+/// has necessarily read the last run); then re-recorded with 3 draws and submitted three
+/// times more; then a simultaneous-use one of 1 draw, submitted once.
+pub fn counters_reruns(dev: &Device, sub: &mut Submitter) -> Result<bool> {
+    let d = &dev.device;
+    let target = SceneTarget::new(dev, false)?;
+    let record = |cb, usage, draws| -> Result<()> {
+        dev.begin(cb, usage)?;
+        // SAFETY: `cb` is recording; every object belongs to this device.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &target.begin_info(), vk::SubpassContents::INLINE);
+            target.pipeline.bind(dev, cb);
+            for _ in 0..draws {
+                d.cmd_draw(cb, 3, 1, 0, 0);
+            }
+            d.cmd_end_render_pass(cb);
+        }
+        dev.end(cb)
+    };
+    let cb = dev.command_buffers(1)?[0];
+    for draws in [2, 3] {
+        record(cb, vk::CommandBufferUsageFlags::empty(), draws)?;
+        for run in 0..3 {
+            sub.submit(&format!("reruns-{draws}-{run}"), &[cb], None)?;
+        }
+    }
+    let simultaneous = dev.command_buffers(1)?[0];
+    record(
+        simultaneous,
+        vk::CommandBufferUsageFlags::SIMULTANEOUS_USE,
+        1,
+    )?;
+    sub.submit("reruns-simultaneous", &[simultaneous], None)?;
+    free(dev, &[cb, simultaneous]);
+    target.destroy(dev);
+    Ok(true)
+}

@@ -35,6 +35,7 @@ pub const ALONE: &[&str] = &[
     "counters-unread",
     "counters-full-screen",
     "counters-indexed",
+    "counters-reruns",
 ];
 
 /// Instance extensions these scenarios use (labels and debug markers).
@@ -79,6 +80,7 @@ pub fn run(
             "counters-unread" => counted::counters_unread(dev, sub)?,
             "counters-full-screen" => counted::counters_full_screen(dev, sub)?,
             "counters-indexed" => counted::counters_indexed(dev, sub)?,
+            "counters-reruns" => counted::counters_reruns(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

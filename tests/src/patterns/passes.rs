@@ -23,25 +23,34 @@ pub(super) fn multiview(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         },
     )?;
     let clear_values = graphics::clears(false);
-    let cb = dev.command_buffers(1)?[0];
-    dev.begin(cb, vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)?;
-    let begin = vk::RenderPassBeginInfo::default()
-        .render_pass(pass)
-        .framebuffer(fb)
-        .render_area(graphics::area())
-        .clear_values(&clear_values);
-    // SAFETY: `cb` is recording; the pipeline was made for this multiview render pass.
-    unsafe {
-        d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
-        pipeline.bind(dev, cb);
-        d.cmd_draw(cb, 3, 1, 0, 0);
-        d.cmd_end_render_pass(cb);
+    // One one-time command buffer, then a reusable one submitted twice.
+    let cbs = dev.command_buffers(2)?;
+    let usages = [
+        vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT,
+        vk::CommandBufferUsageFlags::empty(),
+    ];
+    for (&cb, usage) in cbs.iter().zip(usages) {
+        dev.begin(cb, usage)?;
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(fb)
+            .render_area(graphics::area())
+            .clear_values(&clear_values);
+        // SAFETY: `cb` is recording; the pipeline was made for this multiview render pass.
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            pipeline.bind(dev, cb);
+            d.cmd_draw(cb, 3, 1, 0, 0);
+            d.cmd_end_render_pass(cb);
+        }
+        dev.end(cb)?;
     }
-    dev.end(cb)?;
-    sub.submit("multiview", &[cb], None)?;
-    // SAFETY: the submission completed.
+    sub.submit("multiview", &cbs[..1], None)?;
+    sub.submit("multiview-reusable-1", &cbs[1..], None)?;
+    sub.submit("multiview-reusable-2", &cbs[1..], None)?;
+    // SAFETY: the submissions completed.
     unsafe {
-        d.free_command_buffers(dev.pool, &[cb]);
+        d.free_command_buffers(dev.pool, &cbs);
         d.destroy_framebuffer(fb, None);
         d.destroy_render_pass(pass, None);
     }

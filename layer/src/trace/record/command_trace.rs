@@ -201,11 +201,6 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         };
     }
 
-    /// Whether the recording in progress is of a one-time command buffer.
-    pub fn one_time_recording(&self) -> bool {
-        self.one_time
-    }
-
     pub fn is_instrumented(&self) -> bool {
         self.instrumented && self.complete
     }

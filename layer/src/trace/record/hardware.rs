@@ -6,16 +6,18 @@
 //! of command-buffer scope must be the command buffer's first command and its last: such a
 //! set is counted per command buffer. A set without one is counted per render pass
 //! instance, each query begun before the pass begins and ended after it ends (a query of
-//! render-pass scope may not begin or end inside one). Only one-time primaries are
-//! counted: a query is reset on the host, never by the command buffer that begins it, so a
-//! reusable recording's queries could not be re-armed between its runs. A recording takes
-//! one pool (two pools in one command buffer need `performanceCounterMultipleQueryPools`);
-//! ranges past its queries go without.
+//! render-pass scope may not begin or end inside one). Primaries are counted, one-time and
+//! reusable ones, not those for simultaneous use (their runs may overlap): a query is reset
+//! on the host, never by the command buffer that begins it, so a reusable recording's
+//! queries are read and reset on the host between its runs (`record::hardware_runs`). A
+//! recording takes one pool (two pools in one command buffer need
+//! `performanceCounterMultipleQueryPools`); ranges past its queries go without.
 
 use ash::vk;
 use parking_lot::Mutex;
 
 use super::counter_values::{Counters, HardwareSet, Shown, STATISTICS};
+use super::hardware_runs::HwRuns;
 use crate::gpu::interface::Backend;
 use crate::gpu::perf_queries::PERF_POOL_QUERIES;
 
@@ -73,14 +75,16 @@ impl HwRecording {
         }
     }
 
-    /// The recording's end: what the frozen trace keeps.
-    pub fn freeze(self, family: u32, set: &'static HardwareSet) -> RecordedHw {
+    /// The recording's end: what the frozen trace keeps (`reusable`: its queries are read
+    /// and reset between runs, see `record::hardware_runs`).
+    pub fn freeze(self, family: u32, set: &'static HardwareSet, reusable: bool) -> RecordedHw {
         RecordedHw {
             family,
             pool: self.pool,
             used: self.used,
             ranges: self.ranges,
             set,
+            runs: reusable.then(super::hardware_runs::armed_runs),
         }
     }
 
@@ -91,7 +95,7 @@ impl HwRecording {
     }
 }
 
-/// A frozen recording's hardware counters: read once its one run completed.
+/// A frozen recording's hardware counters: read once a run completed.
 pub struct RecordedHw {
     pub family: u32,
     pub pool: vk::QueryPool,
@@ -99,6 +103,8 @@ pub struct RecordedHw {
     /// (end event, query), in the order of the events.
     ranges: Vec<(u32, u32)>,
     set: &'static HardwareSet,
+    /// A reusable recording's runs (`None`: one-time, its one run read from the queries).
+    pub(super) runs: Option<HwRuns>,
 }
 
 impl RecordedHw {
@@ -107,9 +113,19 @@ impl RecordedHw {
         self.ranges.iter().map(|r| r.0)
     }
 
-    /// Each range's counters, read from the queries (after the run completed); `None` when
-    /// the read failed.
-    pub fn read(&self, backend: &Backend) -> Option<Vec<Counters>> {
+    /// The queries the recording used.
+    pub(super) fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// The counters' keys and storage.
+    pub(super) fn set(&self) -> &'static HardwareSet {
+        self.set
+    }
+
+    /// Each range's counters, read from the queries (after the one run completed); `None`
+    /// when the read failed.
+    pub(super) fn read(&self, backend: &Backend) -> Option<Vec<Counters>> {
         if self.ranges.is_empty() {
             return Some(Vec::new());
         }
@@ -119,12 +135,15 @@ impl RecordedHw {
             read_failed_once(e);
             return None;
         }
-        Some(
-            self.ranges
-                .iter()
-                .map(|&(_, q)| self.counters(&raw, q as usize))
-                .collect(),
-        )
+        Some(self.ranges_of(&raw))
+    }
+
+    /// Each range's counters from all the queries' results `raw`.
+    pub(super) fn ranges_of(&self, raw: &[u64]) -> Vec<Counters> {
+        self.ranges
+            .iter()
+            .map(|&(_, q)| self.counters(raw, q as usize))
+            .collect()
     }
 
     /// Query `q`'s counters from all the queries' results `raw`.
@@ -148,16 +167,17 @@ impl RecordedHw {
     }
 }
 
-/// Says, once per process, that a reusable command buffer gets no hardware counters.
-pub fn reusable_said_once() {
+/// Says, once per process, that a command buffer for simultaneous use gets no hardware
+/// counters.
+pub fn simultaneous_said_once() {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        log::warn!("a reusable command buffer gets no hardware counters: only one-time primaries are counted so far (unfinished: a reusable one's queries would have to be read and reset on the host between its runs)");
+        log::warn!("a command buffer recorded for SIMULTANEOUS_USE gets no hardware counters: its runs may overlap, and each would need the queries to itself (read and reset on the host between runs)");
     }
 }
 
 /// Says, once per process, that a read of hardware counters failed.
-fn read_failed_once(e: vk::Result) {
+pub(super) fn read_failed_once(e: vk::Result) {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         log::warn!("hardware counters could not be read ({e}): those ranges go without");
@@ -284,7 +304,7 @@ mod tests {
         r.ended(Some(3));
         r.begin();
         r.ended(Some(7));
-        let frozen = r.freeze(0, set);
+        let frozen = r.freeze(0, set, false);
         let raw = [2, 100f64.to_bits(), 5, 12.5f64.to_bits()];
         let c = frozen.counters(&raw, 1);
         let shown: Vec<String> = c

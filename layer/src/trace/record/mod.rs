@@ -10,6 +10,7 @@ pub(super) mod command_pools;
 pub mod command_trace;
 pub mod counter_values;
 pub mod hardware;
+mod hardware_runs;
 mod order_entry;
 mod query_slots;
 pub mod recorded_stats;

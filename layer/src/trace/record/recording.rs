@@ -172,14 +172,15 @@ impl DeviceTracer {
                     t.count_statistics(&self.recorder(cb), statistics);
                 }
             }
-            // Hardware counters: one-time primaries (see `record::hardware`); a query
-            // spanning the whole command buffer begins first, before any other command.
+            // Hardware counters: primaries not for simultaneous use (see
+            // `record::hardware`); a query spanning the whole command buffer begins first,
+            // before any other command.
             if let Some(h) = self.backend.hardware() {
                 if level == vk::CommandBufferLevel::PRIMARY && h.counters_of(t.family).is_some() {
-                    if t.one_time_recording() {
-                        t.count_hardware(&self.recorder(cb), h.command_buffer_scope);
+                    if usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE) {
+                        crate::trace::record::hardware::simultaneous_said_once();
                     } else {
-                        crate::trace::record::hardware::reusable_said_once();
+                        t.count_hardware(&self.recorder(cb), h.command_buffer_scope);
                     }
                 }
             }

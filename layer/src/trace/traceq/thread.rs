@@ -302,7 +302,7 @@ impl Traceq {
     fn write(&mut self, batch: &Batch, total: u32, values: impl Timestamps) -> Option<u64> {
         let time = self.backend.time().family(batch.queue.family);
         let to_ns = |raw: u64| time.to_ns(raw);
-        let counters = super::counters::collect(&batch.traces, &self.backend, &values);
+        let counters = super::counters::collect(batch, &self.backend, &values);
         let mut events = BatchEvents::new(&batch.traces, values, to_ns);
         self.stats
             .dropped
@@ -342,16 +342,17 @@ impl Traceq {
     /// Gives a completed batch's layer resources back to its queue, and arms its reusable
     /// traces for their next run (see `trace::record::reruns`): a copy reset their queries,
     /// or the queries of a run left there are reset now if they were not `read` (reading
-    /// them reset them).
+    /// them reset them); so are a reusable trace's hardware counter queries.
     fn recycle(&self, batch: &Batch, results: Results, read: bool) {
         let copied = match &results {
             Results::Copied(resources) => resources.readback.is_some(),
             Results::InQueries => false,
         };
-        if copied || !read {
-            for trace in &batch.traces {
+        for trace in &batch.traces {
+            if copied || !read {
                 trace.run_done(batch.submission, copied);
             }
+            trace.hardware_done(batch.submission);
         }
         if let Results::Copied(resources) = results {
             self.backend.recycle(&batch.queue, resources);

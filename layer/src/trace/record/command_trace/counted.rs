@@ -44,21 +44,25 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
 
     /// Begins a statistics query where one may be begun: none active, a timestamp may be
     /// written here (not in a subpass of secondaries, nor between a suspension and its
-    /// resumption), and not in a multiview subpass. There a query takes one per view, and
-    /// Lavapipe 22.3 leaves all but the first unavailable, which a run's copy (it waits
-    /// for its queries) would wait for forever; so such subpasses are not counted.
+    /// resumption). In a multiview subpass a query takes one per view, consecutive, and
+    /// the range sums them (a driver may spread the views' work over them or put it all in
+    /// the first); where the driver leaves all but the first unavailable (Lavapipe 22.3:
+    /// see `DeviceCaps::multiview_queries_complete`), which a run's copy (it waits for its
+    /// queries) would wait for forever, such subpasses are not counted.
     pub fn begin_statistics(&mut self, rec: &Recorder<'_>) {
         if !self.is_instrumented() || self.write_state == WriteState::Suspended {
             return;
         }
-        if self.write_state == WriteState::SecondaryContents || self.views != 1 {
+        let views = self.views;
+        let uncounted_views =
+            views != 1 && !rec.chunks.backend().caps().multiview_queries_complete();
+        if self.write_state == WriteState::SecondaryContents || uncounted_views {
             // Part of a render pass that is not measured: the pass says so.
             if let Some(stats) = self.stats.as_deref_mut() {
                 stats.partial = true;
             }
             return;
         }
-        let views = 1;
         let Some(stats) = self.stats.as_deref_mut() else {
             return;
         };
@@ -214,6 +218,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         let last = self.events.len().checked_sub(1).map(|e| e as u32);
         let in_run = stats.run_values();
         let source = match (self.one_time, run_slot, stats.first()) {
+            // No query taken (none could be: a multiview subpass on a driver that leaves
+            // their views unavailable, say): nothing to read, its ranges only say partial.
+            _ if in_run == 0 => Source::Pool,
             (true, _, _) => Source::Pool,
             (false, Some(slot), Some((pool, used)))
                 if in_run > 0 && slots + in_run <= SLOT_VALUES =>

@@ -10,7 +10,8 @@ use crate::trace::record::hardware::{HwRecording, RecordedHw};
 use crate::trace::record::recorder::Recorder;
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
-    /// This recording gets hardware counters (a one-time primary of a family that has them),
+    /// This recording gets hardware counters (a primary of a family that has them, not for
+    /// simultaneous use),
     /// right after `vkBeginCommandBuffer`: a query spanning the whole command buffer begins
     /// here, before any other command.
     pub fn count_hardware(&mut self, rec: &Recorder<'_>, whole: bool) {
@@ -52,8 +53,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         // SAFETY: the command buffer is recording, of the pool's family, with none of the
         // layer's performance queries active (the application's own are never beside the
         // layer's: it stands aside for an application that enables the extension); the
-        // profiling lock is held for the device's life; the query is reset (pools come
-        // reset, each query is used once per recording, and the recording runs once). A
+        // profiling lock is held for the device's life; the query is reset before each run
+        // (pools come reset, each query is used once per recording, and a reusable
+        // recording's queries are reset on the host between its runs). A
         // whole command buffer's begins right after vkBeginCommandBuffer; a render pass's
         // before the pass begins.
         unsafe { rec.chunks.backend().begin_perf(rec.cmd, pool, query) };
@@ -87,6 +89,6 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         self.end_hardware(rec, self.events.len().checked_sub(1));
         let hw = self.hardware.take()?;
         let set = rec.0.hardware.set()?;
-        Some((*hw).freeze(self.family, set))
+        Some((*hw).freeze(self.family, set, !self.one_time))
     }
 }

@@ -28,6 +28,9 @@ impl RecordedTrace {
     /// (see [`Reruns::take`]). A run counts once taken, whatever path its submission then
     /// goes ([`Self::went`]).
     pub fn take_armed_run(&self, submission: u64) -> Taken {
+        if let Some(hw) = &self.hardware {
+            hw.take_run(submission, self.pool.backend());
+        }
         if self.tracked {
             return self.reruns.take(submission, self.run_values(), self);
         }
@@ -82,6 +85,9 @@ impl RecordedTrace {
     /// not prepare it): the run writes the queries, unread. They are reset on the host when
     /// the trace goes, or (tracked) by its next submission.
     pub fn ran_untimed(&self, submission: u64) {
+        if let Some(hw) = &self.hardware {
+            hw.ran_untimed(submission, self.pool.backend());
+        }
         self.went(submission, true);
         if self.tracked {
             self.reruns.ran_untimed(submission, self.run_values(), self);
@@ -90,6 +96,9 @@ impl RecordedTrace {
 
     /// The submission that took a run was not made.
     pub fn not_submitted(&self, submission: u64) {
+        if let Some(hw) = &self.hardware {
+            hw.not_submitted(submission);
+        }
         if self.tracked {
             self.reruns.not_submitted(submission);
         }
@@ -128,6 +137,15 @@ impl RecordedTrace {
             quiet
         };
         self.reruns.read_settled(submission, out, self, quiet)
+    }
+
+    /// The completed run of `submission` is done with, its counters written or not: a
+    /// reusable recording's hardware counter queries are reset for its next run if nothing
+    /// read them.
+    pub fn hardware_done(&self, submission: u64) {
+        if let Some(hw) = &self.hardware {
+            hw.run_done(submission, self.pool.backend());
+        }
     }
 
     /// A tracked trace's completed run of `submission` is done with: not written, or
