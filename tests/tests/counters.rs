@@ -288,6 +288,56 @@ fn a_pass_of_secondaries_says_it_was_not_measured() {
 }
 
 #[test]
+fn secondaries_count_inside_the_primarys_ranges_where_queries_are_inherited() {
+    // secondaries, on a device that offers inheritedQueries (the test layer offers it
+    // above Lavapipe, which counts a secondary's commands as its own; the validation layer
+    // between sees it on): the render pass of two secondaries drawing a triangle each gets
+    // a query spanning it, begun before it and ended after it, and the secondaries
+    // inherit its statistics (the test layer says a secondary that does not); the secondary dispatching 64 groups of 64 outside a render
+    // pass counts in its execute_commands range. The primary sums both.
+    let dir = TempDir::new("counters-inherited");
+    let run = workload!("secondaries")
+        .layers(&[
+            "VK_LAYER_utrace",
+            "VK_LAYER_KHRONOS_validation",
+            "VK_LAYER_UTRACE_fault",
+        ])
+        .env("UTRACE_INHERITED_QUERIES", "1")
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .run(&dir);
+    assert_clean(&run);
+    // The test layer checks the inheritance rule (Debian's validation layer does not).
+    assert!(
+        !run.stderr.contains("utrace-inherited: VUID"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("pipelineStatisticsQuery enabled (inheritedQueries too)"),
+        "{}",
+        run.stderr
+    );
+    let trace = assert_trace_matches(&run.stdout, &run);
+    let events = &trace.batches[0].events;
+    let pass = named(events, "end_render_pass")[0];
+    let drawn = counters(pass).expect("the pass of secondaries is counted");
+    assert_eq!(drawn[..5], [6, 2, 6, 2, 2], "{pass:?}");
+    assert!(drawn[5] > 0, "{pass:?}");
+    assert_eq!(pass.arg("partial"), None, "{pass:?}");
+    let executes = named(events, "end_execute_commands");
+    let dispatched = counters(executes.last().unwrap()).expect("the execute range's");
+    assert_eq!(dispatched[6], 64 * 64, "{executes:?}");
+    let primary = events.last().unwrap();
+    assert_eq!(primary.name, "end_cmd_buffer");
+    let sum = counters(primary).expect("the primary's sum");
+    assert_eq!(sum[..6], drawn[..6], "{primary:?}");
+    assert_eq!(sum[6], 64 * 64, "{primary:?}");
+    assert_eq!(primary.arg("partial"), None, "{primary:?}");
+}
+
+#[test]
 fn a_reusable_command_buffer_whose_statistics_do_not_fit_its_slot_says_so() {
     // counters-unread: a reusable command buffer of 40 dispatches, submitted once: 40
     // queries of 7 values do not fit the run slot after its timestamps. Its ranges get

@@ -43,10 +43,12 @@ pub struct Backend {
     /// The slots tracked command buffers copy their runs into.
     run_slots: Arc<RunSlots>,
     /// Pipeline statistics queries may be made (GPU counters asked for, the device has
-    /// them, and their pools are reset on the host).
-    statistics: bool,
+    /// them, and their pools are reset on the host; see `statistics_queries`).
+    pub(super) statistics: bool,
     /// They count task and mesh shader invocations too (`meshShaderQueries`).
-    mesh_statistics: bool,
+    pub(super) mesh_statistics: bool,
+    /// One may be active across `vkCmdExecuteCommands` (`inheritedQueries` enabled).
+    pub(super) inherited_statistics: bool,
     /// Hardware counters may be collected (chosen, the profiling lock held, their pools
     /// reset on the host).
     pub(super) hardware: Option<Arc<super::hardware_plan::HardwarePlan>>,
@@ -113,6 +115,7 @@ impl Backend {
             run_slots: Arc::default(),
             statistics: plan.statistics.query && host_reset,
             mesh_statistics: plan.statistics.mesh == super::mesh_statistics::MeshQueries::Counted,
+            inherited_statistics: plan.statistics.inherited && !plan.statistics.uncopied,
             hardware: host_reset
                 .then(|| super::hardware_plan::HardwarePlan::of(&plan.perf))
                 .flatten()
@@ -123,16 +126,6 @@ impl Backend {
     /// The device's functions, for the backend's other parts (`statistics_queries`).
     pub(super) fn dispatch(&self) -> &DeviceDispatch {
         &self.dispatch
-    }
-
-    /// Whether pipeline statistics queries may be made (see `statistics_queries`).
-    pub(super) fn statistics_on(&self) -> bool {
-        self.statistics
-    }
-
-    /// Whether they count task and mesh shader invocations (see `mesh_statistics`).
-    pub(super) fn mesh_statistics_on(&self) -> bool {
-        self.mesh_statistics
     }
 
     /// The device's handle, as a number.
@@ -402,6 +395,7 @@ impl Backend {
             run_slots: Arc::default(),
             statistics: false,
             mesh_statistics: false,
+            inherited_statistics: false,
             hardware: None,
         }
     }

@@ -117,7 +117,7 @@ pub fn said(index: u32, have: StatisticsFeatures) -> String {
         }
     };
     format!(
-        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}{mesh}); counters so far on the draws, render passes, dispatches and trace-rays of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, secondaries, multiview)"
+        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}{mesh}); counters on the draws, render passes, dispatches, trace-rays and executed secondaries of primary command buffers, one-time or tracked (unfinished: not yet simultaneous-use command buffers, nor render passes suspended across command buffers)"
     )
 }
 

@@ -18,6 +18,21 @@ use crate::loader::dispatch::DeviceDispatch;
 pub const POOL_QUERIES: u32 = 64;
 
 impl Backend {
+    /// Whether pipeline statistics queries may be made.
+    pub(super) fn statistics_on(&self) -> bool {
+        self.statistics
+    }
+
+    /// Whether they count task and mesh shader invocations too (see `mesh_statistics`).
+    pub(super) fn mesh_statistics_on(&self) -> bool {
+        self.mesh_statistics
+    }
+
+    /// Whether a statistics query may be active across `vkCmdExecuteCommands`
+    /// (`inheritedQueries` enabled): secondaries then count inside the primary's ranges.
+    pub fn statistics_across_secondaries(&self) -> bool {
+        self.statistics && self.inherited_statistics
+    }
     /// The statistics command buffers of `family` get, if any (none unless GPU counters
     /// are on and the device has them).
     pub fn statistics_for(&self, family: u32) -> Option<vk::QueryPipelineStatisticFlags> {

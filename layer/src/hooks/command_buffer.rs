@@ -139,8 +139,35 @@ pub unsafe extern "system" fn begin_command_buffer(
     p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
     let dev = device_or!(cb, vk::Result::ERROR_DEVICE_LOST);
-    // SAFETY: forwarded with the application's arguments.
-    let result = unsafe { (dev.dispatch.fp_v1_0.begin_command_buffer)(cb, p_begin_info) };
+    // A secondary inherits the statistics of the queries a primary may have active
+    // across vkCmdExecuteCommands: the driver gets a copy of the begin info that says so.
+    let inherit = dev.tracer.as_ref().and_then(|tracer| {
+        tracer
+            // SAFETY: `cb` is the command buffer of the application's current call.
+            .guarded("vkBeginCommandBuffer", || unsafe {
+                tracer.statistics_to_inherit(cb)
+            })
+            .flatten()
+    });
+    // Declared here: they live across the call.
+    let mut begin: vk::CommandBufferBeginInfo<'_>;
+    let mut inheritance: vk::CommandBufferInheritanceInfo<'_>;
+    // SAFETY: the application's valid begin info, and its inheritance info where given.
+    let given = unsafe { (*p_begin_info).p_inheritance_info.as_ref() };
+    let p_down = match (inherit, given) {
+        (Some(statistics), Some(given)) => {
+            inheritance = *given;
+            inheritance.pipeline_statistics |= statistics;
+            // SAFETY: as above.
+            begin = unsafe { *p_begin_info };
+            begin.p_inheritance_info = &inheritance;
+            &begin as *const vk::CommandBufferBeginInfo<'_>
+        }
+        _ => p_begin_info,
+    };
+    // SAFETY: forwarded with the application's arguments (or the copy above, which lives
+    // across the call).
+    let result = unsafe { (dev.dispatch.fp_v1_0.begin_command_buffer)(cb, p_down) };
     if let (vk::Result::SUCCESS, Some(tracer)) = (result, dev.tracer.as_ref()) {
         // SAFETY: valid begin info (the call down succeeded with it).
         let info = unsafe { &*p_begin_info };

@@ -12,7 +12,8 @@
 //! `UTRACE_SHAPE` presents the device in the shape of other hardware (timestamp period,
 //! valid bits, missing features), turning every timestamp into that hardware's ticks: see
 //! [`shape`]. `UTRACE_PERF_QUERY=1` offers VK_KHR_performance_query's counters: see
-//! [`perf_query`].
+//! [`perf_query`]. `UTRACE_INHERITED_QUERIES=1` offers `inheritedQueries` alone (see
+//! `perf_inherited`).
 //!
 //! Intercepted: vkQueueSubmit, vkQueueSubmit2(KHR), vkWaitSemaphores(KHR),
 //! vkGetSemaphoreCounterValue(KHR), vkWaitForFences, vkGetQueryPoolResults,
@@ -23,6 +24,7 @@
 
 mod faults;
 mod hooks;
+mod inherited_checks;
 mod loader;
 #[macro_use]
 mod shape;

@@ -236,7 +236,8 @@ unsafe extern "system" fn create_device(
         // The emulated VK_KHR_performance_query stays above the driver.
         let unlinked = crate::perf_query::enabled()
             .then(|| crate::perf_query::strip(&mut shaped, &mut extensions));
-        let hidden = crate::perf_query::enabled().then(|| crate::perf_inherited::hide(&mut shaped));
+        let hidden =
+            crate::perf_inherited::enabled().then(|| crate::perf_inherited::hide(&mut shaped));
         if faults::show_features() {
             show_features(&shaped);
         }
@@ -321,6 +322,11 @@ unsafe extern "system" fn gdpa(device: vk::Device, name: *const c_char) -> vk::P
     }
     if crate::perf_query::enabled() {
         if let found @ Some(_) = crate::perf_pools::lookup(n) {
+            return found;
+        }
+    }
+    if crate::inherited_checks::enabled() {
+        if let found @ Some(_) = crate::inherited_checks::lookup(n) {
             return found;
         }
     }

@@ -1,9 +1,22 @@
-//! `UTRACE_PERF_QUERY=1`: `inheritedQueries`, which every driver with hardware counters
-//! offers (radv, anv, turnip, NVIDIA) and Lavapipe does not. Offered in the features; kept
-//! above the driver at `vkCreateDevice`, where the emulated performance queries stay too
-//! (none is ever active down there across a `vkCmdExecuteCommands`).
+//! `UTRACE_PERF_QUERY=1`, or `UTRACE_INHERITED_QUERIES=1` alone: `inheritedQueries`, which
+//! every desktop driver offers (radv, anv, turnip, NVIDIA) and Lavapipe does not. Offered
+//! in the features; kept above the driver at `vkCreateDevice`. The emulated performance
+//! queries stay above the driver too; a pipeline statistics query active across a
+//! `vkCmdExecuteCommands` does reach it, which Lavapipe counts as any other (it runs a
+//! secondary's commands inline): a validation layer above this one sees the feature on.
+
+use std::sync::OnceLock;
 
 use ash::vk;
+
+/// Whether `inheritedQueries` is offered (for the emulated performance queries, or alone).
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        crate::perf_query::enabled()
+            || std::env::var("UTRACE_INHERITED_QUERIES").as_deref() == Ok("1")
+    })
+}
 
 pub unsafe extern "system" fn get_physical_device_features(
     physical: vk::PhysicalDevice,

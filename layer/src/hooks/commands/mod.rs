@@ -12,6 +12,7 @@ pub mod labels;
 pub mod queries;
 pub mod rays;
 pub mod render_pass;
+pub mod rendering;
 pub mod sync;
 pub mod transfer;
 

@@ -1,5 +1,5 @@
-//! Render pass instances (classic and dynamic) and the secondary command buffers executed
-//! in them.
+//! Render pass instances (classic; dynamic rendering is `rendering`'s) and the secondary
+//! command buffers executed in them.
 //!
 //! Where each timestamp goes, so that every one is legal:
 //! - `start_render_pass`/`start_rendering` just before the begin and `end_*` just after the
@@ -76,6 +76,16 @@ fn begin_render_pass(
             cb,
             |r, t| {
                 t.begin_pass_hardware(r);
+                // One subpass of one view, its contents secondaries: a statistics query
+                // may span it (see `begin_pass_statistics`).
+                let single = r
+                    .objects
+                    .render_pass(begin.render_pass, |rp| {
+                        rp.view_masks.len() == 1 && rp.view_mask(0) == 0
+                    })
+                    .unwrap_or(false);
+                let secondaries = contents == vk::SubpassContents::SECONDARY_COMMAND_BUFFERS;
+                t.begin_pass_statistics(r, secondaries, single);
                 start_render_pass(r, t, begin, contents);
             },
             call,
@@ -205,6 +215,7 @@ fn end_render_pass(
                 t.leave_render_pass();
                 let before = t.events_len();
                 trace_end_render_pass(r, t);
+                t.end_pass_statistics(r);
                 t.close_pass_statistics(before);
                 t.end_pass_hardware(r, before);
             },
@@ -243,132 +254,6 @@ pub unsafe extern "system" fn cmd_end_render_pass2(
     }
 }
 
-/// `start_rendering` for a rendering info.
-fn start_rendering(r: &Recorder<'_>, t: &mut CommandTrace, info: &vk::RenderingInfo<'_>) {
-    // SAFETY: the application's valid rendering info.
-    let (colors, depth) = unsafe {
-        (
-            slice(info.p_color_attachments, info.color_attachment_count),
-            info.p_depth_attachment.as_ref(),
-        )
-    };
-    let first = colors.first().or(depth);
-    let format_of = |view: vk::ImageView| r.objects.view_format(view);
-    trace_start_rendering(
-        r,
-        t,
-        info.render_area.extent.width,
-        info.render_area.extent.height,
-        info.color_attachment_count,
-        colors
-            .first()
-            .map_or(vk::Format::UNDEFINED, |a| format_of(a.image_view)),
-        depth.map_or(vk::Format::UNDEFINED, |a| format_of(a.image_view)),
-        first.map_or(vk::AttachmentLoadOp::DONT_CARE, |a| a.load_op),
-        first.map_or(vk::AttachmentStoreOp::DONT_CARE, |a| a.store_op),
-        colors.first().map_or(vk::SampleCountFlags::TYPE_1, |a| {
-            r.objects.view_samples(a.image_view)
-        }),
-        u64::from(info.view_mask),
-        info.flags,
-    );
-}
-
-/// # Safety
-/// Vulkan's rules for `vkCmdBeginRendering` (and KHR).
-pub unsafe extern "system" fn cmd_begin_rendering(
-    cb: vk::CommandBuffer,
-    p_info: *const vk::RenderingInfo<'_>,
-) {
-    let dev = device_or!(cb);
-    let Some(next) = dev.dispatch.ext.cmd_begin_rendering else {
-        return;
-    };
-    // SAFETY: forwarded with the application's arguments.
-    let call = || unsafe { next(cb, p_info) };
-    let Some(tracer) = dev.tracer.as_ref() else {
-        return call();
-    };
-    // SAFETY: a valid rendering info.
-    let info = unsafe { &*p_info };
-    let resuming = info.flags.contains(vk::RenderingFlags::RESUMING);
-    let enter = |t: &mut CommandTrace| {
-        t.enter_subpass(
-            views(info.view_mask),
-            info.flags
-                .contains(vk::RenderingFlags::CONTENTS_SECONDARY_COMMAND_BUFFERS),
-        );
-        t.suspending = info.flags.contains(vk::RenderingFlags::SUSPENDING);
-    };
-    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
-    unsafe {
-        tracer.around(
-            cb,
-            |r, t| {
-                if !resuming {
-                    // An instance that suspends spans command buffers, which one query
-                    // cannot: it gets none.
-                    if !info.flags.contains(vk::RenderingFlags::SUSPENDING) {
-                        t.begin_pass_hardware(r);
-                    }
-                    start_rendering(r, t, info);
-                }
-            },
-            call,
-            |r, t| {
-                enter(t);
-                if resuming {
-                    start_rendering(r, t, info);
-                } else if !t.suspending {
-                    // An instance in this command buffer alone (a suspended one spans
-                    // command buffers, which one query cannot).
-                    t.open_pass_statistics();
-                    t.begin_subpass_statistics(r);
-                }
-            },
-        )
-    }
-}
-
-/// # Safety
-/// Vulkan's rules for `vkCmdEndRendering` (and KHR).
-pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
-    let dev = device_or!(cb);
-    let Some(next) = dev.dispatch.ext.cmd_end_rendering else {
-        return;
-    };
-    // SAFETY: forwarded with the application's arguments.
-    let call = || unsafe { next(cb) };
-    let Some(tracer) = dev.tracer.as_ref() else {
-        return call();
-    };
-    // SAFETY: `cb` is the command buffer of the application's current `vkCmd*` call.
-    unsafe {
-        tracer.around(
-            cb,
-            |r, t| {
-                if t.suspending {
-                    trace_end_rendering(r, t, true);
-                } else {
-                    t.end_statistics(r);
-                }
-            },
-            call,
-            |r, t| {
-                if t.suspending {
-                    t.suspend();
-                } else {
-                    t.leave_render_pass();
-                    let before = t.events_len();
-                    trace_end_rendering(r, t, false);
-                    t.close_pass_statistics(before);
-                    t.end_pass_hardware(r, before);
-                }
-            },
-        )
-    }
-}
-
 /// # Safety
 /// Vulkan's rules for `vkCmdExecuteCommands`.
 pub unsafe extern "system" fn cmd_execute_commands(
@@ -402,13 +287,19 @@ pub unsafe extern "system" fn cmd_execute_commands(
     unsafe {
         tracer.around(
             cb,
-            |r, t| trace_start_execute_commands(r, t, count),
+            |r, t| {
+                trace_start_execute_commands(r, t, count);
+                t.begin_execute_statistics(r);
+            },
             call,
             |r, t| {
                 for child in children {
                     t.add_child(child);
                 }
+                t.end_execute_statistics(r);
+                let before = t.events_len();
                 trace_end_execute_commands(r, t);
+                t.close_execute_statistics(r, before);
             },
         )
     }

@@ -1,6 +1,6 @@
 //! Hardware counters beside a command buffer's ranges (`GPU_TRACE_COUNTERS=perf:NAME,...`,
 //! VK_KHR_performance_query): the queries a recording takes ([`HwRecording`]), what its
-//! frozen trace keeps ([`RecordedHw`]), and the device's pools ([`HwPools`]).
+//! frozen trace keeps (`record::recorded_hw`), and the device's pools ([`HwPools`]).
 //!
 //! One performance query may be active in a command buffer at a time, and one of a counter
 //! of command-buffer scope must be the command buffer's first command and its last: such a
@@ -16,8 +16,8 @@
 use ash::vk;
 use parking_lot::Mutex;
 
-use super::counter_values::{Counters, HardwareSet, Shown, STATISTICS};
-use super::hardware_runs::HwRuns;
+use super::counter_values::HardwareSet;
+use super::recorded_hw::RecordedHw;
 use crate::gpu::interface::Backend;
 use crate::gpu::perf_queries::PERF_POOL_QUERIES;
 
@@ -78,14 +78,7 @@ impl HwRecording {
     /// The recording's end: what the frozen trace keeps (`reusable`: its queries are read
     /// and reset between runs, see `record::hardware_runs`).
     pub fn freeze(self, family: u32, set: &'static HardwareSet, reusable: bool) -> RecordedHw {
-        RecordedHw {
-            family,
-            pool: self.pool,
-            used: self.used,
-            ranges: self.ranges,
-            set,
-            runs: reusable.then(super::hardware_runs::armed_runs),
-        }
+        RecordedHw::new(family, (self.pool, self.used), self.ranges, set, reusable)
     }
 
     /// The pool of a recording that was never frozen (reset, or freed), for
@@ -95,92 +88,12 @@ impl HwRecording {
     }
 }
 
-/// A frozen recording's hardware counters: read once a run completed.
-pub struct RecordedHw {
-    pub family: u32,
-    pub pool: vk::QueryPool,
-    used: u32,
-    /// (end event, query), in the order of the events.
-    ranges: Vec<(u32, u32)>,
-    set: &'static HardwareSet,
-    /// A reusable recording's runs (`None`: one-time, its one run read from the queries).
-    pub(super) runs: Option<HwRuns>,
-}
-
-impl RecordedHw {
-    /// The indices of the trace's events that end a range with counters, in order.
-    pub fn range_events(&self) -> impl Iterator<Item = u32> + '_ {
-        self.ranges.iter().map(|r| r.0)
-    }
-
-    /// The queries the recording used.
-    pub(super) fn used(&self) -> u32 {
-        self.used
-    }
-
-    /// The counters' keys and storage.
-    pub(super) fn set(&self) -> &'static HardwareSet {
-        self.set
-    }
-
-    /// Each range's counters, read from the queries (after the one run completed); `None`
-    /// when the read failed.
-    pub(super) fn read(&self, backend: &Backend) -> Option<Vec<Counters>> {
-        if self.ranges.is_empty() {
-            return Some(Vec::new());
-        }
-        let per_query = self.set.keys.len();
-        let mut raw = vec![0u64; self.used as usize * per_query];
-        if let Err(e) = backend.read_perf(self.pool, self.used, &mut raw) {
-            read_failed_once(e);
-            return None;
-        }
-        Some(self.ranges_of(&raw))
-    }
-
-    /// Each range's counters from all the queries' results `raw`.
-    pub(super) fn ranges_of(&self, raw: &[u64]) -> Vec<Counters> {
-        self.ranges
-            .iter()
-            .map(|&(_, q)| self.counters(raw, q as usize))
-            .collect()
-    }
-
-    /// Query `q`'s counters from all the queries' results `raw`.
-    fn counters(&self, raw: &[u64], q: usize) -> Counters {
-        let per_query = self.set.keys.len();
-        let mut values = [0u64; STATISTICS];
-        for (v, r) in values
-            .iter_mut()
-            .zip(&raw[q * per_query..(q + 1) * per_query])
-        {
-            *v = *r;
-        }
-        Counters {
-            shown: Shown::Hardware,
-            values,
-            partial: false,
-            measured: true,
-            mesh: false,
-            hardware: Some(self.set),
-        }
-    }
-}
-
 /// Says, once per process, that a command buffer for simultaneous use gets no hardware
 /// counters.
 pub fn simultaneous_said_once() {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         log::warn!("a command buffer recorded for SIMULTANEOUS_USE gets no hardware counters: its runs may overlap, and each would need the queries to itself (read and reset on the host between runs)");
-    }
-}
-
-/// Says, once per process, that a read of hardware counters failed.
-pub(super) fn read_failed_once(e: vk::Result) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        log::warn!("hardware counters could not be read ({e}): those ranges go without");
     }
 }
 

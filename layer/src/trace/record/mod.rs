@@ -13,6 +13,7 @@ pub mod hardware;
 mod hardware_runs;
 mod order_entry;
 mod query_slots;
+pub mod recorded_hw;
 pub mod recorded_stats;
 pub mod recorded_trace;
 pub mod recorder;

@@ -10,8 +10,8 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::chunk::{ChunkPool, RecordedEvent};
-use super::hardware::RecordedHw;
 use super::order_entry::OrderEntry;
+use super::recorded_hw::RecordedHw;
 use super::recorded_stats::RecordedStats;
 pub use super::reruns::{NoWait, Quiet, Taken};
 use super::reruns::{Reruns, RunQueries, TRACKED_SLOTS};

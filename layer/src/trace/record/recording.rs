@@ -140,6 +140,32 @@ impl DeviceTracer {
         unsafe { self.with_trace(cb, |t| self.reset_trace(t)) };
     }
 
+    /// The pipeline statistics a secondary about to be begun must inherit
+    /// (`VkCommandBufferInheritanceInfo::pipelineStatistics`): those of the queries a
+    /// primary of its family may have active across `vkCmdExecuteCommands` (see
+    /// `counted::begin_pass_statistics`), where they may be.
+    ///
+    /// # Safety
+    /// `cb` is the command buffer of the application's current call.
+    pub unsafe fn statistics_to_inherit(
+        &self,
+        cb: vk::CommandBuffer,
+    ) -> Option<vk::QueryPipelineStatisticFlags> {
+        if !self.backend.statistics_across_secondaries() {
+            return None;
+        }
+        let mut inherit = None;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.with_trace(cb, |t| {
+                if t.level == vk::CommandBufferLevel::SECONDARY {
+                    inherit = self.backend.statistics_for(t.family);
+                }
+            })
+        };
+        inherit
+    }
+
     /// After a successful `vkBeginCommandBuffer`. Secondaries recorded for simultaneous use
     /// are not instrumented: one recording may then run several times in one submission with
     /// no point in between where its queries could be re-armed.

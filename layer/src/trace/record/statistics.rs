@@ -39,6 +39,9 @@ pub struct StatsRecording {
     pub resume_after_application: bool,
     /// The open range overlapped an application's query.
     pub partial: bool,
+    /// The active query spans a render pass instance of secondaries: begun before it, it
+    /// ends only after it (see `counted::begin_pass_statistics`).
+    pub spanning: bool,
     /// The render pass instance being recorded: where its queries begin among `queries`
     /// (its subpasses' or its draws'), and whether a range inside it was partial.
     pass: Option<(u32, bool)>,
@@ -58,6 +61,7 @@ impl StatsRecording {
             application_active: false,
             resume_after_application: false,
             partial: false,
+            spanning: false,
             pass: None,
         }
     }

@@ -272,10 +272,11 @@ pub unsafe extern "system" fn get_physical_device_features2(
     );
     if perf_query::enabled() {
         // SAFETY: the caller's valid output chain.
-        unsafe {
-            perf_query::fill_features(features);
-            crate::perf_inherited::offer(features);
-        }
+        unsafe { perf_query::fill_features(features) };
+    }
+    if crate::perf_inherited::enabled() {
+        // SAFETY: as above.
+        unsafe { crate::perf_inherited::offer(features) };
     }
     if !shape().is_some_and(|s| s.v1_1) {
         return;
@@ -327,6 +328,11 @@ pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
             b"vkEnumerateDeviceExtensionProperties" => {
                 return hook!(enumerate_device_extension_properties)
             }
+            _ => {}
+        }
+    }
+    if crate::perf_inherited::enabled() {
+        match name.to_bytes() {
             b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => {
                 return hook!(get_physical_device_features2)
             }

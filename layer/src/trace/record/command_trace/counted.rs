@@ -53,6 +53,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         if !self.is_instrumented() || self.write_state == WriteState::Suspended {
             return;
         }
+        if self.stats.as_deref().is_some_and(|s| s.spanning) {
+            // The render pass instance's query counts everything inside it.
+            return;
+        }
         let views = self.views;
         let uncounted_views =
             views != 1 && !rec.chunks.backend().caps().multiview_queries_complete();
@@ -140,8 +144,71 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         }
     }
 
-    /// Ends the query [`Self::begin_statistics`] began, if any (in the same subpass).
+    /// Before a render pass instance begins (before its start tracepoint), where its
+    /// (first) subpass's contents are secondaries (`secondaries`) and a statistics query
+    /// may be active across `vkCmdExecuteCommands`: a query spanning the whole instance
+    /// begins here, outside it (in a subpass of secondaries the primary may record nothing
+    /// but `vkCmdExecuteCommands`), and ends after it ([`Self::end_pass_statistics`]). Only
+    /// for an instance of one subpass of one view (dynamic rendering, or a render pass of
+    /// one subpass): the primary then records no query of its own inside it, which the
+    /// spanning one would overlap, and multiview's consecutive queries do not arise.
+    pub fn begin_pass_statistics(&mut self, rec: &Recorder<'_>, secondaries: bool, single: bool) {
+        let across = rec.chunks.backend().statistics_across_secondaries();
+        if !(secondaries && single && across) || self.stats.is_none() {
+            return;
+        }
+        self.begin_statistics(rec);
+        if let Some(stats) = self.stats.as_deref_mut() {
+            stats.spanning = stats.active.is_some();
+        }
+    }
+
+    /// `vkCmdExecuteCommands` (after its start tracepoint), where a statistics query may be
+    /// active across it: outside a render pass a query spans it, so that the secondaries'
+    /// work (dispatches, there) counts in its range; inside one, the query spanning the
+    /// instance counts it.
+    pub fn begin_execute_statistics(&mut self, rec: &Recorder<'_>) {
+        if rec.chunks.backend().statistics_across_secondaries() {
+            self.begin_statistics(rec);
+        }
+    }
+
+    /// `vkCmdExecuteCommands` (before its end tracepoint): the query spanning it ends.
+    pub fn end_execute_statistics(&mut self, rec: &Recorder<'_>) {
+        if rec.chunks.backend().statistics_across_secondaries() {
+            self.end_statistics(rec);
+        }
+    }
+
+    /// `vkCmdExecuteCommands`'s end tracepoint was just recorded (`before` events before
+    /// it): its range takes the query that spanned it.
+    pub fn close_execute_statistics(&mut self, rec: &Recorder<'_>, before: usize) {
+        if rec.chunks.backend().statistics_across_secondaries() {
+            self.close_statistics(before, Shown::Compute);
+        }
+    }
+
+    /// After a render pass instance ended (after its end tracepoint, before its range is
+    /// closed): the query spanning it ends, outside it, where one does.
+    pub fn end_pass_statistics(&mut self, rec: &Recorder<'_>) {
+        if let Some(stats) = self.stats.as_deref_mut() {
+            if std::mem::take(&mut stats.spanning) {
+                self.end_active_statistics(rec);
+            }
+        }
+    }
+
+    /// Ends the query [`Self::begin_statistics`] began, if any (in the same subpass), but
+    /// not one spanning a render pass instance (which ends after it).
     pub fn end_statistics(&mut self, rec: &Recorder<'_>) {
+        if self.stats.as_deref().is_some_and(|s| s.spanning) {
+            return;
+        }
+        self.end_active_statistics(rec);
+    }
+
+    /// Ends the active query, if any.
+    fn end_active_statistics(&mut self, rec: &Recorder<'_>) {
         let Some(stats) = self.stats.as_deref_mut() else {
             return;
         };

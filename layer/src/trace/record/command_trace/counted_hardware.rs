@@ -6,7 +6,8 @@ use ash::vk;
 
 use super::CommandTrace;
 use crate::trace::record::chunk::ChunkPool;
-use crate::trace::record::hardware::{HwRecording, RecordedHw};
+use crate::trace::record::hardware::HwRecording;
+use crate::trace::record::recorded_hw::RecordedHw;
 use crate::trace::record::recorder::Recorder;
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
