@@ -27,8 +27,11 @@ fn traced(scenario: &str, counters: &str, envs: &[(&str, &str)]) -> (Run, Trace)
     let run = w.run(&dir);
     assert_clean(&run);
     assert!(!run.stderr.contains("utrace-perf: VUID"), "{}", run.stderr);
-    // The txt format's trace, checked against the submissions (another format: empty).
-    let txt = !envs.iter().any(|(k, _)| *k == "GPU_TRACE_FORMAT");
+    // The txt format's trace on stdout, checked against the submissions (another format,
+    // or a file: empty).
+    let txt = !envs
+        .iter()
+        .any(|(k, _)| *k == "GPU_TRACE_FORMAT" || *k == "GPU_TRACEFILE");
     let trace = if txt {
         assert_trace_matches(&run.stdout, &run)
     } else {
@@ -241,4 +244,82 @@ fn perfetto_draws_hardware_counter_tracks() {
         .map(|s| s.1.double_value.unwrap_or(-1.0))
         .collect();
     assert_eq!(doubles, [100.0, 0.0].repeat(4));
+}
+
+/// `utrace report --counters` of a trace with hardware counters, against the tests' own
+/// sums from the trace: the `counters-reruns` scenario's six counted passes (2, 2, 2, 3, 3
+/// and 3 draws of 3 vertices) make one `render_pass` group of 15 draws and 45 vertices, a
+/// mean of 2.5 and 7.5 per pass; the table says so too; `utrace diff` compares them.
+#[test]
+fn report_gives_each_groups_hardware_counters_as_the_trace_says() {
+    let dir = TempDir::new("counters-hardware-report");
+    let file = dir.path().join("trace.txt");
+    let (run, _) = traced(
+        "counters-reruns",
+        "perf:Draws,Vertices",
+        &[("GPU_TRACEFILE", file.to_str().unwrap())],
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let trace = utrace_tests::trace_txt::parse_trace(&text).unwrap();
+    let mut want: std::collections::BTreeMap<String, (u64, f64, f64)> = Default::default();
+    for e in trace.batches.iter().flat_map(|b| &b.events) {
+        if let (Some(d), Some(v)) = (arg(e, "perf_draws"), arg(e, "perf_vertices")) {
+            let kind = e.name.trim_start_matches("end_").to_string();
+            let g = want.entry(kind).or_default();
+            g.0 += 1;
+            g.1 += d.parse::<f64>().unwrap();
+            g.2 += v.parse::<f64>().unwrap();
+        }
+    }
+    assert_eq!(want["render_pass"], (6, 15.0, 45.0), "{}", run.stderr);
+    let report = |extra: &[&str]| {
+        let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+            .args(["report", "--counters"])
+            .args(extra)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(&report(&["--json"])).unwrap();
+    let rows = json["hardware_counters"].as_array().expect("the rows");
+    assert_eq!(rows.len(), want.len(), "{rows:?}");
+    for row in rows {
+        let key = row["key"].as_str().unwrap();
+        let (ranges, draws, vertices) = want[key];
+        assert_eq!(row["ranges"], ranges, "{key}");
+        assert_eq!(row["perf_draws"]["sum"], draws, "{key}");
+        assert_eq!(row["perf_vertices"]["sum"], vertices, "{key}");
+        assert_eq!(row["perf_draws"]["mean"], draws / ranges as f64, "{key}");
+    }
+    let table = report(&[]);
+    assert!(table.contains("hardware counters (sum and mean"), "{table}");
+    assert!(!table.contains("no pipeline statistics"), "{table}");
+    let (_, hardware) = table.split_once("hardware counters (").unwrap();
+    let pass: Vec<&str> = hardware
+        .lines()
+        .find(|l| l.starts_with("render_pass "))
+        .expect("the render_pass row")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        pass,
+        ["render_pass", "6", "15", "2.5", "45", "7.5"],
+        "{table}"
+    );
+    // utrace diff compares them: a trace against itself, unchanged.
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["diff", "--json"])
+        .args([&file, &file])
+        .output()
+        .unwrap();
+    let diff: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diff["counters"]["kind"], "hardware counters", "{diff}");
+    assert_eq!(diff["counters"]["groups"], 1, "{diff}");
+    assert_eq!(diff["counters"]["changed"], serde_json::json!([]), "{diff}");
 }

@@ -4,6 +4,7 @@
 
 pub mod counters;
 pub mod groups;
+pub mod hardware_counters;
 pub mod histogram;
 pub mod latency;
 pub mod queues;

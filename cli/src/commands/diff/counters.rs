@@ -1,20 +1,23 @@
 //! `utrace diff`'s counters: where both traces have pipeline statistics
 //! (`GPU_TRACE_COUNTERS=pipeline`), each group's statistics per range compared from A to B,
 //! so that a pass found HURT can be seen to shade twice the fragments, or to be the same
-//! work run slower. Counters are counts, not timings: any change is listed, with no test
-//! of significance.
+//! work run slower; where neither has them but both have hardware counters
+//! (`perf:NAME,...`), each counter's mean per counted range likewise. Counters are counts,
+//! not timings: any change is listed, with no test of significance.
 
 use std::fmt::Write;
 
 use serde_json::json;
 
 use crate::analysis::counters::{Row, NAMES};
+use crate::analysis::hardware_counters::HwRow;
 
 /// One statistic of one group whose value per range changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     pub key: String,
-    pub name: &'static str,
+    /// The statistic's name, or the hardware counter's key.
+    pub name: String,
     /// The group's sum over its counted ranges, per range, in A and in B.
     pub per_range_a: f64,
     pub per_range_b: f64,
@@ -35,26 +38,40 @@ impl Change {
 /// one trace alone has statistics (nothing compared).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CounterDiff {
+    /// What was compared: "pipeline statistics" or "hardware counters".
+    pub kind: &'static str,
     pub groups: usize,
     pub changes: Vec<Change>,
-    /// `Some("A")` or `Some("B")`: only that trace has pipeline statistics.
+    /// `Some("A")` or `Some("B")`: only that trace has them.
     pub only_in: Option<&'static str>,
+}
+
+const STATISTICS: &str = "pipeline statistics";
+const HARDWARE: &str = "hardware counters";
+
+/// `None` when neither side has counters of this kind; a one-sided diff when one has.
+fn sides(kind: &'static str, a_empty: bool, b_empty: bool) -> Option<CounterDiff> {
+    match (a_empty, b_empty) {
+        (true, true) => None,
+        (false, true) | (true, false) => Some(CounterDiff {
+            kind,
+            only_in: Some(if a_empty { "B" } else { "A" }),
+            ..CounterDiff::default()
+        }),
+        (false, false) => Some(CounterDiff {
+            kind,
+            ..CounterDiff::default()
+        }),
+    }
 }
 
 /// Compares the groups of `a` and `b` (each trace's counter rows under the same grouping)
 /// that both counted; `None` when neither trace has statistics.
 pub fn compare(a: &[Row], b: &[Row]) -> Option<CounterDiff> {
-    match (a.is_empty(), b.is_empty()) {
-        (true, true) => return None,
-        (false, true) | (true, false) => {
-            return Some(CounterDiff {
-                only_in: Some(if a.is_empty() { "B" } else { "A" }),
-                ..CounterDiff::default()
-            })
-        }
-        (false, false) => {}
+    let mut d = sides(STATISTICS, a.is_empty(), b.is_empty())?;
+    if d.only_in.is_some() {
+        return Some(d);
     }
-    let mut d = CounterDiff::default();
     let mut common: Vec<(&Row, &Row)> = a
         .iter()
         .filter(|ra| ra.ranges > 0)
@@ -72,7 +89,46 @@ pub fn compare(a: &[Row], b: &[Row]) -> Option<CounterDiff> {
             if per_range_a != per_range_b {
                 d.changes.push(Change {
                     key: ra.key.clone(),
-                    name,
+                    name: name.to_string(),
+                    per_range_a,
+                    per_range_b,
+                });
+            }
+        }
+    }
+    Some(d)
+}
+
+/// Compares the groups of two traces' hardware counters (`(keys, rows)` of each, under the
+/// same grouping) that both counted: each counter both show, its mean per counted range;
+/// `None` when neither trace has hardware counters.
+pub fn compare_hardware(
+    a: &(Vec<String>, Vec<HwRow>),
+    b: &(Vec<String>, Vec<HwRow>),
+) -> Option<CounterDiff> {
+    let mut d = sides(HARDWARE, a.1.is_empty(), b.1.is_empty())?;
+    if d.only_in.is_some() {
+        return Some(d);
+    }
+    let mut common: Vec<(&HwRow, &HwRow)> =
+        a.1.iter()
+            .filter_map(|ra| Some((ra, b.1.iter().find(|rb| rb.key == ra.key)?)))
+            .collect();
+    common.sort_by(|x, y| x.0.key.cmp(&y.0.key));
+    d.groups = common.len();
+    for (ra, rb) in common {
+        for (i, name) in a.0.iter().enumerate() {
+            let Some(j) = b.0.iter().position(|k| k == name) else {
+                continue;
+            };
+            let mean = |r: &HwRow, i: usize| r.totals.get(i).and_then(|t| t.mean());
+            let (Some(per_range_a), Some(per_range_b)) = (mean(ra, i), mean(rb, j)) else {
+                continue;
+            };
+            if per_range_a != per_range_b {
+                d.changes.push(Change {
+                    key: ra.key.clone(),
+                    name: name.clone(),
                     per_range_a,
                     per_range_b,
                 });
@@ -87,15 +143,17 @@ pub fn text(d: &CounterDiff, heading: &str, out: &mut String) {
     if let Some(side) = d.only_in {
         let _ = writeln!(
             out,
-            "\ncounters: only trace {side} has pipeline statistics; nothing compared"
+            "\ncounters: only trace {side} has {}; nothing compared",
+            d.kind
         );
         return;
     }
     if d.changes.is_empty() {
         let _ = writeln!(
             out,
-            "\ncounters per range: unchanged in {} (pipeline statistics in both traces)",
-            groups(d.groups)
+            "\ncounters per range: unchanged in {} ({} in both traces)",
+            groups(d.groups),
+            d.kind
         );
         return;
     }
@@ -106,8 +164,9 @@ pub fn text(d: &CounterDiff, heading: &str, out: &mut String) {
     };
     let _ = writeln!(
         out,
-        "\ncounters per range: changed in {changed} of {} (pipeline statistics in both traces)",
-        groups(d.groups)
+        "\ncounters per range: changed in {changed} of {} ({} in both traces)",
+        groups(d.groups),
+        d.kind
     );
     let width = d
         .changes
@@ -120,7 +179,14 @@ pub fn text(d: &CounterDiff, heading: &str, out: &mut String) {
     let _ = writeln!(
         out,
         "{heading:<width$} {:<22} {:>14} {:>14} {:>9}",
-        "statistic", "A per range", "B per range", "change %"
+        if d.kind == HARDWARE {
+            "counter"
+        } else {
+            "statistic"
+        },
+        "A per range",
+        "B per range",
+        "change %"
     );
     for c in &d.changes {
         let pct = c.change_pct();
@@ -158,9 +224,10 @@ fn number(v: f64) -> String {
     }
 }
 
-/// `{groups, changed: [{key, statistic, per_range_a, per_range_b, change_pct}], only_in}`
-/// (the change null from 0; `only_in` "A" or "B" where one trace alone has statistics,
-/// else null).
+/// `{kind, groups, changed: [{key, statistic, per_range_a, per_range_b, change_pct}],
+/// only_in}` (`kind` "pipeline statistics" or "hardware counters", `statistic` then the
+/// counter's key; the change null from 0; `only_in` "A" or "B" where one trace alone has
+/// them, else null).
 pub fn json(d: &CounterDiff) -> serde_json::Value {
     let changed: Vec<serde_json::Value> = d
         .changes
@@ -173,7 +240,7 @@ pub fn json(d: &CounterDiff) -> serde_json::Value {
             })
         })
         .collect();
-    json!({ "groups": d.groups, "changed": changed, "only_in": d.only_in })
+    json!({ "kind": d.kind, "groups": d.groups, "changed": changed, "only_in": d.only_in })
 }
 
 #[cfg(test)]
@@ -208,7 +275,7 @@ mod tests {
         assert_eq!(d.changes.len(), 1);
         let c = &d.changes[0];
         assert_eq!(
-            (c.key.as_str(), c.name),
+            (c.key.as_str(), c.name.as_str()),
             ("lighting", "compute_invocations")
         );
         assert_eq!((c.per_range_a, c.per_range_b), (960.0, 9600.0));
@@ -240,6 +307,52 @@ mod tests {
         assert_eq!(
             json(&d)["changed"][0]["change_pct"],
             serde_json::Value::Null
+        );
+    }
+
+    #[test]
+    fn hardware_counters_compare_their_means_per_counted_range() {
+        use crate::analysis::hardware_counters::Total;
+        let row = |key: &str, ranges, sums: &[f64]| HwRow {
+            key: key.into(),
+            ranges,
+            totals: sums.iter().map(|&sum| Total { sum, ranges }).collect(),
+            total_ns: 0,
+        };
+        let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a = (
+            keys(&["perf_draws", "perf_gpu_busy"]),
+            vec![
+                row("shadow", 2, &[4.0, 100.0]),
+                row("post", 1, &[1.0, 50.0]),
+            ],
+        );
+        // B: the counters in another order; shadow draws twice as much, busy the same.
+        let b = (
+            keys(&["perf_gpu_busy", "perf_draws"]),
+            vec![
+                row("shadow", 4, &[200.0, 16.0]),
+                row("post", 1, &[50.0, 1.0]),
+            ],
+        );
+        let d = compare_hardware(&a, &b).expect("hardware counters");
+        assert_eq!((d.kind, d.groups), ("hardware counters", 2));
+        assert_eq!(d.changes.len(), 1, "{d:?}");
+        let c = &d.changes[0];
+        assert_eq!((c.key.as_str(), c.name.as_str()), ("shadow", "perf_draws"));
+        assert_eq!((c.per_range_a, c.per_range_b), (2.0, 4.0));
+        let mut t = String::new();
+        text(&d, "label", &mut t);
+        assert!(
+            t.contains("changed in 1 of 2 groups (hardware counters in both traces)"),
+            "{t}"
+        );
+        assert!(t.contains("counter") && t.contains("+100.0"), "{t}");
+        let empty = (Vec::new(), Vec::new());
+        assert_eq!(compare_hardware(&empty, &empty), None);
+        assert_eq!(
+            compare_hardware(&a, &empty).and_then(|d| d.only_in),
+            Some("A")
         );
     }
 }

@@ -85,7 +85,13 @@ pub fn run(args: &Args) -> Result<bool, String> {
     d.counters = counters::compare(
         &crate::analysis::counters::rows(&paired_a, args.by),
         &crate::analysis::counters::rows(&paired_b, args.by),
-    );
+    )
+    .or_else(|| {
+        counters::compare_hardware(
+            &crate::analysis::hardware_counters::rows(&paired_a, args.by),
+            &crate::analysis::hardware_counters::rows(&paired_b, args.by),
+        )
+    });
     if args.json {
         crate::stdout::print(&format!("{}\n", output::json(&d)))?;
     } else {

@@ -3,14 +3,15 @@
 //! table or one JSON object ([`output`]).
 
 pub mod counters_output;
+pub mod hardware_output;
 pub mod output;
 
 use std::path::PathBuf;
 
-use crate::analysis::counters;
 use crate::analysis::groups::By;
 use crate::analysis::ranges::{pair, Spec};
 use crate::analysis::report;
+use crate::analysis::{counters, hardware_counters};
 use crate::trace::Trace;
 
 /// `utrace report`'s arguments.
@@ -68,16 +69,24 @@ pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
     let paired = pair(trace, &spec);
     let r = report::build(trace, &paired, o.by, o.longest);
     let counters = o.counters.then(|| counters::rows(&paired, o.by));
+    let hardware = o.counters.then(|| hardware_counters::rows(&paired, o.by));
     if o.json {
         let mut value = output::json(&r, o.top);
         if let Some(rows) = &counters {
             value["counters"] = counters_output::json(rows, o.top);
         }
+        if let Some((keys, rows)) = &hardware {
+            value["hardware_counters"] = hardware_output::json(keys, rows, o.top);
+        }
         crate::stdout::print(&format!("{value}\n"))
     } else {
         let mut text = output::text(&r, o.top);
-        if let Some(rows) = &counters {
+        let no_hardware = hardware.as_ref().is_none_or(|(_, rows)| rows.is_empty());
+        if let Some(rows) = counters.as_ref().filter(|r| !r.is_empty() || no_hardware) {
             text.push_str(&counters_output::text(o.by.heading(), rows, o.top));
+        }
+        if let Some((keys, rows)) = &hardware {
+            text.push_str(&hardware_output::text(o.by.heading(), keys, rows, o.top));
         }
         crate::stdout::print_text(&text)
     }
