@@ -350,7 +350,8 @@ fn counted_trace() -> String {
 /// A trace with GPU counters gets a counter track under its lane: fragment invocations by
 /// default, a bar per draw (the innermost counted ranges: not the render pass around them
 /// nor the command buffer); the header's list switches it to compute invocations, a bar
-/// per dispatch. A trace without counters has no list and no track.
+/// per dispatch. Hardware counters get the same track. A trace without counters has no
+/// list and no track.
 #[test]
 fn a_trace_with_counters_draws_a_counter_track_under_its_lane() {
     let dir = TempDir::new("cli-view-counters");
@@ -377,6 +378,34 @@ fn a_trace_with_counters_draws_a_counter_track_under_its_lane() {
         "{dom}"
     );
     assert_eq!(body_attribute(&dom, "data-counter-bars"), Some(10), "{dom}");
+    // Hardware counters (perf:Draws,GPU busy) on the render passes alone: a bar per pass,
+    // the first counter by default.
+    let hardware = counted_trace()
+        .replace(
+            "end_draw: vertex_invocations=3, fragment_invocations=1000",
+            "end_draw",
+        )
+        .replace(
+            "end_render_pass: vertex_invocations=15, fragment_invocations=5000",
+            "end_render_pass: perf_draws=5, perf_gpu_busy=12.5",
+        )
+        .replace("end_dispatch: compute_invocations=64", "end_dispatch")
+        .replace(
+            "end_cmd_buffer: cmd=0x1, vertex_invocations=15, fragment_invocations=5000, compute_invocations=64",
+            "end_cmd_buffer: cmd=0x1",
+        );
+    let perf = dir.path().join("perf.txt");
+    std::fs::write(&perf, hardware).unwrap();
+    let page = dir.path().join("perf.html");
+    view(&perf, &page);
+    let dom = load(&dir, &page, "");
+    assert_eq!(
+        body_text(&dom, "data-counter").as_deref(),
+        Some("perf_draws"),
+        "{dom}"
+    );
+    assert_eq!(body_attribute(&dom, "data-counter-bars"), Some(10), "{dom}");
+    assert_eq!(body_attribute(&dom, "data-errors"), Some(0), "{dom}");
     let plain = dir.path().join("plain.txt");
     std::fs::write(&plain, synthetic_trace(3, 2, 1)).unwrap();
     let page = dir.path().join("plain.html");

@@ -15,7 +15,7 @@ use crate::analysis::groups::{key, By};
 use crate::analysis::ranges::{Paired, Range};
 
 /// One range's hardware counters: (key, value), in the order the layer wrote them.
-fn of(r: &Range<'_>) -> Vec<(String, f64)> {
+pub fn of(r: &Range<'_>) -> Vec<(String, f64)> {
     text_args::parse(r.end_args)
         .into_iter()
         .filter(|(k, _)| k.starts_with(PERF_PREFIX))
