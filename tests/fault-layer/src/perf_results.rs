@@ -114,6 +114,12 @@ pub(crate) unsafe extern "system" fn get_query_pool_results(
             vk::Result::ERROR_DEVICE_LOST
         );
     };
+    if count == 0 || size == 0 {
+        breach(
+            "VUID-vkGetQueryPoolResults-dataSize-arraylength",
+            "a performance query pool read of no queries",
+        );
+    }
     let mut result = vk::Result::SUCCESS;
     for i in 0..count {
         let Some(counted) = p.results.get((first + i) as usize).copied().flatten() else {

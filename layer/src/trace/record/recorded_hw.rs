@@ -42,7 +42,8 @@ impl RecordedHw {
             used: pool.1,
             ranges,
             set,
-            runs: reusable.then(armed_runs),
+            // A recording that used no query has nothing to read or reset between runs.
+            runs: (reusable && pool.1 > 0).then(armed_runs),
         }
     }
 
