@@ -3,14 +3,16 @@
 //! with rates derived from them and the group's GPU time.
 //!
 //! A label's counters are the sums of the counted ranges inside it (the layer counts
-//! render passes and dispatches, not labels): every counted range of the same batch
-//! between its begin and end, but a command buffer's, which already sums its own.
+//! render passes and dispatches, not labels): the innermost counted ranges of the same
+//! batch between its begin and end (a render pass whose draws are counted sums them, and
+//! a command buffer its own: neither is added again).
 
 use std::collections::BTreeMap;
 
 use utrace_format::text_args;
 
 use crate::analysis::groups::{key, By};
+use crate::analysis::innermost::innermost;
 use crate::analysis::ranges::{Paired, Range};
 
 /// The statistics' names, as the layer writes them.
@@ -109,12 +111,17 @@ pub fn rows(paired: &Paired<'_>, by: By) -> Vec<Row> {
             ..Row::default()
         };
         if r.range == "label" {
-            let inside = counted.iter().filter(|(c, _)| {
-                c.range != "cmd_buffer"
-                    && std::ptr::eq(c.batch, r.batch)
-                    && c.begin_ns >= r.begin_ns
-                    && c.end_ns <= r.end_ns
-            });
+            let inside: Vec<(&Range<'_>, &Counted)> = counted
+                .iter()
+                .filter(|(c, _)| {
+                    c.range != "cmd_buffer"
+                        && std::ptr::eq(c.batch, r.batch)
+                        && c.begin_ns >= r.begin_ns
+                        && c.end_ns <= r.end_ns
+                })
+                .map(|(c, v)| (*c, v))
+                .collect();
+            let inside = innermost(inside);
             let mut sum = Counted::default();
             let mut any = false;
             for (_, c) in inside {
@@ -201,5 +208,33 @@ mod tests {
             (Some(24), Some(960))
         );
         assert_eq!(by_label[0].partial, 0);
+    }
+
+    #[test]
+    fn a_label_around_a_pass_whose_draws_are_counted_sums_the_draws_once() {
+        // The demo's "scene": a pass of two counted draws (3 and 6 vertices), the pass
+        // their sum.
+        let draw = |v: u32| format!("input_vertices={v}, vertex_invocations={v}");
+        let trace = Trace {
+            batches: vec![Batch {
+                events: vec![
+                    Event::at(0, "begin_label", "label=\"scene\""),
+                    Event::at(10, "start_render_pass", ""),
+                    Event::at(20, "start_draw", ""),
+                    Event::at(30, "end_draw", &draw(3)),
+                    Event::at(40, "start_draw", ""),
+                    Event::at(50, "end_draw", &draw(6)),
+                    Event::at(60, "end_render_pass", &draw(9)),
+                    Event::at(70, "end_label", ""),
+                ],
+                ..Batch::default()
+            }],
+            notes: vec![],
+        };
+        let spec = Spec::built_in();
+        let paired = pair(&trace, &spec);
+        let by_label = rows(&paired, By::Label);
+        assert_eq!(by_label[0].sums[0], Some(9), "{by_label:?}");
+        assert_eq!(by_label[0].ranges, 1, "one label");
     }
 }

@@ -6,6 +6,7 @@ pub mod counters;
 pub mod groups;
 pub mod hardware_counters;
 pub mod histogram;
+pub mod innermost;
 pub mod latency;
 pub mod queues;
 pub mod ranges;

@@ -73,34 +73,15 @@ fn tracks(
     tracks
 }
 
-/// The counted ranges of one lane that hold no other counted range, by begin. Ranges of a
-/// batch nest, so sorted by begin (the longer first) a range holds another exactly when
-/// the next one begins before it ends.
+/// The counted ranges of one lane that hold no other counted range, by begin.
 fn innermost<'r, 't>(
     ranges: &[&'r Range<'t>],
     values: impl Fn(&Range<'_>) -> Option<Vec<f64>>,
 ) -> Vec<(&'r Range<'t>, Vec<f64>)> {
-    let mut counted: Vec<(&Range<'_>, Vec<f64>)> = ranges
+    let counted: Vec<(&Range<'_>, Vec<f64>)> = ranges
         .iter()
         .filter(|r| r.range != "label")
         .filter_map(|r| Some((*r, values(r)?)))
         .collect();
-    counted.sort_by_key(|(r, _)| {
-        (
-            r.batch as *const _ as usize,
-            r.begin_ns,
-            std::cmp::Reverse(r.end_ns),
-        )
-    });
-    let mut inner = Vec::with_capacity(counted.len());
-    for (i, (r, c)) in counted.iter().enumerate() {
-        let holds_next = counted
-            .get(i + 1)
-            .is_some_and(|(n, _)| std::ptr::eq(n.batch, r.batch) && n.begin_ns < r.end_ns);
-        if !holds_next {
-            inner.push((*r, c.clone()));
-        }
-    }
-    inner.sort_by_key(|(r, _)| r.begin_ns);
-    inner
+    crate::analysis::innermost::innermost(counted)
 }
