@@ -9,6 +9,11 @@ use utrace_tests::harness::{run_application, TempDir, XServer, VALIDATION_LOG};
 /// Runs vkcube for 10 frames on its own X server, traced to `file`, validation beneath and
 /// its log on; asserts it succeeded and validation said nothing.
 fn vkcube(dir: &TempDir, file: &std::path::Path) {
+    vkcube_with(dir, file, &[]);
+}
+
+/// [`vkcube`] with `extra` variables.
+fn vkcube_with(dir: &TempDir, file: &std::path::Path, extra: &[(&str, &str)]) {
     let x = XServer::start();
     // The validation layer's own log: vkcube installs no messenger by default. The positive
     // control (tests/harness.rs) shows this log is heard when there is something to say.
@@ -17,6 +22,7 @@ fn vkcube(dir: &TempDir, file: &std::path::Path) {
         ("GPU_TRACEFILE", file.to_str().unwrap()),
     ];
     envs.extend_from_slice(VALIDATION_LOG);
+    envs.extend_from_slice(extra);
     let out = run_application(
         dir,
         "vkcube",
@@ -57,6 +63,45 @@ fn vkcube_is_traced_frame_by_frame_and_validation_stays_silent() {
         .count();
     assert!(draws >= 10, "{draws} batches with a render pass and a draw");
     assert_eq!(trace.ends[0].dropped, 0);
+}
+
+/// vkcube records its command buffers once, for simultaneous use, and submits each again
+/// and again: with pipeline statistics on, each run's are read by the layer's copy after
+/// it (the run resets them at its begin). Every frame draws the cube: 36 vertices, 12
+/// triangles, each vertex shaded once (a non-indexed draw), some fragments; the render
+/// pass and the command buffer sum the one draw. Validation stays silent.
+#[test]
+fn vkcube_gets_pipeline_statistics_every_frame() {
+    let dir = TempDir::new("vkcube-counters");
+    let file = dir.path().join("trace.txt");
+    vkcube_with(&dir, &file, &[("GPU_TRACE_COUNTERS", "pipeline")]);
+    let trace = parse(&std::fs::read_to_string(&file).unwrap());
+    let mut frames = 0;
+    for b in &trace.batches {
+        let Some(draw) = b.events.iter().find(|e| e.name == "end_draw") else {
+            continue;
+        };
+        frames += 1;
+        let value = |e: &utrace_tests::trace_txt::Event, name: &str| -> u64 {
+            e.arg(name)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name}: {e:?}"))
+        };
+        assert_eq!(value(draw, "input_vertices"), 36, "{draw:?}");
+        assert_eq!(value(draw, "input_primitives"), 12, "{draw:?}");
+        assert_eq!(value(draw, "vertex_invocations"), 36, "{draw:?}");
+        assert!(value(draw, "fragment_invocations") > 0, "{draw:?}");
+        for name in ["end_render_pass", "end_cmd_buffer"] {
+            let e = b.events.iter().find(|e| e.name == name).unwrap();
+            assert_eq!(
+                value(e, "fragment_invocations"),
+                value(draw, "fragment_invocations"),
+                "{e:?}"
+            );
+            assert_eq!(e.arg("partial"), None, "{e:?}");
+        }
+    }
+    assert!(frames >= 10, "{frames} frames drawn");
 }
 
 #[test]

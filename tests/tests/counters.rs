@@ -338,6 +338,34 @@ fn secondaries_count_inside_the_primarys_ranges_where_queries_are_inherited() {
 }
 
 #[test]
+fn command_buffers_the_layer_does_not_track_get_each_runs_statistics() {
+    // counters-simultaneous: a simultaneous-use command buffer dispatching 5 groups of 64,
+    // pending twice at once, then run again; a reusable primary dispatching 2 groups and
+    // executing a secondary that dispatches 3, run twice. Neither is tracked between runs:
+    // each run resets its statistics at its begin and the layer's copy after it reads
+    // them (query commands on one queue run in submission order), so every run shows its
+    // own. Without inheritedQueries (Lavapipe) the secondary's dispatch is not counted.
+    let dir = TempDir::new("counters-simultaneous");
+    let (run, trace) = counted(workload!("counters-simultaneous"), &dir);
+    assert_eq!(trace.batches.len(), 5, "{}", run.stdout);
+    let first: Vec<u64> = trace
+        .batches
+        .iter()
+        .map(|b| counters(named(&b.events, "end_dispatch")[0]).unwrap()[6])
+        .collect();
+    assert_eq!(first, [320, 320, 320, 128, 128], "{}", run.stdout);
+    for b in &trace.batches {
+        let end = b.events.last().unwrap();
+        assert_eq!(end.name, "end_cmd_buffer");
+        let sum = counters(end).expect("the command buffer's sum");
+        assert_eq!(
+            sum[6],
+            counters(named(&b.events, "end_dispatch")[0]).unwrap()[6]
+        );
+    }
+}
+
+#[test]
 fn a_reusable_command_buffer_whose_statistics_do_not_fit_its_slot_says_so() {
     // counters-unread: a reusable command buffer of 40 dispatches, submitted once: 40
     // queries of 7 values do not fit the run slot after its timestamps. Its ranges get

@@ -147,7 +147,7 @@ pub(super) fn copy_to_host(
                 c.count,
                 buffer,
                 offset + u64::from(c.slot) * 8,
-                8,
+                u64::from(c.values.max(1)) * 8,
                 vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
             )
         };

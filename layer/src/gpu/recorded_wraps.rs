@@ -177,6 +177,7 @@ mod tests {
             first: 0,
             count: 2,
             slot: 0,
+            values: 1,
         }]
     }
 

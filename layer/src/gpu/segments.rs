@@ -23,6 +23,8 @@ pub struct CopyRange {
     pub first: u32,
     pub count: u32,
     pub slot: u32,
+    /// Values a query writes: 1 for a timestamp, a statistics pool's statistics.
+    pub values: u32,
 }
 
 /// How a submission's queries are made ready to be written again.

@@ -5,6 +5,7 @@
 
 mod compute;
 mod counted;
+mod counted_reuse;
 pub mod graphics;
 mod labels;
 pub(crate) mod passes;
@@ -36,6 +37,7 @@ pub const ALONE: &[&str] = &[
     "counters-full-screen",
     "counters-indexed",
     "counters-reruns",
+    "counters-simultaneous",
 ];
 
 /// Instance extensions these scenarios use (labels and debug markers).
@@ -81,6 +83,7 @@ pub fn run(
             "counters-full-screen" => counted::counters_full_screen(dev, sub)?,
             "counters-indexed" => counted::counters_indexed(dev, sub)?,
             "counters-reruns" => counted::counters_reruns(dev, sub)?,
+            "counters-simultaneous" => counted_reuse::counters_simultaneous(dev, sub)?,
             other => return Err(format!("unknown scenario {other:?}")),
         };
     }

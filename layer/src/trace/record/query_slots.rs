@@ -147,6 +147,7 @@ impl QuerySlots {
             first: place.query,
             count: 1,
             slot: place.slot,
+            values: 1,
         });
     }
 
@@ -166,6 +167,7 @@ impl QuerySlots {
                 first: 0,
                 count: c.count,
                 slot,
+                values: 1,
             };
             slot += c.count;
             copy

@@ -15,8 +15,13 @@ pub enum Source {
     /// In each run's values, this many after its timestamps: a tracked recording's run
     /// slot holds them (see `gpu::run_slots`), read with the run.
     Run(u32),
-    /// Nowhere: a reusable recording that is not tracked, or whose slot has no room. Its
-    /// ranges get none (its queries are still reset by each run).
+    /// In each run's values, this many: a recording the layer does not track (for
+    /// simultaneous use, or executing secondaries, or of many timestamps) goes wrapped at
+    /// every run, and the layer's copy after it copies them into the batch's readback
+    /// after all the batch's timestamps (see `submit::segment_lists`).
+    Copied(u32),
+    /// Nowhere: a tracked reusable recording whose slot has no room. Its ranges get none
+    /// (its queries are still reset by each run).
     Unread,
 }
 
@@ -42,6 +47,20 @@ impl RecordedStats {
             Source::Run(n) => n,
             _ => 0,
         }
+    }
+
+    /// What the layer's copy after a wrapped run copies of a reusable recording's
+    /// statistics (its one pool's queries): the pool, the queries, the values a query
+    /// writes. A tracked run that goes wrapped is copied too (its run slot is not read
+    /// then).
+    pub fn copied(&self) -> Option<(vk::QueryPool, u32, u32)> {
+        let n = match self.source {
+            Source::Run(n) | Source::Copied(n) => n,
+            Source::Pool | Source::Unread => return None,
+        };
+        let per_query = self.statistics.as_raw().count_ones();
+        let pool = *self.pools.first()?;
+        (n > 0 && per_query > 0).then_some((pool, n / per_query, per_query))
     }
 
     /// Each range's counters from one run's values (`run`: its first pool's queries,

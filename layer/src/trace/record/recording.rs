@@ -190,10 +190,10 @@ impl DeviceTracer {
                     1
                 };
             t.begin_recording(views, usage);
-            // Pipeline statistics: primaries whose runs never overlap (see `counted`).
-            if level == vk::CommandBufferLevel::PRIMARY
-                && !usage.contains(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)
-            {
+            // Pipeline statistics: primaries (see `counted`). A simultaneous-use one's runs
+            // may be pending together: each resets the queries at its begin and the
+            // layer's copy after it reads them, which query commands on one queue order.
+            if level == vk::CommandBufferLevel::PRIMARY {
                 if let Some(statistics) = self.backend.statistics_for(t.family) {
                     t.count_statistics(&self.recorder(cb), statistics);
                 }

@@ -1,7 +1,8 @@
 //! A wrapped submission's segments (see `gpu::queue_context`): per segment, every query it
 //! writes (to re-arm) and reads (to copy, at its slot in the batch's readback: each
-//! execution's region follows the previous ones, depth first). Built into lists each
-//! submitting thread keeps, so that a resubmission allocates nothing.
+//! execution's region follows the previous ones, depth first, and the pipeline statistics
+//! of reusable traces follow all the timestamps, in the order of the traces). Built into
+//! lists each submitting thread keeps, so that a resubmission allocates nothing.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -45,6 +46,8 @@ impl SegmentLists {
         self.resets.clear();
         self.copies.clear();
         self.ends.clear();
+        // The statistics copied go after every timestamp, in the order of the traces.
+        let mut statistics = timestamps(traces);
         let mut total = 0u32;
         let mut start = 0;
         for end in segment_starts.iter().copied().chain([traces.len()]) {
@@ -57,11 +60,21 @@ impl SegmentLists {
                     }));
                     total += t.slots;
                 });
+                if let Some((pool, count, values)) = trace.copied_statistics() {
+                    self.copies.push(CopyRange {
+                        pool,
+                        first: 0,
+                        count,
+                        slot: statistics,
+                        values,
+                    });
+                    statistics += count * values;
+                }
             }
             self.ends.push((self.resets.len(), self.copies.len()));
             start = end;
         }
-        self.total = total;
+        self.total = statistics;
     }
 
     /// The readback slots the segments need.
@@ -93,4 +106,14 @@ impl SegmentLists {
             f(&segments.collect::<Vec<_>>())
         }
     }
+}
+
+/// The timestamps `traces` (and the secondaries they execute) write: the readback slots
+/// before the statistics the layer copies.
+pub fn timestamps(traces: &[Arc<RecordedTrace>]) -> u32 {
+    let mut total = 0u32;
+    for trace in traces {
+        trace.visit(&mut |t| total += t.slots);
+    }
+    total
 }

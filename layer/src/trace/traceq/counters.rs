@@ -38,7 +38,9 @@ fn collect_trace(
     let read = match (&trace.statistics, &trace.hardware) {
         (Some(s), _) => Some(match s.source {
             Source::Pool => s.read(backend),
-            Source::Run(_) => values.run_statistics(trace).map(|run| s.from_run(run)),
+            Source::Run(_) | Source::Copied(_) => {
+                values.run_statistics(trace).map(|run| s.from_run(run))
+            }
             Source::Unread => None,
         }),
         (None, Some(h)) => Some(h.read_run(submission, backend)),

@@ -15,6 +15,7 @@ use crate::gpu::interface::Backend;
 use crate::trace::sink_interface::{ObjectNames, Sink};
 use crate::trace::submit::batch::Batch;
 
+mod copied_values;
 mod counters;
 mod early_timeout;
 mod events;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk::Handle;
 
+use super::copied_values::CopiedValues;
 use super::early_timeout::pause_after_timeout;
 use super::events::{BatchEvents, Timestamps};
 use super::mailbox::Inbox;
@@ -283,7 +284,9 @@ impl Traceq {
         let unread = match &results {
             Results::Copied(resources) => match &resources.readback {
                 Some(readback) => {
-                    let values = self.backend.read_copied(readback, total);
+                    let all = CopiedValues::total(&batch.traces, total);
+                    let values = self.backend.read_copied(readback, all);
+                    let values = CopiedValues::new(values, &batch.traces, total);
                     self.write(batch, total, values)
                 }
                 None => None,

@@ -274,11 +274,12 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// At the recording's end (after `end_cmd_buffer`, after the copy of its timestamps
     /// into `run_slot` if it has one, `slots` values): what the frozen trace keeps. A
     /// one-time run is read from its queries; a tracked reusable one copies them after its
-    /// timestamps, where the slot has room; any other is not read.
+    /// timestamps, where the slot has room; one the layer does not track (`tracked`
+    /// false: every run goes wrapped) has the layer's copy after each run copy them.
     pub(super) fn freeze_statistics(
         &mut self,
         rec: (&ChunkPool, vk::CommandBuffer),
-        run_slot: Option<RunSlot>,
+        (run_slot, tracked): (Option<RunSlot>, bool),
         slots: u32,
     ) -> Option<RecordedStats> {
         let stats = self.stats.take()?;
@@ -305,8 +306,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
                 };
                 Source::Run(in_run)
             }
+            (false, _, Some(_)) if !tracked => Source::Copied(in_run),
             (false, _, Some(_)) if in_run > 0 => {
-                unread_said_once(run_slot.is_some(), slots, in_run);
+                unread_said_once(slots, in_run);
                 Source::Unread
             }
             _ => Source::Unread,
@@ -315,19 +317,13 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     }
 }
 
-/// Says, once per process, why a reusable recording that counted ranges gets no counters:
-/// the layer does not track it (no run slot: it executes secondaries, writes more than a
-/// slot's timestamps, or memory was short), or its slot has no room for its statistics
-/// after its `slots` timestamps (`in_run` values).
-fn unread_said_once(tracked: bool, slots: u32, in_run: u32) {
+/// Says, once per process, why a tracked reusable recording that counted ranges gets no
+/// counters: its slot has no room for its statistics after its `slots` timestamps
+/// (`in_run` values).
+fn unread_said_once(slots: u32, in_run: u32) {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
-    if tracked {
-        log::warn!("a reusable command buffer's pipeline statistics ({in_run} values) do not fit its run slot after its {slots} timestamps ({SLOT_VALUES} in all): its ranges get no counters");
-    } else {
-        log::warn!("a reusable command buffer the layer does not track (it executes secondaries, writes more than {SLOT_VALUES} timestamps, or memory was short) gets no counters");
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("a reusable command buffer's pipeline statistics ({in_run} values) do not fit its run slot after its {slots} timestamps ({SLOT_VALUES} in all), or memory for the slot was short: its ranges get no counters");
     }
 }
 

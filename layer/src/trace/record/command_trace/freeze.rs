@@ -40,7 +40,15 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             .then(|| pool.self_copy(cmd, self.family, &copies))
             .flatten();
         // Before the events are taken: the command buffer's range ends at the last one.
-        let statistics = self.freeze_statistics((pool, cmd), run_slot, slots);
+        // Untracked: every run goes wrapped, the layer's copy reads its statistics.
+        let tracked = RecordedTrace::trackable(
+            pool,
+            self.one_time,
+            self.simultaneous,
+            !self.children.is_empty(),
+            slots,
+        );
+        let statistics = self.freeze_statistics((pool, cmd), (run_slot, tracked), slots);
         // The last command the layer records: a query spanning the command buffer ends.
         let hardware = self.freeze_hardware((pool, cmd));
         let parts = TraceParts {

@@ -110,6 +110,12 @@ impl RecordedTrace {
         self.slots as usize + self.statistics.as_ref().map_or(0, |s| s.in_run() as usize)
     }
 
+    /// What the layer's copy after a wrapped run copies of the trace's pipeline statistics
+    /// (see `RecordedStats::copied`).
+    pub fn copied_statistics(&self) -> Option<(vk::QueryPool, u32, u32)> {
+        self.statistics.as_ref()?.copied()
+    }
+
     /// Whether the trace's runs are tracked between submissions (see [`Reruns`]).
     pub fn tracked(&self) -> bool {
         self.tracked

@@ -33,6 +33,7 @@ fn parts(draws: u32, first_pool: u64, children: Vec<Child>) -> TraceParts {
             first: 0,
             count,
             slot,
+            values: 1,
         });
         slot += count;
         pool += 1;
