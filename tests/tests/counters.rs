@@ -366,6 +366,32 @@ fn command_buffers_the_layer_does_not_track_get_each_runs_statistics() {
 }
 
 #[test]
+fn without_command_buffer_tracepoints_each_range_keeps_its_own_statistics() {
+    // GPU_TRACEPOINTS=-cmd_buffer: the command buffers' sums have no event to go on, so
+    // they go nowhere (they once went on the last range, over its own values); the
+    // reusable dispatch, whose start is recorded with its end, keeps its runs' 64, 128 and
+    // 192 invocations; the second render pass its own 6 vertices.
+    let dir = TempDir::new("counters-no-cmd-buffer");
+    let run = workload!("counters")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACE", "1")
+        .env("GPU_TRACE_COUNTERS", "pipeline")
+        .env("GPU_TRACEPOINTS", "-cmd_buffer")
+        .run(&dir);
+    assert_clean(&run);
+    let trace = utrace_tests::trace_txt::parse_trace(&run.stdout).unwrap();
+    let runs: Vec<u64> = trace.batches[1..]
+        .iter()
+        .map(|b| counters(named(&b.events, "end_dispatch_indirect")[0]).expect("counted")[6])
+        .collect();
+    assert_eq!(runs, [64, 128, 192], "{}", run.stdout);
+    let passes = named(&trace.batches[0].events, "end_render_pass");
+    assert_eq!(counters(passes[1]).unwrap()[..2], [6, 2], "{}", run.stdout);
+    let dispatch = named(&trace.batches[0].events, "end_dispatch")[0];
+    assert_eq!(counters(dispatch).unwrap()[6], 960, "{}", run.stdout);
+}
+
+#[test]
 fn a_reusable_command_buffer_whose_statistics_do_not_fit_its_slot_says_so() {
     // counters-unread: a reusable command buffer of 40 dispatches, submitted once: 40
     // queries of 7 values do not fit the run slot after its timestamps. Its ranges get

@@ -32,10 +32,12 @@ fn traced(scenario: &str, counters: &str, envs: &[(&str, &str)]) -> (Run, Trace)
     let txt = !envs
         .iter()
         .any(|(k, _)| *k == "GPU_TRACE_FORMAT" || *k == "GPU_TRACEFILE");
-    let trace = if txt {
-        assert_trace_matches(&run.stdout, &run)
-    } else {
-        Trace::default()
+    // Without some tracepoints the trace is not the submissions' whole: parsed only.
+    let whole = !envs.iter().any(|(k, _)| *k == "GPU_TRACEPOINTS");
+    let trace = match (txt, whole) {
+        (true, true) => assert_trace_matches(&run.stdout, &run),
+        (true, false) => utrace_tests::trace_txt::parse_trace(&run.stdout).unwrap(),
+        (false, _) => Trace::default(),
     };
     (run, trace)
 }
@@ -211,7 +213,8 @@ fn json_and_csv_carry_the_counters() {
 }
 
 /// Perfetto: a descriptor names the counters by their keys (ids from 101), and each counted
-/// range sets them at its begin and back to 0 at its end, a float as a double.
+/// range sets them at its begin and back to 0 at its end, a float as a double; `utrace
+/// report` reads them back.
 #[test]
 fn perfetto_draws_hardware_counter_tracks() {
     let dir = TempDir::new("counters-hardware-perfetto");
@@ -244,6 +247,22 @@ fn perfetto_draws_hardware_counter_tracks() {
         .map(|s| s.1.double_value.unwrap_or(-1.0))
         .collect();
     assert_eq!(doubles, [100.0, 0.0].repeat(4));
+    // utrace report reads them back from the stages' arguments: the four command buffers'
+    // 15 workgroups, and GPU busy 100 each.
+    let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
+        .args(["report", "--counters", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = report["hardware_counters"].as_array().expect("the rows");
+    let cb = rows
+        .iter()
+        .find(|r| r["key"] == "cmd_buffer")
+        .expect("cmd_buffer");
+    assert_eq!(cb["ranges"], 4, "{report}");
+    assert_eq!(cb["perf_workgroups"]["sum"], 15.0, "{report}");
+    assert_eq!(cb["perf_gpu_busy"]["mean"], 100.0, "{report}");
 }
 
 /// `utrace report --counters` of a trace with hardware counters, against the tests' own
@@ -322,4 +341,19 @@ fn report_gives_each_groups_hardware_counters_as_the_trace_says() {
     assert_eq!(diff["counters"]["kind"], "hardware counters", "{diff}");
     assert_eq!(diff["counters"]["groups"], 1, "{diff}");
     assert_eq!(diff["counters"]["changed"], serde_json::json!([]), "{diff}");
+}
+
+/// Without command buffer tracepoints (`GPU_TRACEPOINTS=-cmd_buffer`), a set of
+/// command-buffer scope has no range to go on: no event carries it (it once went on the
+/// last render pass, as if that pass had counted the whole command buffer).
+#[test]
+fn a_command_buffer_scope_set_goes_nowhere_without_its_tracepoint() {
+    let (run, trace) = traced(
+        "counters",
+        "perf:Workgroups,Draws",
+        &[("GPU_TRACEPOINTS", "-cmd_buffer")],
+    );
+    for e in trace.batches.iter().flat_map(|b| &b.events) {
+        assert_eq!(arg(e, "perf_workgroups"), None, "{e:?}\n{}", run.stdout);
+    }
 }

@@ -14,10 +14,12 @@ use utrace_format::{text_args, PERF_PREFIX};
 use crate::analysis::groups::{key, By};
 use crate::analysis::ranges::{Paired, Range};
 
-/// One range's hardware counters: (key, value), in the order the layer wrote them.
+/// One range's hardware counters: (key, value), in the order the layer wrote them. On its
+/// end event in the text formats; among its arguments in a Perfetto stage's `extra_data`.
 pub fn of(r: &Range<'_>) -> Vec<(String, f64)> {
-    text_args::parse(r.end_args)
+    text_args::parse(r.args)
         .into_iter()
+        .chain(text_args::parse(r.end_args))
         .filter(|(k, _)| k.starts_with(PERF_PREFIX))
         .filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?)))
         .collect()

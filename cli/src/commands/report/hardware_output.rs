@@ -30,20 +30,26 @@ pub fn text(heading: &str, keys: &[String], rows: &[HwRow], top: Option<usize>) 
         "\nhardware counters (sum and mean per counted range: the trace does not say each counter's unit)\n{:<28} {:>7}",
         heading, "ranges"
     );
-    for k in keys {
-        let name = k.strip_prefix(PERF_PREFIX).unwrap_or(k);
-        let _ = write!(out, " {:>12} {:>12}", format!("{name} sum"), "mean");
+    // Each counter's sum column as wide as its heading (drivers' names run long).
+    let headings: Vec<String> = keys
+        .iter()
+        .map(|k| format!("{} sum", k.strip_prefix(PERF_PREFIX).unwrap_or(k)))
+        .collect();
+    let width = |h: &String| h.chars().count().max(12);
+    for h in &headings {
+        let _ = write!(out, " {:>w$} {:>12}", h, "mean", w = width(h));
     }
     out.push('\n');
     for row in rows.iter().take(top.unwrap_or(usize::MAX)) {
         let _ = write!(out, "{:<28} {:>7}", row.key, row.ranges);
-        for i in 0..keys.len() {
+        for (i, h) in headings.iter().enumerate() {
             let total = row.totals.get(i).filter(|t| t.ranges > 0);
             let _ = write!(
                 out,
-                " {:>12} {:>12}",
+                " {:>w$} {:>12}",
                 value(total.map(|t| t.sum)),
-                value(total.and_then(|t| t.mean()))
+                value(total.and_then(|t| t.mean())),
+                w = width(h)
             );
         }
         out.push('\n');
@@ -103,5 +109,22 @@ mod tests {
         assert_eq!(j[0]["perf_draws"]["sum"], 5.0);
         assert_eq!(j[0]["perf_draws"]["mean"], 2.5);
         assert!(j[0]["perf_gpu_busy"].is_null());
+    }
+
+    #[test]
+    fn a_long_counter_name_widens_its_column() {
+        let keys = vec!["perf_fragment_shader_invocations".to_string()];
+        let row = HwRow {
+            key: "render_pass".into(),
+            ranges: 1,
+            totals: vec![Total {
+                sum: 7.0,
+                ranges: 1,
+            }],
+            total_ns: 1,
+        };
+        let table = text("range", &keys, &[row], None);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines[2].len(), lines[3].len(), "{table}");
     }
 }

@@ -261,12 +261,17 @@ fn exit_code(status: &std::process::ExitStatus) -> u8 {
     }
 }
 
-/// Whether `trace` carries GPU counters (pipeline statistics) on any of its events.
+/// Whether `trace` carries GPU counters (pipeline statistics or hardware counters) on any
+/// of its events.
 fn has_counters(trace: &crate::trace::Trace) -> bool {
     let named = |args: &str| {
         utrace_format::COUNTER_NAMES
             .iter()
             .any(|n| args.contains(n))
+            || (args.contains(utrace_format::PERF_PREFIX)
+                && utrace_format::text_args::parse(args)
+                    .iter()
+                    .any(|(k, _)| k.starts_with(utrace_format::PERF_PREFIX)))
     };
     trace
         .batches
@@ -307,5 +312,20 @@ mod tests {
             with_layer(Some("VK_LAYER_KHRONOS_validation".into())),
             "VK_LAYER_utrace:VK_LAYER_KHRONOS_validation"
         );
+    }
+
+    #[test]
+    fn a_trace_with_hardware_counters_has_counters_and_a_label_named_perf_does_not() {
+        use crate::trace::{Batch, Event, Trace};
+        let trace = |args: &str| Trace {
+            batches: vec![Batch {
+                events: vec![Event::at(0, "end_render_pass", args)],
+                ..Batch::default()
+            }],
+            notes: vec![],
+        };
+        assert!(has_counters(&trace("perf_draws=2")));
+        assert!(has_counters(&trace("vertex_invocations=3")));
+        assert!(!has_counters(&trace("label=\"perf_pass\"")));
     }
 }

@@ -254,10 +254,14 @@ impl DeviceTracer {
             if !t.is_recording() {
                 return;
             }
+            let before = t.events_len();
             if t.is_instrumented() {
                 trace_end_cmd_buffer(&self.recorder(cb), t, cb.as_raw());
             }
-            if t.finish(cb, &self.chunks) {
+            // The command buffer's own range ends at that event, where it was recorded
+            // (its tracepoint may be off): its counters go there or nowhere.
+            let end_event = t.just_recorded(before);
+            if t.finish(cb, &self.chunks, end_event) {
                 self.cmdbufs.recording_ended();
             }
         };

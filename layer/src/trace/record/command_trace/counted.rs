@@ -138,9 +138,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// The render pass instance whose end tracepoint was just recorded (`before` events
     /// before it) gets the sum of its subpasses' or its draws' queries.
     pub fn close_pass_statistics(&mut self, before: usize) {
-        let recorded = self.events.len() == before + 1;
+        let event = self.just_recorded(before);
         if let Some(stats) = self.stats.as_deref_mut() {
-            stats.close_pass(recorded.then_some(before as u32));
+            stats.close_pass(event);
         }
     }
 
@@ -265,14 +265,22 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// The queries ended since the last range go to the range whose end tracepoint was
     /// just recorded (`before` events before it); nowhere if it was not.
     pub fn close_statistics(&mut self, before: usize, shown: Shown) {
-        let recorded = self.events.len() == before + 1;
+        let event = self.just_recorded(before);
         if let Some(stats) = self.stats.as_deref_mut() {
-            stats.close(recorded.then_some(before as u32), shown);
+            stats.close(event, shown);
         }
     }
 
-    /// At the recording's end (after `end_cmd_buffer`, after the copy of its timestamps
-    /// into `run_slot` if it has one, `slots` values): what the frozen trace keeps. A
+    /// The event an end tracepoint just recorded (`before` events before it): the last, if
+    /// it recorded any (a start held back until then is recorded with it); `None` when it
+    /// recorded nothing (its tracepoint is off, or the trace is full).
+    pub fn just_recorded(&self, before: usize) -> Option<u32> {
+        (self.events.len() > before).then(|| self.events.len() as u32 - 1)
+    }
+
+    /// At the recording's end (after `end_cmd_buffer`, event `end_event` where it was
+    /// recorded, after the copy of its timestamps into `run_slot` if it has one, `slots`
+    /// values): what the frozen trace keeps. A
     /// one-time run is read from its queries; a tracked reusable one copies them after its
     /// timestamps, where the slot has room; one the layer does not track (`tracked`
     /// false: every run goes wrapped) has the layer's copy after each run copy them.
@@ -280,10 +288,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         &mut self,
         rec: (&ChunkPool, vk::CommandBuffer),
         (run_slot, tracked): (Option<RunSlot>, bool),
-        slots: u32,
+        (slots, end_event): (u32, Option<u32>),
     ) -> Option<RecordedStats> {
         let stats = self.stats.take()?;
-        let last = self.events.len().checked_sub(1).map(|e| e as u32);
         let in_run = stats.run_values();
         let source = match (self.one_time, run_slot, stats.first()) {
             // No query taken (none could be: a multiview subpass on a driver that leaves
@@ -313,7 +320,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             }
             _ => Source::Unread,
         };
-        Some((*stats).freeze(last, source))
+        Some((*stats).freeze(end_event, source))
     }
 }
 

@@ -66,7 +66,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
     /// tracepoint was just recorded (`before` events before it), or nowhere (`None`, or
     /// that tracepoint was not recorded).
     pub fn end_hardware(&mut self, rec: (&ChunkPool, vk::CommandBuffer), before: Option<usize>) {
-        let range = before.filter(|&b| self.events.len() == b + 1);
+        let range = before.and_then(|b| self.just_recorded(b));
         let Some(hw) = self.hardware.as_deref_mut() else {
             return;
         };
@@ -77,17 +77,18 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
         // buffer's ends as its last command (`freeze_hardware`), a render pass's after the
         // pass ended.
         unsafe { rec.0.backend().end_perf(rec.1, pool, query) };
-        hw.ended(range.map(|b| b as u32));
+        hw.ended(range);
     }
 
     /// At the recording's end, after everything else the layer records in it: the query
-    /// spanning the whole command buffer ends (its range the command buffer's, the last
-    /// event); what the frozen trace keeps.
+    /// spanning the whole command buffer ends, its range the command buffer's (whose end
+    /// event is `end_event`, where it was recorded); what the frozen trace keeps.
     pub(super) fn freeze_hardware(
         &mut self,
         rec: (&ChunkPool, vk::CommandBuffer),
+        end_event: Option<u32>,
     ) -> Option<RecordedHw> {
-        self.end_hardware(rec, self.events.len().checked_sub(1));
+        self.end_hardware(rec, end_event.map(|e| e as usize));
         let hw = self.hardware.take()?;
         let set = rec.0.hardware.set()?;
         Some((*hw).freeze(self.family, set, !self.one_time))

@@ -11,10 +11,16 @@ use crate::trace::record::chunk::ChunkPool;
 use crate::trace::record::recorded_trace::{RecordedTrace, TraceParts};
 
 impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
-    /// Freezes the recording at `vkEndCommandBuffer`. Returns whether an instrumented
-    /// recording was in progress.
+    /// Freezes the recording at `vkEndCommandBuffer` (`end_event`: the command buffer's
+    /// end event, where it was recorded). Returns whether an instrumented recording was in
+    /// progress.
     #[must_use]
-    pub fn finish(&mut self, cmd: vk::CommandBuffer, pool: &Arc<ChunkPool>) -> bool {
+    pub fn finish(
+        &mut self,
+        cmd: vk::CommandBuffer,
+        pool: &Arc<ChunkPool>,
+        end_event: Option<u32>,
+    ) -> bool {
         let was_recording = std::mem::take(&mut self.recording);
         self.fast_left = 0;
         if !self.is_instrumented() {
@@ -48,9 +54,10 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             !self.children.is_empty(),
             slots,
         );
-        let statistics = self.freeze_statistics((pool, cmd), (run_slot, tracked), slots);
+        let statistics =
+            self.freeze_statistics((pool, cmd), (run_slot, tracked), (slots, end_event));
         // The last command the layer records: a query spanning the command buffer ends.
-        let hardware = self.freeze_hardware((pool, cmd));
+        let hardware = self.freeze_hardware((pool, cmd), end_event);
         let parts = TraceParts {
             cmd,
             chunks,
