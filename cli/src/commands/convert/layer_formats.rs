@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use utrace_format::escape::{push_csv_field, push_json_string};
 use utrace_format::{RangeKind, ValueKind};
+use utrace_format::{COUNTER_NAMES, PERF_PREFIX};
 
 use crate::analysis::ranges::Spec;
 use crate::trace::{Batch, Event, Trace};
@@ -137,7 +138,19 @@ pub fn json(trace: &Trace, spec: &Spec) -> String {
 }
 
 pub fn csv(trace: &Trace, spec: &Spec) -> String {
-    let mut out = String::from(utrace_format::CSV_HEADER);
+    // A trace with GPU counters gets the layer's counter columns, named in the header, as
+    // the layer writes them: its statistics, or its hardware counters in their order.
+    let columns = counter_columns(trace);
+    let mut out = String::from(utrace_format::CSV_HEADER.trim_end());
+    for c in &columns {
+        out.push(',');
+        out.push_str(c);
+    }
+    if !columns.is_empty() {
+        out.push_str(",partial");
+    }
+    out.push('\n');
+    let mut values: Vec<&str> = Vec::new();
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
         let submitted = b.submit_ns.map(|s| s.to_string()).unwrap_or_default();
@@ -147,12 +160,53 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
                 "{},{},{},{},{thread},{submitted},{},{delta},{depth},{},",
                 b.device, b.number, b.frame, b.submission, e.ns, e.name,
             );
-            // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
-            push_csv_field(&mut out, &e.args);
+            if columns.is_empty() {
+                // The arguments quoted, a quote inside doubled (RFC 4180), as the layer does.
+                push_csv_field(&mut out, &e.args);
+            } else {
+                // The counters out of the arguments, into their columns.
+                values.clear();
+                values.resize(columns.len() + 1, "");
+                let mut args = String::new();
+                for (name, raw) in text_args::split(&e.args) {
+                    if let Some(i) = columns.iter().position(|c| c == name) {
+                        values[i] = raw;
+                    } else if name == "partial" {
+                        values[columns.len()] = raw;
+                    } else {
+                        if !args.is_empty() {
+                            args.push_str(", ");
+                        }
+                        let _ = write!(args, "{name}={raw}");
+                    }
+                }
+                push_csv_field(&mut out, &args);
+                for v in &values {
+                    out.push(',');
+                    out.push_str(v);
+                }
+            }
             out.push('\n');
         }
     }
     out
+}
+
+/// The counter columns of `trace`: every statistic where it has pipeline statistics, else
+/// its hardware counters (`perf_...`) in the order they first come; none without counters.
+fn counter_columns(trace: &Trace) -> Vec<String> {
+    let mut perf: Vec<String> = Vec::new();
+    for e in trace.batches.iter().flat_map(|b| &b.events) {
+        for (name, _) in text_args::split(&e.args) {
+            if COUNTER_NAMES.contains(&name) {
+                return COUNTER_NAMES.iter().map(|n| n.to_string()).collect();
+            }
+            if name.starts_with(PERF_PREFIX) && !perf.iter().any(|p| p == name) {
+                perf.push(name.to_string());
+            }
+        }
+    }
+    perf
 }
 
 #[cfg(test)]
@@ -211,6 +265,38 @@ mod tests {
             csv(&t, &Spec::built_in()),
             "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n\
              0,4,2,3,77,,5,0,0,begin_label,\"label=\"\"a, b\"\"\"\n"
+        );
+    }
+
+    #[test]
+    fn csv_puts_counters_in_their_columns_as_the_layer_does() {
+        let t = batch(vec![
+            Event::at(0, "start_render_pass", "width=64"),
+            Event::at(
+                10,
+                "end_render_pass",
+                "perf_draws=2, perf_gpu_busy=12.5, partial=1",
+            ),
+        ]);
+        let out = csv(&t, &Spec::built_in());
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].ends_with(",event,args,perf_draws,perf_gpu_busy,partial"),
+            "{out}"
+        );
+        assert!(
+            lines[1].ends_with(",start_render_pass,\"width=64\",,,"),
+            "{out}"
+        );
+        assert!(
+            lines[2].ends_with(",end_render_pass,\"\",2,12.5,1"),
+            "{out}"
+        );
+        let t = batch(vec![Event::at(0, "end_dispatch", "compute_invocations=64")]);
+        let out = csv(&t, &Spec::built_in());
+        assert_eq!(
+            out.lines().next(),
+            Some(utrace_format::CSV_HEADER_COUNTERS.trim_end())
         );
     }
 }
