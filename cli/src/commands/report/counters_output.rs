@@ -80,7 +80,7 @@ pub fn text(heading: &str, rows: &[Row], top: Option<usize>) -> String {
     if partial > 0 {
         let _ = writeln!(
             out,
-            "note: {partial} ranges were measured only in part (an application's own statistics query overlapped them, or they hold subpasses of secondaries or of several views): their sums leave that part out"
+            "note: {partial} ranges were measured only in part or not at all (an application's own statistics query overlapped them, or they hold subpasses of secondaries or of several views the device could not count): their sums leave that part out"
         );
     }
     out

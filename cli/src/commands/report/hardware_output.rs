@@ -18,11 +18,18 @@ fn value(v: Option<f64>) -> String {
     }
 }
 
-/// The table under `heading` (the grouping's), the `top` groups first; nothing when the
-/// trace has no hardware counters.
+/// The table under `heading` (the grouping's), the `top` groups first; a line saying so
+/// when the trace's hardware counters are on no range of the grouping, nothing when it
+/// has none.
 pub fn text(heading: &str, keys: &[String], rows: &[HwRow], top: Option<usize>) -> String {
     let mut out = String::new();
     if rows.is_empty() {
+        if !keys.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nhardware counters: none on the ranges grouped by {heading} (the trace has them on other ranges)"
+            );
+        }
         return out;
     }
     let _ = write!(
@@ -126,5 +133,20 @@ mod tests {
         let table = text("range", &keys, &[row], None);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines[2].len(), lines[3].len(), "{table}");
+    }
+
+    #[test]
+    fn counters_on_no_range_of_the_grouping_are_said_to_be_elsewhere() {
+        let keys = vec!["perf_draws".to_string()];
+        let said = text("pipeline", &keys, &[], None);
+        assert!(
+            said.contains("none on the ranges grouped by pipeline"),
+            "{said}"
+        );
+        assert_eq!(
+            text("pipeline", &[], &[], None),
+            "",
+            "no counters: nothing said"
+        );
     }
 }

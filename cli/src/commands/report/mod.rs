@@ -81,7 +81,7 @@ pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
         crate::stdout::print(&format!("{value}\n"))
     } else {
         let mut text = output::text(&r, o.top);
-        let no_hardware = hardware.as_ref().is_none_or(|(_, rows)| rows.is_empty());
+        let no_hardware = hardware.as_ref().is_none_or(|(keys, _)| keys.is_empty());
         if let Some(rows) = counters.as_ref().filter(|r| !r.is_empty() || no_hardware) {
             text.push_str(&counters_output::text(o.by.heading(), rows, o.top));
         }
