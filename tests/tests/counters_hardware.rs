@@ -212,7 +212,8 @@ fn json_and_csv_carry_the_counters() {
     );
 }
 
-/// Perfetto: a descriptor names the counters by their keys (ids from 101), and each counted
+/// Perfetto: a descriptor names the counters by their keys (ids from 101) with their units,
+/// and each counted
 /// range sets them at its begin and back to 0 at its end, a float as a double; `utrace
 /// report` reads them back.
 #[test]
@@ -235,6 +236,19 @@ fn perfetto_draws_hardware_counter_tracks() {
             (102, "perf_gpu_busy".into())
         ]
     );
+    // Units where Perfetto has one: GPU busy is a percentage (PERCENT, 37), Workgroups a
+    // generic count (none).
+    let units: Vec<(u32, Option<i32>)> = trace
+        .packet
+        .iter()
+        .filter_map(|p| p.gpu_counter_event.as_ref()?.counter_descriptor.as_ref())
+        .flat_map(|d| {
+            d.specs
+                .iter()
+                .map(|s| (s.counter_id.unwrap(), s.numerator_units))
+        })
+        .collect();
+    assert_eq!(units, [(101, None), (102, Some(37))]);
     let samples = |id| utrace_tests::perfetto_trace::counter_samples(&trace, id);
     let ints: Vec<i64> = samples(101)
         .iter()

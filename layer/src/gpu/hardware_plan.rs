@@ -6,7 +6,8 @@ use ash::vk;
 use super::perf_counters::PerfPlan;
 
 /// The hardware counters a device collects: per queue family the counters' indices in the
-/// driver's list, in the order asked; their keys in outputs and how each value is stored;
+/// driver's list, in the order asked; their keys in outputs, how each value is stored and
+/// its unit;
 /// and whether a query spans whole command buffers (a counter of command-buffer scope is
 /// among them) or each render pass.
 #[derive(Debug, PartialEq, Eq)]
@@ -14,6 +15,7 @@ pub struct HardwarePlan {
     pub families: Vec<(u32, Vec<u32>)>,
     pub keys: Vec<String>,
     pub storage: Vec<vk::PerformanceCounterStorageKHR>,
+    pub units: Vec<vk::PerformanceCounterUnitKHR>,
     pub command_buffer_scope: bool,
 }
 
@@ -24,6 +26,7 @@ impl HardwarePlan {
             families,
             names,
             storage,
+            units,
             command_buffer_scope,
         } = plan
         else {
@@ -33,6 +36,7 @@ impl HardwarePlan {
             families: families.clone(),
             keys: names.iter().map(|n| utrace_format::perf_key(n)).collect(),
             storage: storage.clone(),
+            units: units.clone(),
             command_buffer_scope: *command_buffer_scope,
         })
     }

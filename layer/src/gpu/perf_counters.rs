@@ -28,6 +28,8 @@ pub enum PerfPlan {
         names: Vec<String>,
         /// How each counter's value is stored, in the order asked.
         storage: Vec<vk::PerformanceCounterStorageKHR>,
+        /// Each counter's unit, in the order asked.
+        units: Vec<vk::PerformanceCounterUnitKHR>,
         /// Whether any counter is of command-buffer scope: then a query spans a whole
         /// command buffer (its first command to its last), else each render pass.
         command_buffer_scope: bool,
@@ -118,6 +120,7 @@ pub(super) unsafe fn plan(
     let mut families = Vec::new();
     let mut names = Vec::new();
     let mut storage = Vec::new();
+    let mut units = Vec::new();
     let mut command_buffer_scope = false;
     for q in queues {
         let family = q.queue_family_index;
@@ -167,6 +170,7 @@ pub(super) unsafe fn plan(
                 .iter()
                 .map(|&i| listed[i as usize].1.storage)
                 .collect();
+            units = indices.iter().map(|&i| listed[i as usize].1.unit).collect();
         }
         command_buffer_scope |= indices
             .iter()
@@ -180,6 +184,7 @@ pub(super) unsafe fn plan(
         families,
         names,
         storage,
+        units,
         command_buffer_scope,
     }
 }

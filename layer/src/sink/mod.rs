@@ -25,8 +25,8 @@ use std::sync::Arc;
 use crate::config::{Destination, Format};
 
 pub use crate::trace::sink_interface::{
-    BatchInfo, CounterValue, Counters, DeviceContext, Event, EventPieces, Lifecycle, ObjectName,
-    ObjectNames, Outputs, Sink, TraceSummary,
+    BatchInfo, CounterValue, Counters, DeviceContext, Event, EventPieces, HardwareSet, Lifecycle,
+    ObjectName, ObjectNames, Outputs, Sink, TraceSummary,
 };
 pub use crate::trace::submit::batch::SubmitTiming;
 

@@ -6,7 +6,7 @@ use crate::trace::tracepoints::{Payload, TracepointInfo, TRACEPOINTS};
 
 pub use super::object_names::{ObjectName, ObjectNames};
 use super::pipeline_names::PipelineNames;
-pub use super::record::counter_values::CounterValue;
+pub use super::record::counter_values::{CounterValue, HardwareSet};
 pub use super::record::statistics::Counters;
 pub use super::submit::batch::SubmitTiming;
 

@@ -28,7 +28,8 @@ use utrace_format::COUNTER_NAMES;
 use super::sequence::SequenceState;
 use super::sequence_start::GPU_CLOCK_ID;
 use super::stage_pairs::Range;
-use crate::sink::{CounterValue, Counters};
+use crate::sink::{CounterValue, Counters, HardwareSet};
+use ash::vk;
 
 /// Each statistic's unit and group, in the order of [`COUNTER_NAMES`] (its counter id is
 /// its place, from 1).
@@ -62,7 +63,7 @@ pub fn describe(
     counters: &Counters,
 ) -> u64 {
     if let Some(set) = counters.hardware {
-        return describe_hardware(ctx, state, gpu_id, &set.keys);
+        return describe_hardware(ctx, state, gpu_id, set);
     }
     let named = if counters.mesh {
         COUNTER_NAMES.len()
@@ -97,13 +98,15 @@ pub fn describe(
         .sum()
 }
 
-/// [`describe`] for hardware counters of `keys`.
+/// [`describe`] for a set of hardware counters: their keys, and their units where
+/// Perfetto has them.
 fn describe_hardware(
     ctx: &mut TraceContext<'_, SequenceState>,
     state: &mut SequenceState,
     gpu_id: u32,
-    keys: &[String],
+    set: &HardwareSet,
 ) -> u64 {
+    let keys = &set.keys;
     if state.counters_described >= keys.len() {
         return 0;
     }
@@ -113,9 +116,16 @@ fn describe_hardware(
         packet.set_gpu_counter_event(|event: &mut GpuCounterEvent| {
             event.set_counter_descriptor(|d: &mut GpuCounterDescriptor| {
                 for (i, key) in keys.iter().enumerate() {
+                    let units = set.units.get(i).and_then(|&u| units_of(u));
                     d.set_specs(|s: &mut Spec| {
                         s.set_counter_id(HARDWARE_IDS + i as u32);
                         s.msg.append_type2_field(2, key.as_bytes());
+                        if let Some((numerator, denominator)) = units {
+                            s.set_numerator_units(numerator);
+                            if let Some(denominator) = denominator {
+                                s.set_denominator_units(denominator);
+                            }
+                        }
                         s.set_select_by_default(true);
                     });
                 }
@@ -124,6 +134,24 @@ fn describe_hardware(
         });
     });
     keys.iter().map(|k| k.len() as u64 + 16).sum()
+}
+
+/// A Vulkan counter unit as Perfetto's (numerator, denominator), where it has one
+/// (generic counts and cycles have none).
+fn units_of(unit: vk::PerformanceCounterUnitKHR) -> Option<(Unit, Option<Unit>)> {
+    use vk::PerformanceCounterUnitKHR as U;
+    Some(match unit {
+        U::PERCENTAGE => (Unit::Percent, None),
+        U::NANOSECONDS => (Unit::Nanosecond, None),
+        U::BYTES => (Unit::Byte, None),
+        U::BYTES_PER_SECOND => (Unit::Byte, Some(Unit::Second)),
+        U::KELVIN => (Unit::Kelvin, None),
+        U::WATTS => (Unit::Watt, None),
+        U::VOLTS => (Unit::Volt, None),
+        U::AMPS => (Unit::Ampere, None),
+        U::HERTZ => (Unit::Hertz, None),
+        _ => return None,
+    })
 }
 
 /// The id of counter `name` on the tracks, if it has one: a statistic's place (from 1), a

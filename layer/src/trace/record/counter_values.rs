@@ -81,6 +81,8 @@ impl CounterValue {
 pub struct HardwareSet {
     pub keys: Vec<String>,
     pub storage: Vec<vk::PerformanceCounterStorageKHR>,
+    /// Each counter's unit (Perfetto's descriptor says it).
+    pub units: Vec<vk::PerformanceCounterUnitKHR>,
 }
 
 impl HardwareSet {
@@ -88,16 +90,19 @@ impl HardwareSet {
     pub fn interned(
         keys: &[String],
         storage: &[vk::PerformanceCounterStorageKHR],
+        units: &[vk::PerformanceCounterUnitKHR],
     ) -> &'static HardwareSet {
         static SETS: parking_lot::Mutex<Vec<&'static HardwareSet>> =
             parking_lot::Mutex::new(Vec::new());
         let mut sets = SETS.lock();
-        if let Some(set) = sets.iter().find(|s| s.keys == keys && s.storage == storage) {
+        let same = |s: &&&HardwareSet| s.keys == keys && s.storage == storage && s.units == units;
+        if let Some(set) = sets.iter().find(same) {
             return set;
         }
         let set: &'static HardwareSet = Box::leak(Box::new(HardwareSet {
             keys: keys.to_vec(),
             storage: storage.to_vec(),
+            units: units.to_vec(),
         }));
         sets.push(set);
         set

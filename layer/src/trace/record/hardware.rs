@@ -111,7 +111,7 @@ impl HwPools {
     pub fn new(backend: Backend) -> HwPools {
         let set = backend
             .hardware()
-            .map(|h| HardwareSet::interned(&h.keys, &h.storage));
+            .map(|h| HardwareSet::interned(&h.keys, &h.storage, &h.units));
         HwPools {
             backend: Some(backend),
             set,
@@ -210,6 +210,10 @@ mod tests {
             &[
                 vk::PerformanceCounterStorageKHR::UINT64,
                 vk::PerformanceCounterStorageKHR::FLOAT64,
+            ],
+            &[
+                vk::PerformanceCounterUnitKHR::GENERIC,
+                vk::PerformanceCounterUnitKHR::PERCENTAGE,
             ],
         );
         let mut r = recording(true);
