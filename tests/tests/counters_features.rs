@@ -47,7 +47,7 @@ fn pipeline_counters_enable_the_statistics_features_beside_the_applications_own(
     );
     assert!(
         run.stderr.contains(
-            "utrace: warning: device 0: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters on the draws, render passes, dispatches, trace-rays and executed secondaries of primary command buffers (unfinished: not yet render passes suspended across command buffers)"
+            "utrace: warning: device 0: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled (no inheritedQueries on this device: no statistics across vkCmdExecuteCommands); counters on the draws, render passes, dispatches, trace-rays and executed secondaries of primary command buffers (a render pass instance suspended across command buffers: each part)"
         ),
         "{}",
         run.stderr

@@ -117,7 +117,7 @@ pub fn said(index: u32, have: StatisticsFeatures) -> String {
         }
     };
     format!(
-        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}{mesh}); counters on the draws, render passes, dispatches, trace-rays and executed secondaries of primary command buffers (unfinished: not yet render passes suspended across command buffers)"
+        "device {index}: GPU counters (pipeline statistics): pipelineStatisticsQuery enabled ({inherited}{mesh}); counters on the draws, render passes, dispatches, trace-rays and executed secondaries of primary command buffers (a render pass instance suspended across command buffers: each part)"
     )
 }
 

@@ -75,8 +75,8 @@ pub unsafe extern "system" fn cmd_begin_rendering(
             cb,
             |r, t| {
                 if !resuming {
-                    // An instance that suspends spans command buffers, which one query
-                    // cannot: it gets none.
+                    // An instance that suspends spans command buffers, which a query
+                    // around it cannot: each of its parts is counted inside it (below).
                     if !info.flags.contains(vk::RenderingFlags::SUSPENDING) {
                         t.begin_pass_hardware(r);
                         let secondaries = info
@@ -92,12 +92,12 @@ pub unsafe extern "system" fn cmd_begin_rendering(
                 enter(t);
                 if resuming {
                     start_rendering(r, t, info);
-                } else if !t.suspending {
-                    // An instance in this command buffer alone (a suspended one spans
-                    // command buffers, which one query cannot).
-                    t.open_pass_statistics();
-                    t.begin_subpass_statistics(r);
                 }
+                // Each part of an instance (all of one that neither suspends nor resumes)
+                // is a range of its command buffer: its queries begin inside it and end
+                // before it suspends or ends.
+                t.open_pass_statistics();
+                t.begin_subpass_statistics(r);
             },
         )
     }
@@ -120,10 +120,12 @@ pub unsafe extern "system" fn cmd_end_rendering(cb: vk::CommandBuffer) {
         tracer.around(
             cb,
             |r, t| {
+                t.end_statistics(r);
                 if t.suspending {
+                    // The part's end, inside the instance: its range closes here.
+                    let before = t.events_len();
                     trace_end_rendering(r, t, true);
-                } else {
-                    t.end_statistics(r);
+                    t.close_pass_statistics(before);
                 }
             },
             call,
