@@ -137,14 +137,14 @@ fn dynamic_rendering_is_counted_like_render_passes() {
 /// between runs (the emulation says a query run again unreset as a breach, which `traced`
 /// refuses): the `counters-reruns` scenario runs a pass of 2 draws three times, each right
 /// after the last completed, then re-recorded with 3 draws three times more; its
-/// simultaneous-use command buffer gets none, said once. Per command buffer too: the
+/// simultaneous-use command buffer gets none, said once; past its pool's 32 queries a
+/// command buffer's render passes say partial. Per command buffer too: the
 /// `counters` scenario's reusable indirect dispatch (which the emulation counts as no
 /// workgroups) gets its counters on each of its three runs.
 #[test]
 fn reusable_command_buffers_are_counted_run_by_run() {
     let (run, trace) = traced("counters-reruns", "perf:Draws,Vertices", &[]);
-    let passes: Vec<(Option<&str>, Option<&str>)> = trace
-        .batches
+    let passes: Vec<(Option<&str>, Option<&str>)> = trace.batches[..7]
         .iter()
         .flat_map(|b| named(&b.events, "end_render_pass"))
         .map(|e| (arg(e, "perf_draws"), arg(e, "perf_vertices")))
@@ -157,6 +157,16 @@ fn reusable_command_buffers_are_counted_run_by_run() {
         run.stdout
     );
     let said = "a command buffer recorded for SIMULTANEOUS_USE gets no hardware counters";
+    assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
+    // 34 render passes in one command buffer: the pool's 32 queries count the first 32,
+    // the last two say they were not measured; said once.
+    let many = named(&trace.batches[7].events, "end_render_pass");
+    assert_eq!(many.len(), 34);
+    assert!(many[..32].iter().all(|e| arg(e, "perf_draws") == Some("1")));
+    assert!(many[32..]
+        .iter()
+        .all(|e| arg(e, "perf_draws").is_none() && arg(e, "partial") == Some("1")));
+    let said = "more render pass instances than its hardware counter pool has queries";
     assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
     let (run, trace) = traced("counters", "perf:Workgroups,GPU busy", &[]);
     let ends: Vec<Option<&str>> = trace
@@ -280,9 +290,10 @@ fn perfetto_draws_hardware_counter_tracks() {
 }
 
 /// `utrace report --counters` of a trace with hardware counters, against the tests' own
-/// sums from the trace: the `counters-reruns` scenario's six counted passes (2, 2, 2, 3, 3
-/// and 3 draws of 3 vertices) make one `render_pass` group of 15 draws and 45 vertices, a
-/// mean of 2.5 and 7.5 per pass; the table says so too; `utrace diff` compares them.
+/// sums from the trace: the `counters-reruns` scenario's counted passes (2, 2, 2, 3, 3 and
+/// 3 draws of 3 vertices, then 32 of 1 draw; the 2 past the pool are not counted) make one
+/// `render_pass` group of 38 ranges, 47 draws and 141 vertices; the table says so too;
+/// `utrace diff` compares them.
 #[test]
 fn report_gives_each_groups_hardware_counters_as_the_trace_says() {
     let dir = TempDir::new("counters-hardware-report");
@@ -304,7 +315,7 @@ fn report_gives_each_groups_hardware_counters_as_the_trace_says() {
             g.2 += v.parse::<f64>().unwrap();
         }
     }
-    assert_eq!(want["render_pass"], (6, 15.0, 45.0), "{}", run.stderr);
+    assert_eq!(want["render_pass"], (38, 47.0, 141.0), "{}", run.stderr);
     let report = |extra: &[&str]| {
         let out = std::process::Command::new(utrace_tests::harness::utrace_exe())
             .args(["report", "--counters"])
@@ -342,7 +353,7 @@ fn report_gives_each_groups_hardware_counters_as_the_trace_says() {
         .collect();
     assert_eq!(
         pass,
-        ["render_pass", "6", "15", "2.5", "45", "7.5"],
+        ["render_pass", "38", "47", "1.2", "141", "3.7"],
         "{table}"
     );
     // utrace diff compares them: a trace against itself, unchanged.

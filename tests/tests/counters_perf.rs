@@ -43,7 +43,7 @@ fn counters_of_one_pass_are_resolved_and_the_profiling_lock_taken_then_given_bac
     let run = traced("perf:draws, Vertices", true, &[]);
     assert_eq!(
         line(&run),
-        "utrace: warning: device 0: GPU counters (VK_KHR_performance_query): Draws, Vertices in one pass, the profiling lock taken; counted around each render pass instance (the first 32 of a command buffer) of primary command buffers, not those for simultaneous use"
+        "utrace: warning: device 0: GPU counters (VK_KHR_performance_query): Draws, Vertices in one pass, the profiling lock taken; counted around each render pass instance (the first 32 of a command buffer, none that suspends) of primary command buffers, not those for simultaneous use"
     );
     let taken = run.stderr.find("utrace-perf: the profiling lock is taken");
     let given = run

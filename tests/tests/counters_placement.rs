@@ -127,16 +127,17 @@ fn command_buffers_the_layer_does_not_track_get_each_runs_statistics() {
     // each run resets its statistics at its begin and the layer's copy after it reads
     // them (query commands on one queue run in submission order), so every run shows its
     // own. Without inheritedQueries (Lavapipe) the secondary's dispatch is not counted.
+    // Past its one pool's 64 queries a reusable recording's ranges say partial.
     let dir = TempDir::new("counters-simultaneous");
     let (run, trace) = counted(workload!("counters-simultaneous"), &dir);
-    assert_eq!(trace.batches.len(), 5, "{}", run.stdout);
+    assert_eq!(trace.batches.len(), 6, "{}", run.stdout);
     let first: Vec<u64> = trace
         .batches
         .iter()
         .map(|b| counters(named(&b.events, "end_dispatch")[0]).unwrap()[6])
         .collect();
-    assert_eq!(first, [320, 320, 320, 128, 128], "{}", run.stdout);
-    for b in &trace.batches {
+    assert_eq!(first, [320, 320, 320, 128, 128, 64], "{}", run.stdout);
+    for b in &trace.batches[..5] {
         let end = b.events.last().unwrap();
         assert_eq!(end.name, "end_cmd_buffer");
         let sum = counters(end).expect("the command buffer's sum");
@@ -145,6 +146,22 @@ fn command_buffers_the_layer_does_not_track_get_each_runs_statistics() {
             counters(named(&b.events, "end_dispatch")[0]).unwrap()[6]
         );
     }
+    // 70 dispatches: the first 64 counted (64 invocations each), the rest say they were
+    // not measured, and so does the command buffer's sum of the 64; said once.
+    let many = &trace.batches[5].events;
+    let dispatches = named(many, "end_dispatch");
+    assert_eq!(dispatches.len(), 70);
+    assert!(dispatches[..64]
+        .iter()
+        .all(|e| counters(e).unwrap()[6] == 64));
+    assert!(dispatches[64..]
+        .iter()
+        .all(|e| counters(e).is_none() && e.arg("partial") == Some("1")));
+    let end = many.last().unwrap();
+    assert_eq!(counters(end).unwrap()[6], 64 * 64, "{end:?}");
+    assert_eq!(end.arg("partial"), Some("1"), "{end:?}");
+    let said = "a reusable command buffer counts at most 64 ranges";
+    assert_eq!(run.stderr.matches(said).count(), 1, "{}", run.stderr);
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! submission on one queue of one device make a batch, and the `vk_queue_submit` that
 //! follows them names the submitting thread. A stage becomes the begin tracepoint of its
 //! stage name (the spec's `stage`; a stage named by a label is a `label` range) with its
-//! `extra_data` as arguments, and the end tracepoint of its range at begin + duration. The
+//! `extra_data` as arguments, and the end tracepoint of its range at begin + duration,
+//! with the GPU counters among them (as the layer's text formats have them). The
 //! `extra_data` named `frame` (the layer writes it last) is the batch's frame, not an
 //! argument; stages of older layers have none and stay in frame 0.
 //!
@@ -44,6 +45,9 @@ struct Stage {
     /// `None` for a marker.
     end: Option<String>,
     args: String,
+    /// The GPU counters among its `extra_data`, which the layer's other formats put on
+    /// the range's end event.
+    end_args: String,
 }
 
 struct Building {
@@ -181,12 +185,17 @@ impl<'s> Assembler<'s> {
                 pairs.insert(0, (arg.to_string(), name.clone()));
             }
         }
+        let end = self.spec.end_of(begin).map(|t| t.name.clone());
+        let (counters, pairs): (Vec<_>, Vec<_>) = pairs
+            .into_iter()
+            .partition(|(n, _)| end.is_some() && is_counter(n));
         let stage = Stage {
             ns,
             duration,
             begin: begin.name.clone(),
-            end: self.spec.end_of(begin).map(|t| t.name.clone()),
+            end,
             args: text_args::format(&pairs, &begin.args),
+            end_args: text_args::format(&counters, &[]),
         };
         let device = e.gpu_id.and_then(|g| u32::try_from(g).ok()).unwrap_or(0);
         let submission = e.submission_id.unwrap_or(0);
@@ -298,8 +307,16 @@ fn events(stages: &[Stage]) -> Vec<Event> {
             (s.ns, 1, u64::MAX - s.duration, u64::MAX - k, 0)
         };
         keyed.push((begin_key, event(s.ns, &s.begin, &s.args)));
-        keyed.push(((end_ns, 0, k, 0, 1), event(end_ns, end, "")));
+        keyed.push(((end_ns, 0, k, 0, 1), event(end_ns, end, &s.end_args)));
     }
     keyed.sort_by_key(|(key, _)| *key);
     keyed.into_iter().map(|(_, e)| e).collect()
+}
+
+/// Whether `extra_data` named `name` is a GPU counter (a pipeline statistic, a hardware
+/// counter, or `partial`).
+fn is_counter(name: &str) -> bool {
+    name == "partial"
+        || name.starts_with(utrace_format::PERF_PREFIX)
+        || utrace_format::COUNTER_NAMES.contains(&name)
 }

@@ -354,3 +354,41 @@ fn the_frame_extra_data_is_the_batchs_frame() {
     assert_eq!(t.notes.len(), 1, "{:?}", t.notes);
     assert!(t.notes[0].contains("1 stage events carry a `frame` that is not a frame number"));
 }
+
+/// A stage's GPU counters (statistics, hardware counters, `partial`) go on its range's end
+/// event, as the layer's text formats have them; its other arguments stay on the begin.
+#[test]
+fn a_stages_counters_go_on_its_end_event() {
+    let cleared = SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
+    let args: &[(&str, &str)] = &[
+        ("cmd", "0xc1"),
+        ("compute_invocations", "64"),
+        ("perf_draws", "2"),
+        ("partial", "1"),
+    ];
+    let packets = [
+        specs(7, cleared, &[(1, "q", QUEUE_A), (2, "Command Buffer", "")]),
+        stage(7, (90, 100, 2, 1, 1, args)),
+        submit(7, 0xa0, 1, 42),
+    ];
+    let mut bytes = Vec::new();
+    for p in &packets {
+        encode_packet(p, &mut bytes);
+    }
+    let t = perfetto::parse(&bytes).unwrap();
+    let events: Vec<(&str, &str)> = t.batches[0]
+        .events
+        .iter()
+        .map(|e| (e.name.as_str(), e.args.as_str()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("start_cmd_buffer", "cmd=0xc1"),
+            (
+                "end_cmd_buffer",
+                "compute_invocations=64, perf_draws=2, partial=1"
+            )
+        ]
+    );
+}

@@ -305,7 +305,7 @@ pub fn said(index: u32, plan: &PerfPlan, lock: Result<(), vk::Result>) -> Option
                 if *command_buffer_scope {
                     "command buffer (a counter is of command-buffer scope)"
                 } else {
-                    "render pass instance (the first 32 of a command buffer)"
+                    "render pass instance (the first 32 of a command buffer, none that suspends)"
                 }
             ),
             Err(vk::Result::TIMEOUT) => format!(

@@ -241,7 +241,8 @@ pub fn counters_indexed(dev: &Device, sub: &mut Submitter) -> Result<bool> {
 /// A reusable command buffer counted run after run: a render pass of 2 draws of 3
 /// vertices, submitted three times, each right after the last completed (before the layer
 /// has necessarily read the last run); then re-recorded with 3 draws and submitted three
-/// times more; then a simultaneous-use one of 1 draw, submitted once.
+/// times more; then a simultaneous-use one of 1 draw, submitted once; then a one-time one
+/// of 34 render passes of 1 draw.
 pub fn counters_reruns(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
     let target = SceneTarget::new(dev, false)?;
@@ -272,7 +273,22 @@ pub fn counters_reruns(dev: &Device, sub: &mut Submitter) -> Result<bool> {
         1,
     )?;
     sub.submit("reruns-simultaneous", &[simultaneous], None)?;
-    free(dev, &[cb, simultaneous]);
+    // One-time, 34 render passes of 1 draw: more than a recording's hardware counter pool
+    // holds (32).
+    let many = record_once(dev, |cb| {
+        for _ in 0..34 {
+            // SAFETY: `cb` is recording; every object belongs to this device.
+            unsafe {
+                d.cmd_begin_render_pass(cb, &target.begin_info(), vk::SubpassContents::INLINE);
+                target.pipeline.bind(dev, cb);
+                d.cmd_draw(cb, 3, 1, 0, 0);
+                d.cmd_end_render_pass(cb);
+            }
+        }
+        Ok(())
+    })?;
+    sub.submit("reruns-many-passes", &[many], None)?;
+    free(dev, &[cb, simultaneous, many]);
     target.destroy(dev);
     Ok(true)
 }

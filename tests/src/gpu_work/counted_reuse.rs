@@ -12,7 +12,7 @@ use crate::vk::{check, monotonic_ns, Buffer, Device, FillPipeline, Result};
 /// submitted twice before either run is waited for, then once more; then a reusable
 /// primary that dispatches 2 groups itself and executes a secondary dispatching 3 (the
 /// secondary's work is not counted where no query may be active across it), submitted
-/// twice.
+/// twice; then a simultaneous-use one of 70 dispatches of 1 group, submitted once.
 pub fn counters_simultaneous(dev: &Device, sub: &mut Submitter) -> Result<bool> {
     let d = &dev.device;
     let data = Buffer::new(
@@ -68,13 +68,24 @@ pub fn counters_simultaneous(dev: &Device, sub: &mut Submitter) -> Result<bool> 
     for run in 0..2 {
         sub.submit(&format!("with-secondary-{run}"), &[primary], None)?;
     }
+    // A simultaneous-use command buffer of 70 dispatches of one group: more ranges than a
+    // reusable recording's one query pool holds (64).
+    let many = dev.command_buffers(1)?[0];
+    dev.begin(many, vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)?;
+    fill.record_bindings(dev, many, &fill, 0, WORDS);
+    for _ in 0..70 {
+        // SAFETY: `many` is recording with the fill pipeline bound.
+        unsafe { d.cmd_dispatch(many, 1, 1, 1) };
+    }
+    dev.end(many)?;
+    sub.submit("many-ranges", &[many], None)?;
     // SAFETY: every submission completed.
     unsafe {
         for f in fences {
             d.destroy_fence(f, None);
         }
     }
-    free(dev, &[cb, primary, secondary]);
+    free(dev, &[cb, primary, secondary, many]);
     fill.destroy(dev);
     data.destroy(dev);
     Ok(true)

@@ -82,16 +82,22 @@ pub fn run(args: &Args) -> Result<bool, String> {
         durations(&paired_b, args.by),
         args.threshold,
     );
+    // A trace has one kind of counters: pipeline statistics unless it has hardware ones
+    // (whose unmeasured ranges also say `partial=1`).
+    let hardware_a = crate::analysis::hardware_counters::rows(&paired_a, args.by);
+    let hardware_b = crate::analysis::hardware_counters::rows(&paired_b, args.by);
+    let statistics = |paired, hardware: &(Vec<String>, _)| {
+        if hardware.0.is_empty() {
+            crate::analysis::counters::rows(paired, args.by)
+        } else {
+            Vec::new()
+        }
+    };
     d.counters = counters::compare(
-        &crate::analysis::counters::rows(&paired_a, args.by),
-        &crate::analysis::counters::rows(&paired_b, args.by),
+        &statistics(&paired_a, &hardware_a),
+        &statistics(&paired_b, &hardware_b),
     )
-    .or_else(|| {
-        counters::compare_hardware(
-            &crate::analysis::hardware_counters::rows(&paired_a, args.by),
-            &crate::analysis::hardware_counters::rows(&paired_b, args.by),
-        )
-    });
+    .or_else(|| counters::compare_hardware(&hardware_a, &hardware_b));
     if args.json {
         crate::stdout::print(&format!("{}\n", output::json(&d)))?;
     } else {

@@ -34,7 +34,7 @@ pub fn text(heading: &str, keys: &[String], rows: &[HwRow], top: Option<usize>) 
     }
     let _ = write!(
         out,
-        "\nhardware counters (sum and mean per counted range: the trace does not say each counter's unit)\n{:<28} {:>7}",
+        "\nhardware counters (sum and mean per counted range: a text trace does not say a counter's unit)\n{:<28} {:>7}",
         heading, "ranges"
     );
     // Each counter's sum column as wide as its heading (drivers' names run long).

@@ -68,8 +68,13 @@ pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
     let spec = Spec::built_in();
     let paired = pair(trace, &spec);
     let r = report::build(trace, &paired, o.by, o.longest);
-    let counters = o.counters.then(|| counters::rows(&paired, o.by));
     let hardware = o.counters.then(|| hardware_counters::rows(&paired, o.by));
+    // A trace has one kind of counters: pipeline statistics unless it has hardware ones
+    // (whose unmeasured ranges also say `partial=1`).
+    let counters = o.counters.then(|| match &hardware {
+        Some((keys, _)) if !keys.is_empty() => Vec::new(),
+        _ => counters::rows(&paired, o.by),
+    });
     if o.json {
         let mut value = output::json(&r, o.top);
         if let Some(rows) = &counters {

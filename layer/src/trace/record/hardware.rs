@@ -27,11 +27,17 @@ pub struct HwRecording {
     used: u32,
     /// The query active in the command buffer.
     active: Option<u32>,
-    /// Ranges counted: (end event, query).
+    /// Ranges counted: (end event, query; [`UNMEASURED`] for a range the pool had no
+    /// query left for).
     ranges: Vec<(u32, u32)>,
     /// A query spans the whole command buffer (else each render pass).
     whole: bool,
+    /// The range being recorded found the pool used up.
+    skipped: bool,
 }
+
+/// The query of a range that got none (its pool was used up): it says `partial=1`.
+pub const UNMEASURED: u32 = u32::MAX;
 
 impl HwRecording {
     /// A recording's counters, its pool taken from `pools` (`None` when none could be had).
@@ -42,6 +48,7 @@ impl HwRecording {
             active: None,
             ranges: Vec::new(),
             whole,
+            skipped: false,
         })
     }
 
@@ -53,7 +60,12 @@ impl HwRecording {
     /// The next query, to begin now: its pool and index; `None` when one is active or the
     /// pool has no more.
     pub fn begin(&mut self) -> Option<(vk::QueryPool, u32)> {
-        if self.active.is_some() || self.used == PERF_POOL_QUERIES {
+        if self.active.is_some() {
+            return None;
+        }
+        if self.used == PERF_POOL_QUERIES {
+            self.skipped = true;
+            pool_used_up_said_once();
             return None;
         }
         let query = self.used;
@@ -75,6 +87,14 @@ impl HwRecording {
         }
     }
 
+    /// A range ended that had no query: where the pool was used up, it says so (its end
+    /// event `event`, if recorded).
+    pub fn ended_without(&mut self, event: Option<u32>) {
+        if let (true, Some(event)) = (std::mem::take(&mut self.skipped), event) {
+            self.ranges.push((event, UNMEASURED));
+        }
+    }
+
     /// The recording's end: what the frozen trace keeps (`reusable`: its queries are read
     /// and reset between runs, see `record::hardware_runs`).
     pub fn freeze(self, family: u32, set: &'static HardwareSet, reusable: bool) -> RecordedHw {
@@ -85,6 +105,14 @@ impl HwRecording {
     /// [`HwPools::release`].
     pub fn into_pool(self) -> vk::QueryPool {
         self.pool
+    }
+}
+
+/// Says, once per process, that a recording's pool of hardware counter queries was used up.
+fn pool_used_up_said_once() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("a command buffer has more render pass instances than its hardware counter pool has queries ({PERF_POOL_QUERIES}): the later ones get no hardware counters and say partial=1");
     }
 }
 
@@ -185,6 +213,7 @@ mod tests {
             active: None,
             ranges: Vec::new(),
             whole,
+            skipped: false,
         }
     }
 
@@ -201,6 +230,14 @@ mod tests {
         assert_eq!(r.ranges, [(4, 0), (9, 2)], "a range not recorded gets none");
         r.used = PERF_POOL_QUERIES;
         assert_eq!(r.begin(), None, "no more than the pool holds");
+        r.ended_without(Some(12));
+        assert_eq!(r.ranges[2], (12, UNMEASURED), "a range past them says so");
+        r.ended_without(Some(13));
+        assert_eq!(
+            r.ranges.len(),
+            3,
+            "only a range that found the pool used up"
+        );
     }
 
     #[test]

@@ -72,6 +72,16 @@ impl RecordedHw {
 
     /// Query `q`'s counters from all the queries' results `raw`.
     pub(super) fn counters(&self, raw: &[u64], q: usize) -> Counters {
+        if q == super::hardware::UNMEASURED as usize {
+            return Counters {
+                shown: Shown::Hardware,
+                values: [0; STATISTICS],
+                partial: true,
+                measured: false,
+                mesh: false,
+                hardware: Some(self.set),
+            };
+        }
         let per_query = self.set.keys.len();
         let mut values = [0u64; STATISTICS];
         for (v, r) in values

@@ -6,6 +6,7 @@ use ash::vk;
 
 use super::{CommandTrace, WriteState};
 use crate::gpu::interface::{RunSlot, SLOT_VALUES};
+use crate::gpu::statistics_queries::POOL_QUERIES;
 use crate::trace::record::chunk::ChunkPool;
 use crate::trace::record::recorded_stats::{RecordedStats, Source};
 use crate::trace::record::recorder::Recorder;
@@ -80,6 +81,9 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             return;
         }
         let Some((pool, query)) = stats.take(&rec.chunks.statistics, views) else {
+            // No query for it: the range, and those around it, say so.
+            stats.partial = true;
+            no_query_said_once();
             return;
         };
         // SAFETY: the command buffer is recording (inside the application's call); no
@@ -321,6 +325,14 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             _ => Source::Unread,
         };
         Some((*stats).freeze(end_event, source))
+    }
+}
+
+/// Says, once per process, that a range got no statistics query.
+fn no_query_said_once() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        log::warn!("a range got no pipeline statistics query and says partial=1: a reusable command buffer counts at most {POOL_QUERIES} ranges a recording (its one query pool, which each run resets at its begin), or a query pool could not be made");
     }
 }
 

@@ -71,6 +71,7 @@ impl<const MAX_WORDS: usize> CommandTrace<MAX_WORDS> {
             return;
         };
         let Some((pool, query)) = hw.end() else {
+            hw.ended_without(range);
             return;
         };
         // SAFETY: the query is the one active in the command buffer; a whole command
