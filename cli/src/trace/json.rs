@@ -97,4 +97,14 @@ mod tests {
         assert_eq!(b.events[0].args, "label=x");
         assert_eq!(t.notes.len(), 1, "the cut line is noted");
     }
+
+    #[test]
+    fn arguments_keep_the_order_the_layer_wrote_them_in() {
+        let text = "{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x10\",\"frame\":0,\"submission\":1,\"cmdbufs\":1,\"queries\":2,\"elapsed_ns\":5,\"events\":[{\"ns\":10,\"delta\":0,\"depth\":0,\"name\":\"start_cmd_buffer\",\"args\":{\"cmd\":\"0x1\",\"level\":\"primary\",\"usage\":\"none\",\"thread\":7}}]}\n";
+        let t = parse(text).unwrap();
+        assert_eq!(
+            t.batches[0].events[0].args,
+            "cmd=0x1, level=primary, usage=none, thread=7"
+        );
+    }
 }
