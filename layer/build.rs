@@ -11,6 +11,8 @@ fn main() {
     // a later instance would number its device 0 again and truncate the trace file, and
     // the exit handler would point into unmapped code.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
+    // UTRACE_VERSION: the package's version and the commit built, as `utrace --version`.
+    utrace_version::emit();
     let spec_path = utrace_tracepoints::SPEC_PATH;
     println!("cargo:rerun-if-changed={spec_path}");
     let text = std::fs::read_to_string(spec_path)

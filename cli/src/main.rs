@@ -22,7 +22,11 @@ use clap::{Parser, Subcommand};
 use commands::{capture, convert, counters, diff, install, list, report, run, top, view};
 
 #[derive(Parser)]
-#[command(name = "utrace", version, about = "Reads utrace's GPU traces")]
+#[command(
+    name = "utrace",
+    version = env!("UTRACE_VERSION"),
+    about = "Reads utrace's GPU traces"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

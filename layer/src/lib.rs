@@ -37,8 +37,20 @@ pub mod vk_ext;
 
 /// The layer's name as the loader and applications know it.
 pub const LAYER_NAME: &std::ffi::CStr = c"VK_LAYER_utrace";
-/// Shown by `vkEnumerateInstanceLayerProperties`.
-pub const LAYER_DESCRIPTION: &std::ffi::CStr =
-    c"utrace: GPU timestamps of command buffers, as text or Perfetto render stages";
+/// The package's version and the commit built (`0.1.0 (commit 1a2b3c4d5e6f)`), as
+/// `utrace --version` says it (see the `utrace-version` crate).
+pub const VERSION: &str = env!("UTRACE_VERSION");
+/// Shown by `vkEnumerateInstanceLayerProperties`: the version first.
+pub const LAYER_DESCRIPTION: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(
+    concat!(
+        "utrace ",
+        env!("UTRACE_VERSION"),
+        ": GPU timestamps of command buffers, as text or Perfetto render stages\0"
+    )
+    .as_bytes(),
+) {
+    Ok(description) => description,
+    Err(_) => panic!("the description holds no NUL but its last byte"),
+};
 /// Bumped whenever the layer's observable behaviour changes.
 pub const IMPLEMENTATION_VERSION: u32 = 1;

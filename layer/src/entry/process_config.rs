@@ -38,6 +38,7 @@ pub fn get_with_app(app: impl FnOnce() -> settings::Entries) -> &'static Config 
 /// What the configuration changes in the process, done once.
 fn apply(config: &Config) {
     crate::logger::init(config.log_level);
+    log::info!("VK_LAYER_utrace {}", crate::VERSION);
     crate::sink::csv::use_counter_columns(match &config.counters {
         crate::config::Counters::Pipeline => {
             Some(utrace_format::COUNTER_NAMES.map(String::from).to_vec())

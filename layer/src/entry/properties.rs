@@ -147,6 +147,11 @@ mod tests {
         let r = unsafe { enumerate_instance_layer_properties(&mut count, props.as_mut_ptr()) };
         assert_eq!(r, vk::Result::SUCCESS);
         assert_eq!(props[0].layer_name_as_c_str().unwrap(), crate::LAYER_NAME);
+        // The description names the version and commit first, as `utrace --version` does.
+        let description = props[0].description_as_c_str().unwrap().to_str().unwrap();
+        let version = format!("utrace {}: ", crate::VERSION);
+        assert!(description.starts_with(&version), "{description}");
+        assert!(crate::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
         let mut zero = 0;
         // SAFETY: a count of zero with a non-null array is the INCOMPLETE case.
         let r = unsafe { enumerate_instance_layer_properties(&mut zero, props.as_mut_ptr()) };
