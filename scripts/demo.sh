@@ -10,7 +10,8 @@ if [[ -n "${GPU_TRACEFILE:-}" && "$GPU_TRACEFILE" != /* ]]; then
   export GPU_TRACEFILE="$PWD/$GPU_TRACEFILE"
 fi
 cd "$(dirname "$0")/.."
-source scripts/setup.sh
+# Only what the demo runs: the tests' browser, validation layers and second Mesa are not.
+setup_for=demo source scripts/setup.sh
 
 cargo build --locked --release --quiet -p utrace-layer
 cargo build --locked --release --quiet -p utrace-tests --bin utrace-workload

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Installs what utrace's build, demo and tests need on a fresh Debian machine (run as root),
-# skipping whatever is already there. Sourced by demo.sh and test.sh.
+# skipping whatever is already there. Sourced by demo.sh and test.sh: with
+# `setup_for=demo` only what the demo runs (Lavapipe, the loader, an X server), else
+# everything the tests use too.
 set -euo pipefail
 
+setup_for=${setup_for:-tests}
 packages=(
   mesa-vulkan-drivers     # Lavapipe, the Vulkan driver of the demo and the tests
   libvulkan1              # the Vulkan loader
-  vulkan-validationlayers # VK_LAYER_KHRONOS_validation, beneath utrace in the tests
-  xvfb                    # an X server for the swapchain (frames) scenarios
+  xvfb                    # an X server for the demo's window and the swapchain scenarios
   xauth                   # xvfb-run needs it
-  vulkan-tools            # vkcube, a real application the tests trace
-  glmark2-x11             # OpenGL on Zink under xvfb-run: the X server loads the layer too
-  chromium                # a real browser for the test of `utrace view`'s page
-  tmux                    # drives `utrace top` on a terminal in its test (headless)
 )
+if [[ "$setup_for" != demo ]]; then
+  packages+=(
+    vulkan-validationlayers # VK_LAYER_KHRONOS_validation, beneath utrace in the tests
+    vulkan-tools            # vkcube, a real application the tests trace
+    glmark2-x11             # OpenGL on Zink under xvfb-run: the X server loads the layer too
+    chromium                # a real browser for the test of `utrace view`'s page
+    tmux                    # drives `utrace top` on a terminal in its test (headless)
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,12 +32,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-for component in rustfmt clippy; do
-  if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
-    echo "setup: adding Rust component $component" >&2
-    rustup component add "$component"
-  fi
-done
+# The tests' lints (CI runs cargo fmt and clippy); the demo only builds.
+if [[ "$setup_for" != demo ]]; then
+  for component in rustfmt clippy; do
+    if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+      echo "setup: adding Rust component $component" >&2
+      rustup component add "$component"
+    fi
+  done
+fi
 
 # Lavapipe 25.0 (Mesa 25.0.7 from bookworm-backports, Vulkan 1.4: ray tracing, mesh shading,
 # shader objects, generated commands) beside the system's 22.3, which stays the default.
@@ -83,9 +93,12 @@ MANIFEST
   mv "$dir.partial" "$dir"
   rm -rf "$work"
 }
-provide_lavapipe_25
-# For scripts and tests that run on Lavapipe 25.0 (the tests find it there themselves).
-export UTRACE_LAVAPIPE_25_ICD="$(lavapipe_25_dir)/lvp_icd.json"
+# The tests' second driver; the demo runs on the system's.
+if [[ "$setup_for" != demo ]]; then
+  provide_lavapipe_25
+  # For scripts and tests that run on Lavapipe 25.0 (the tests find it there themselves).
+  export UTRACE_LAVAPIPE_25_ICD="$(lavapipe_25_dir)/lvp_icd.json"
+fi
 
 # Lavapipe only: the machine may list other drivers whose hardware is absent.
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
