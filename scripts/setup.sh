@@ -19,6 +19,7 @@ if [[ "$setup_for" != demo ]]; then
     glmark2-x11             # OpenGL on Zink under xvfb-run: the X server loads the layer too
     chromium                # a real browser for the test of `utrace view`'s page
     tmux                    # drives `utrace top` on a terminal in its test (headless)
+    man-db                  # renders the command's man pages in their test
   )
 fi
 missing=()

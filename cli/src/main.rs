@@ -17,9 +17,9 @@ mod write_whole;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-use commands::{capture, convert, counters, diff, install, list, report, run, top, view};
+use commands::{capture, convert, counters, diff, docs, install, list, report, run, top, view};
 
 #[derive(Parser)]
 #[command(
@@ -71,6 +71,11 @@ enum Command {
     /// queue family: unit, scope, storage, description and the passes they need; "none"
     /// for a device without the extension.
     Counters(counters::Args),
+    /// Prints the shell completions of this command (bash: `source <(utrace completions
+    /// bash)`).
+    Completions(docs::CompletionsArgs),
+    /// Writes the man pages of this command and of each of its commands into a folder.
+    Man(docs::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -100,5 +105,7 @@ fn dispatch(command: Command) -> Result<u8, String> {
         // Something got slower: status 1.
         Command::Diff(args) => Ok(u8::from(diff::run(&args)?)),
         Command::Counters(args) => counters::run(&args).map(|()| 0),
+        Command::Completions(args) => docs::completions(&args, Cli::command()).map(|()| 0),
+        Command::Man(args) => docs::man(&args, Cli::command()).map(|()| 0),
     }
 }

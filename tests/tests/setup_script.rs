@@ -9,12 +9,13 @@ use std::process::Command;
 use utrace_tests::harness::TempDir;
 
 const DEMO: [&str; 4] = ["mesa-vulkan-drivers", "libvulkan1", "xvfb", "xauth"];
-const TESTS_ONLY: [&str; 5] = [
+const TESTS_ONLY: [&str; 6] = [
     "vulkan-validationlayers",
     "vulkan-tools",
     "glmark2-x11",
     "chromium",
     "tmux",
+    "man-db",
 ];
 
 /// What setup.sh asked of the fake tools with `setup_for` set to `mode`.

@@ -4,6 +4,7 @@ pub mod capture;
 pub mod convert;
 pub mod counters;
 pub mod diff;
+pub mod docs;
 pub mod install;
 pub mod list;
 pub mod report;

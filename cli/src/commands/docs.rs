@@ -1,0 +1,49 @@
+//! `utrace completions SHELL` and `utrace man DIR`: the shell completions and the man pages
+//! of the command, generated from its own definitions (clap's), so that they never fall out
+//! of step with it. The man pages are written as every output of the command is
+//! ([`crate::write_whole`]): whole, never through another user's link.
+
+use std::path::{Path, PathBuf};
+
+use clap::Command;
+use clap_complete::Shell;
+
+#[derive(clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    pub shell: Shell,
+}
+
+#[derive(clap::Args)]
+pub struct ManArgs {
+    /// The folder to write utrace.1 and a utrace-COMMAND.1 per command into (it must exist).
+    pub dir: PathBuf,
+}
+
+/// Prints `shell`'s completions of `command` to standard output.
+pub fn completions(args: &CompletionsArgs, mut command: Command) -> Result<(), String> {
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "utrace", &mut out);
+    crate::stdout::print_text(&String::from_utf8_lossy(&out))
+}
+
+/// Writes `command`'s man page and one per subcommand into `args.dir`.
+pub fn man(args: &ManArgs, command: Command) -> Result<(), String> {
+    let command = command.version(env!("UTRACE_VERSION"));
+    write_page(&args.dir, "utrace.1", command.clone())?;
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        // The page's name for the command's own (a few strings, once, in a short process).
+        let name: &'static str = format!("utrace-{}", sub.get_name()).leak();
+        let page = sub.clone().name(name).version(env!("UTRACE_VERSION"));
+        write_page(&args.dir, &format!("{name}.1"), page)?;
+    }
+    Ok(())
+}
+
+fn write_page(dir: &Path, file: &str, command: Command) -> Result<(), String> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command)
+        .render(&mut page)
+        .map_err(|e| format!("{file}: {e}"))?;
+    crate::write_whole::write_whole(&dir.join(file), &page)
+}
