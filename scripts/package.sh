@@ -9,7 +9,11 @@
 #   /usr/share/vulkan/explicit_layer.d/VkLayer_utrace.json VK_INSTANCE_LAYERS=VK_LAYER_utrace
 #   /usr/share/vulkan/implicit_layer.d/VkLayer_utrace_implicit.json  GPU_TRACE=1 alone
 #   /usr/bin/utrace, its man pages and its bash, zsh and fish completions
-#   /usr/share/doc/utrace/copyright, changelog.Debian.gz
+#   /usr/share/doc/utrace/copyright, changelog.gz (a native package: no Debian revision)
+#
+# The maintainer is DEBFULLNAME <DEBEMAIL>, Debian's own variables, where set; the
+# project has no address of its own yet, so by default lintian says bogus-mail-host
+# (docs/packaging.md).
 #
 # UTRACE_PACKAGE_PROFILE=debug packages the debug build instead (the tests' quick
 # package); UTRACE_PACKAGE_BUILT=1 packages what target/<profile> holds without building.
@@ -75,7 +79,7 @@ Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: utrace
 
 Files: *
-Copyright: the utrace developers
+Copyright: 2026 the utrace developers
 License: MIT
  Permission is hereby granted, free of charge, to any person obtaining a copy of this
  software and associated documentation files (the "Software"), to deal in the Software
@@ -94,31 +98,33 @@ License: MIT
  CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR
  THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 COPYRIGHT
-cat > "$stage/changelog.Debian" <<CHANGELOG
+maintainer="${DEBFULLNAME:-utrace developers} <${DEBEMAIL:-utrace@localhost}>"
+cat > "$stage/changelog" <<CHANGELOG
 utrace ($version) unstable; urgency=medium
 
   * Built from ${described#utrace }.
 
- -- utrace developers <utrace@localhost>  $(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")
+ -- $maintainer  $(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")
 CHANGELOG
-gzip -9nc "$stage/changelog.Debian" > "$root/usr/share/doc/utrace/changelog.Debian.gz"
+gzip -9nc "$stage/changelog" > "$root/usr/share/doc/utrace/changelog.gz"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: utrace
 Version: $version
 Architecture: $arch
-Maintainer: utrace developers <utrace@localhost>
+Maintainer: $maintainer
 Installed-Size: $size
 Depends: libc6, libgcc-s1, libvulkan1
 Section: devel
 Priority: optional
 Description: GPU timestamps of any Vulkan application's work
- A Vulkan layer (VK_LAYER_utrace) that times the command buffers, render passes,
- draws, dispatches, copies and debug labels an application records, on any driver,
- without stalling it, and writes them as text, JSON, CSV or Perfetto GPU render
- stages; and the utrace command, which reports where the GPU time went, compares
- traces and draws them. GPU_TRACE=1 turns it on for any Vulkan application.
+ A Vulkan layer (VK_LAYER_utrace) that times the command buffers, render
+ passes, draws, dispatches, copies and debug labels an application records, on
+ any driver, without stalling it, and writes them as text, JSON, CSV or
+ Perfetto GPU render stages; and the utrace command, which reports where the
+ GPU time went, compares traces and draws them. GPU_TRACE=1 turns it on for
+ any Vulkan application.
 CONTROL
 
 mkdir -p "$out"

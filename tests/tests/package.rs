@@ -57,7 +57,7 @@ fn the_package_holds_the_layer_its_manifests_the_command_and_its_docs() {
         "./usr/share/man/man1/utrace-report.1.gz",
         "./usr/share/bash-completion/completions/utrace",
         "./usr/share/doc/utrace/copyright",
-        "./usr/share/doc/utrace/changelog.Debian.gz",
+        "./usr/share/doc/utrace/changelog.gz",
     ] {
         assert!(files.contains(want), "{want} in\n{files}");
     }
