@@ -8,7 +8,8 @@
 #                                                         Rust cdylib has no SONAME)
 #   /usr/share/vulkan/explicit_layer.d/VkLayer_utrace.json VK_INSTANCE_LAYERS=VK_LAYER_utrace
 #   /usr/share/vulkan/implicit_layer.d/VkLayer_utrace_implicit.json  GPU_TRACE=1 alone
-#   /usr/bin/utrace, its man pages and its bash, zsh and fish completions
+#   /usr/bin/utrace, its man pages, the layer's (utrace-layer(7)), and the command's
+#   bash, zsh and fish completions
 #   /usr/share/doc/utrace/copyright, changelog.gz (a native package: no Debian revision)
 #
 # The maintainer is DEBFULLNAME <DEBEMAIL>, Debian's own variables, where set; the
@@ -69,7 +70,10 @@ for m in VkLayer_utrace.json VkLayer_utrace_implicit.json; do
 done
 
 "$dir/utrace" man "$root/usr/share/man/man1"
-gzip -9n "$root"/usr/share/man/man1/*.1
+# The layer's own page, utrace-layer(7), goes in section 7.
+install -d "$root/usr/share/man/man7"
+mv "$root"/usr/share/man/man1/*.7 "$root/usr/share/man/man7/"
+gzip -9n "$root"/usr/share/man/man1/*.1 "$root"/usr/share/man/man7/*.7
 "$dir/utrace" completions bash > "$root/usr/share/bash-completion/completions/utrace"
 "$dir/utrace" completions zsh > "$root/usr/share/zsh/vendor-completions/_utrace"
 "$dir/utrace" completions fish > "$root/usr/share/fish/vendor_completions.d/utrace.fish"

@@ -1,5 +1,5 @@
 //! `utrace man DIR` and `utrace completions SHELL`: the man pages render with `man`, one
-//! per command, and bash's completions load.
+//! per command and the layer's (its settings), and bash's completions load.
 
 use std::process::Command;
 
@@ -28,6 +28,7 @@ fn the_man_pages_render_one_per_command() {
         "utrace-report.1",
         "utrace-run.1",
         "utrace-counters.1",
+        "utrace-layer.7",
     ] {
         assert!(pages.iter().any(|p| p == want), "{want} in {pages:?}");
     }
@@ -66,6 +67,20 @@ fn the_man_pages_render_one_per_command() {
         "the version: {main}"
     );
     assert!(main.contains("report"), "the commands listed: {main}");
+    // The layer's page lists its settings as its manifest does.
+    let layer = String::from_utf8(
+        Command::new("man")
+            .arg("-l")
+            .arg(dir.path().join("utrace-layer.7"))
+            .env("MANPAGER", "cat")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    for setting in ["VK_UTRACE_TRACE_FILE", "VK_UTRACE_COUNTERS", "GPU_TRACE"] {
+        assert!(layer.contains(setting), "{setting}: {layer}");
+    }
 }
 
 #[test]

@@ -55,6 +55,7 @@ fn the_package_holds_the_layer_its_manifests_the_command_and_its_docs() {
         "./usr/share/vulkan/implicit_layer.d/VkLayer_utrace_implicit.json",
         "./usr/share/man/man1/utrace.1.gz",
         "./usr/share/man/man1/utrace-report.1.gz",
+        "./usr/share/man/man7/utrace-layer.7.gz",
         "./usr/share/bash-completion/completions/utrace",
         "./usr/share/doc/utrace/copyright",
         "./usr/share/doc/utrace/changelog.gz",

@@ -16,7 +16,8 @@ pub struct CompletionsArgs {
 
 #[derive(clap::Args)]
 pub struct ManArgs {
-    /// The folder to write utrace.1 and a utrace-COMMAND.1 per command into (it must exist).
+    /// The folder to write utrace.1, a utrace-COMMAND.1 per command and the layer's
+    /// utrace-layer.7 into (it must exist).
     pub dir: PathBuf,
 }
 
@@ -31,6 +32,8 @@ pub fn completions(args: &CompletionsArgs, mut command: Command) -> Result<(), S
 pub fn man(args: &ManArgs, command: Command) -> Result<(), String> {
     let command = command.version(env!("UTRACE_VERSION"));
     write_page(&args.dir, "utrace.1", command.clone())?;
+    let layer = super::layer_page::page(env!("UTRACE_VERSION"))?;
+    crate::write_whole::write_whole(&args.dir.join("utrace-layer.7"), layer.as_bytes())?;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         // The page's name for the command's own (a few strings, once, in a short process).
         let name: &'static str = format!("utrace-{}", sub.get_name()).leak();

@@ -6,6 +6,7 @@ pub mod counters;
 pub mod diff;
 pub mod docs;
 pub mod install;
+pub mod layer_page;
 pub mod list;
 pub mod report;
 pub mod run;
