@@ -17,7 +17,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::counter_values::HardwareSet;
-use super::recorded_hw::RecordedHw;
+use super::recorded_hw::{RecordedHw, UNMEASURED};
 use crate::gpu::interface::Backend;
 use crate::gpu::perf_queries::PERF_POOL_QUERIES;
 
@@ -35,9 +35,6 @@ pub struct HwRecording {
     /// The range being recorded found the pool used up.
     skipped: bool,
 }
-
-/// The query of a range that got none (its pool was used up): it says `partial=1`.
-pub const UNMEASURED: u32 = u32::MAX;
 
 impl HwRecording {
     /// A recording's counters, its pool taken from `pools` (`None` when none could be had).

@@ -9,6 +9,9 @@ use super::hardware_runs::{armed_runs, HwRuns, Queries};
 use super::reruns::{NoWait, Taken};
 use crate::gpu::interface::Backend;
 
+/// The query of a range that got none (its pool was used up): it says `partial=1`.
+pub const UNMEASURED: u32 = u32::MAX;
+
 /// A frozen recording's hardware counters: read once a run completed.
 pub struct RecordedHw {
     pub family: u32,
@@ -72,7 +75,7 @@ impl RecordedHw {
 
     /// Query `q`'s counters from all the queries' results `raw`.
     pub(super) fn counters(&self, raw: &[u64], q: usize) -> Counters {
-        if q == super::hardware::UNMEASURED as usize {
+        if q == UNMEASURED as usize {
             return Counters {
                 shown: Shown::Hardware,
                 values: [0; STATISTICS],
