@@ -14,12 +14,12 @@ use super::caps::DeviceCaps;
 use super::completion::{self, Completion, CompletionMode, WaitOutcome};
 use super::device_time::DeviceTime;
 use super::features::DevicePlan;
-use super::layer_commands::{self, SetLoaderData};
+use super::layer_commands::SetLoaderData;
 use super::query_pool;
 use super::queue_context::QueueContext;
 use super::readback::Readback;
-use super::run_slots::{RunSlot, RunSlots};
-use super::segments::{Arming, CopyRange, Segment};
+use super::run_slots::RunSlots;
+use super::segments::{Arming, Segment};
 use super::submission::Submission;
 use super::timestamps::cmd_write_timestamp;
 use super::wrapped_submit::Wrapping;
@@ -40,8 +40,8 @@ pub struct Backend {
     /// `VK_KHR/EXT_calibrated_timestamps` is enabled.
     calibrated: bool,
     set_loader_data: Option<SetLoaderData>,
-    /// The slots tracked command buffers copy their runs into.
-    run_slots: Arc<RunSlots>,
+    /// The slots tracked command buffers copy their runs into (see `run_slots`).
+    pub(super) run_slots: Arc<RunSlots>,
     /// Pipeline statistics queries may be made (GPU counters asked for, the device has
     /// them, and their pools are reset on the host; see `statistics_queries`).
     pub(super) statistics: bool,
@@ -193,48 +193,6 @@ impl Backend {
         out: &mut [u64],
     ) -> Result<(), vk::Result> {
         query_pool::read(&self.dispatch, pool, first, out)
-    }
-
-    /// Whether command buffers of `family` may copy query results (graphics or compute:
-    /// `vkCmdCopyQueryPoolResults` is not allowed on a transfer-only queue).
-    pub fn family_copies_queries(&self, family: u32) -> bool {
-        self.caps.families.get(family as usize).is_some_and(|f| {
-            f.flags
-                .intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
-        })
-    }
-
-    /// A run slot, or `None` when memory is short.
-    pub fn acquire_run_slot(&self) -> Option<RunSlot> {
-        self.run_slots.acquire(&self.dispatch, &self.caps.memory)
-    }
-
-    pub fn release_run_slot(&self, slot: RunSlot) {
-        self.run_slots.release(slot);
-    }
-
-    /// The first `out.len()` values of `slot`, written by completed work.
-    pub fn read_run_slot(&self, slot: RunSlot, out: &mut [u64]) {
-        self.run_slots.read(&self.dispatch, slot, out);
-    }
-
-    /// Records the copy of `copies` into `slot` at the end of the application's `cb`.
-    ///
-    /// # Safety
-    /// `cb` is recording, primary, outside any render pass, of a family that copies query
-    /// results ([`Self::family_copies_queries`]), and `copies` are its own queries.
-    pub unsafe fn record_self_copy(
-        &self,
-        cb: vk::CommandBuffer,
-        copies: &[CopyRange],
-        slot: RunSlot,
-    ) {
-        layer_commands::copy_to_host(&self.dispatch, cb, copies, slot.buffer, slot.offset);
-    }
-
-    /// Frees every run slot. Only when the device is idle.
-    pub fn destroy_run_slots(&self) {
-        self.run_slots.destroy_all(&self.dispatch);
     }
 
     /// The first `count` timestamps a completed batch copied into `readback`.

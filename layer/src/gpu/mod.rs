@@ -10,7 +10,8 @@
 //!   ([`feature_choice`]: what the application chose, what the device offers);
 //! - [`query_pool`]: timestamp query pools, the chunks' storage;
 //! - [`readback`]: host-visible buffers the GPU copies a batch's timestamps into;
-//!   `run_slots`: the slots tracked command buffers copy their own runs into;
+//!   `run_slots`: the slots tracked command buffers copy their own runs into (`run_slot_ops`:
+//!   the backend's side of them);
 //! - [`queue_context`]: per-queue resources: the layer's command buffers that re-arm and copy
 //!   queries around each submission, and its completion semaphore; [`segments`]: what those
 //!   command buffers are recorded from; [`layer_commands`]: what they hold;
@@ -52,6 +53,7 @@ pub mod queue_context;
 pub mod readback;
 mod recipe;
 mod recorded_wraps;
+mod run_slot_ops;
 mod run_slots;
 pub mod segments;
 pub mod statistics_queries;

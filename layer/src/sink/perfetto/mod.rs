@@ -24,6 +24,7 @@ mod sequence;
 mod sequence_start;
 mod stage_event;
 mod stage_pairs;
+mod stage_specs;
 mod trace_file;
 
 use std::sync::{Arc, OnceLock};

@@ -6,7 +6,8 @@
 //!   sequence-scoped clock [`GPU_CLOCK_ID`]) with `CLOCK_BOOTTIME`; snapshots repeat every
 //!   [`SNAPSHOT_PERIOD`](super::sequence_start::SNAPSHOT_PERIOD) so that drift is followed
 //!   ([`super::sequence_start`]);
-//! - the queue and stage specifications the batch uses for the first time on the sequence,
+//! - the queue and stage specifications the batch uses for the first time on the sequence
+//!   (`stage_specs`),
 //!   interned before the events that refer to them;
 //! - one `GpuRenderStageEvent` per completed range (a begin and its end) or marker, stamped
 //!   with its begin on the GPU clock: duration, queue, stage (a label's stage is named by
@@ -24,22 +25,15 @@
 //!
 //! A range whose end is not in the batch (a label left open) has no duration and is left out.
 
-use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use perfetto_sdk::data_source::{DataSourceTimestamp, TraceContext};
-use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
 use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_log::{GpuLog, GpuLogSeverity};
-use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
-    InternedGpuRenderStageSpecification,
-    InternedGpuRenderStageSpecificationRenderStageCategory as StageCategory,
-};
 use perfetto_sdk_protos_gpu::protos::trace::gpu::vulkan_api_event::{
     VulkanApiEvent, VulkanApiEventVkQueueSubmit,
 };
-use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelude::*;
 use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::counter_tracks;
@@ -48,7 +42,6 @@ use super::sequence_start::{DeviceHeader, BOOTTIME_CLOCK_ID, CONTEXT_IID, GPU_CL
 use super::stage_event::{Stage, StageEncoder};
 use super::stage_pairs::{each_slice, Range};
 use crate::sink::{BatchInfo, DeviceContext, EventPieces, Sink, TraceSummary};
-use crate::trace::tracepoints::Category;
 
 /// Stages written between two fresh starts of a sequence's state within one batch (a
 /// clear, the context, a clock snapshot, the specifications used): about 200 KB, so the
@@ -68,31 +61,13 @@ const PACKET_FRAMING: u64 = 16;
 const SLICE_FRAMING: u64 = 256;
 /// A `vk_queue_submit` packet without its command buffers (10 bytes each), generously.
 const SUBMIT_BYTES: u64 = 96;
-/// What an interned specification adds beyond its name, counted generously.
-const SPEC_FRAMING: u64 = 24;
-
 /// Event ids, unique in the process.
 static NEXT_EVENT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// What names a stage: its spec (a static name) or a label's text.
-enum StageKey<'a> {
-    Spec(&'static str),
-    Label(Cow<'a, str>),
-}
-
-/// A specification to intern before the events that use it.
-struct NewSpec<'a> {
-    iid: u64,
-    name: Cow<'a, str>,
-    /// Empty for none.
-    description: String,
-    category: StageCategory,
-}
-
 pub struct RenderStageSink {
-    header: DeviceHeader,
+    pub(super) header: DeviceHeader,
     // Scratch, reused from batch to batch.
-    stage_iids: Vec<u64>,
+    pub(super) stage_iids: Vec<u64>,
     encoder: StageEncoder,
     /// The batch's frame in decimal, written on each of its stages.
     frame_text: String,
@@ -150,121 +125,6 @@ impl RenderStageSink {
         let (queue_iid, interned) = self.intern(ctx, state, info, slice);
         let bytes = self.write_stages(ctx, state, info, queue_iid, slice);
         super::file_drain::handed(bytes + interned + SLICE_FRAMING);
-    }
-
-    /// Interns the queue and every stage of `slice` (their iids into `self.stage_iids`),
-    /// sending the new ones before the events that use them. Returns the queue's iid and
-    /// the bytes sent (counted generously, for `file_drain`).
-    fn intern<'s>(
-        &mut self,
-        ctx: &mut TraceContext<'_, SequenceState>,
-        state: &mut SequenceState,
-        info: &BatchInfo,
-        slice: &'s [Range<'_>],
-    ) -> (u64, u64) {
-        let mut new_specs: Vec<NewSpec<'s>> = Vec::new();
-        let queue_iid = match state.queues.get(&info.queue) {
-            Some(iid) => *iid,
-            None => {
-                let iid = state.next_iid();
-                state.queues.insert(info.queue, iid);
-                new_specs.push(self.queue_spec(iid, info));
-                iid
-            }
-        };
-        self.stage_iids.clear();
-        for range in slice {
-            let e = &range.begin;
-            let tp = e.info();
-            // A label's stage is named by the label; other stages by the spec.
-            let key = match e.payload().label() {
-                Some(label) => StageKey::Label(String::from_utf8_lossy(label.bytes(e.strings))),
-                None => StageKey::Spec(tp.stage.unwrap_or(tp.name)),
-            };
-            let known = match &key {
-                StageKey::Spec(name) => state.stages.get(name),
-                StageKey::Label(name) => state.labels.get(name.as_ref()),
-            };
-            let iid = match known {
-                Some(iid) => *iid,
-                None => {
-                    let iid = state.next_iid();
-                    let name = match key {
-                        StageKey::Spec(name) => {
-                            state.stages.insert(name, iid);
-                            Cow::Borrowed(name)
-                        }
-                        StageKey::Label(name) => {
-                            state.labels.insert(name.clone().into_owned(), iid);
-                            name
-                        }
-                    };
-                    new_specs.push(NewSpec {
-                        iid,
-                        name,
-                        description: String::new(),
-                        category: stage_category(tp.category),
-                    });
-                    iid
-                }
-            };
-            self.stage_iids.push(iid);
-        }
-        let interned = new_specs
-            .iter()
-            .map(|s| (s.name.len() + s.description.len()) as u64 + SPEC_FRAMING)
-            .sum();
-        if !new_specs.is_empty() {
-            ctx.add_packet(|packet: &mut TracePacket| {
-                packet
-                    .set_sequence_flags(TracePacketSequenceFlags::SeqNeedsIncrementalState.into());
-                packet.set_interned_data(|data: &mut InternedData| {
-                    for spec in &new_specs {
-                        data.set_gpu_specifications(
-                            |s: &mut InternedGpuRenderStageSpecification| {
-                                s.set_iid(spec.iid);
-                                s.msg.append_type2_field(2, spec.name.as_bytes());
-                                if !spec.description.is_empty() {
-                                    s.msg.append_type2_field(3, spec.description.as_bytes());
-                                }
-                                s.set_category(spec.category);
-                            },
-                        );
-                    }
-                });
-            });
-        }
-        (queue_iid, interned)
-    }
-
-    /// A queue's track: named by the application (`vkSetDebugUtilsObjectNameEXT`) or by its
-    /// family and index; its handle in the description, and the bound of a measured clock.
-    fn queue_spec(&self, iid: u64, info: &BatchInfo) -> NewSpec<'static> {
-        const VK_OBJECT_TYPE_QUEUE: i32 = 4;
-        let named = self
-            .header
-            .names
-            .lock()
-            .iter()
-            .rev()
-            .find(|n| n.object_type == VK_OBJECT_TYPE_QUEUE && n.object == info.queue)
-            .map(|n| n.name.clone());
-        let name = match named {
-            Some(name) => name,
-            None => format!("Vulkan queue {}.{}", info.queue_family, info.queue_index),
-        };
-        NewSpec {
-            iid,
-            name: Cow::Owned(name),
-            description: format!(
-                "VkQueue {:#x}: family {}, index {}{}",
-                info.queue,
-                info.queue_family,
-                info.queue_index,
-                self.header.clock_note().unwrap_or_default()
-            ),
-            category: StageCategory::Other,
-        }
     }
 
     /// One `GpuRenderStageEvent` per range of `slice` (interned by `intern`); the bytes
@@ -341,15 +201,6 @@ impl RenderStageSink {
                 });
             });
         });
-    }
-}
-
-/// Perfetto knows graphics and compute stages; transfers and the rest are "other".
-fn stage_category(category: Option<Category>) -> StageCategory {
-    match category {
-        Some(Category::Graphics) => StageCategory::Graphics,
-        Some(Category::Compute) => StageCategory::Compute,
-        _ => StageCategory::Other,
     }
 }
 
