@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use utrace_format::text_args;
 
-use crate::analysis::groups::{key, By};
-use crate::analysis::innermost::innermost;
+use crate::analysis::counted_groups::each_group;
+use crate::analysis::groups::By;
 use crate::analysis::ranges::{Paired, Range};
 
 /// The statistics' names, as the layer writes them.
@@ -102,50 +102,25 @@ pub fn rows(paired: &Paired<'_>, by: By) -> Vec<Row> {
         .iter()
         .filter_map(|r| Counted::of(r).map(|c| (r, c)))
         .collect();
-    for r in &paired.ranges {
-        let Some(key) = key(r, by) else {
-            continue;
-        };
-        let row = || Row {
-            key: key.clone(),
-            ..Row::default()
-        };
-        if r.range == "label" {
-            let inside: Vec<(&Range<'_>, &Counted)> = counted
-                .iter()
-                .filter(|(c, _)| {
-                    c.range != "cmd_buffer"
-                        && std::ptr::eq(c.batch, r.batch)
-                        && c.begin_ns >= r.begin_ns
-                        && c.end_ns <= r.end_ns
-                })
-                .map(|(c, v)| (*c, v))
-                .collect();
-            let inside = innermost(inside);
-            let mut sum = Counted::default();
-            let mut any = false;
-            for (_, c) in inside {
-                any = true;
-                sum.partial |= c.partial;
-                for (s, v) in sum.values.iter_mut().zip(c.values) {
-                    if let Some(v) = v {
-                        *s = Some(s.unwrap_or(0) + v);
-                    }
+    each_group(paired, by, &counted, |key, range, inside| {
+        // A label's values are the sum of its counted ranges, over its own duration.
+        let mut sum = Counted::default();
+        for (_, c) in inside {
+            sum.partial |= c.partial;
+            for (s, v) in sum.values.iter_mut().zip(c.values) {
+                if let Some(v) = v {
+                    *s = Some(s.unwrap_or(0) + v);
                 }
             }
-            if any {
-                groups
-                    .entry(key.clone())
-                    .or_insert_with(row)
-                    .add(&sum, r.duration());
-            }
-        } else if let Some((_, c)) = counted.iter().find(|(c, _)| std::ptr::eq(*c, r)) {
-            groups
-                .entry(key.clone())
-                .or_insert_with(row)
-                .add(c, r.duration());
         }
-    }
+        groups
+            .entry(key.clone())
+            .or_insert_with(|| Row {
+                key,
+                ..Row::default()
+            })
+            .add(&sum, range.duration());
+    });
     let mut rows: Vec<Row> = groups.into_values().collect();
     rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.key.cmp(&b.key)));
     rows

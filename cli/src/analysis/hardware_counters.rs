@@ -4,14 +4,14 @@
 //!
 //! A trace does not say a counter's unit, so both are kept: a sum means something for
 //! counts (draws, bytes), a mean for rates and percentages ("GPU busy"). A label's
-//! counters are those of the counted ranges inside it, as for pipeline statistics (see
-//! [`super::counters`]).
+//! counters are those of the counted ranges inside it (see `counted_groups`).
 
 use std::collections::BTreeMap;
 
 use utrace_format::{text_args, PERF_PREFIX};
 
-use crate::analysis::groups::{key, By};
+use crate::analysis::counted_groups::each_group;
+use crate::analysis::groups::By;
 use crate::analysis::ranges::{Paired, Range};
 
 /// One range's hardware counters: (key, value), in the order the layer wrote them. On its
@@ -92,34 +92,16 @@ pub fn rows(paired: &Paired<'_>, by: By) -> (Vec<String>, Vec<HwRow>) {
         .filter(|(_, v)| !v.is_empty())
         .collect();
     let mut groups: BTreeMap<String, HwRow> = BTreeMap::new();
-    for r in &paired.ranges {
-        let Some(key) = key(r, by) else {
-            continue;
-        };
-        let mut add = |values: &[(String, f64)], duration| {
-            groups
-                .entry(key.clone())
-                .or_insert_with(|| HwRow {
-                    key: key.clone(),
-                    ..HwRow::default()
-                })
-                .add(&keys, values, duration);
-        };
-        if r.range == "label" {
-            // The counted ranges inside it (not a command buffer's, which holds more).
-            for (c, values) in &counted {
-                let inside = c.range != "cmd_buffer"
-                    && std::ptr::eq(c.batch, r.batch)
-                    && c.begin_ns >= r.begin_ns
-                    && c.end_ns <= r.end_ns;
-                if inside {
-                    add(values, c.duration());
-                }
-            }
-        } else if let Some((c, values)) = counted.iter().find(|(c, _)| std::ptr::eq(*c, r)) {
-            add(values, c.duration());
+    each_group(paired, by, &counted, |key, _, inside| {
+        // Each counted range, a label's too, counts as a range of the group.
+        let row = groups.entry(key.clone()).or_insert_with(|| HwRow {
+            key,
+            ..HwRow::default()
+        });
+        for (c, values) in inside {
+            row.add(&keys, values, c.duration());
         }
-    }
+    });
     let mut rows: Vec<HwRow> = groups.into_values().collect();
     rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.key.cmp(&b.key)));
     (keys, rows)

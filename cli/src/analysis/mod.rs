@@ -2,6 +2,7 @@
 //! grouped, summed per queue and per frame, summarised in statistics and histograms, and
 //! compared between two traces.
 
+pub mod counted_groups;
 pub mod counters;
 pub mod groups;
 pub mod hardware_counters;

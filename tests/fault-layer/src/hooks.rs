@@ -8,15 +8,6 @@ use ash::vk;
 use crate::loader::next_device_fn;
 use crate::{faults, shape};
 
-macro_rules! hook {
-    ($f:expr) => {
-        // SAFETY: each hook has the signature of the command it is returned for.
-        Some(unsafe {
-            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-        })
-    };
-}
-
 /// The commands hooked, whose next functions are resolved at device creation.
 pub const COMMANDS: &[&CStr] = &[
     c"vkQueueSubmit",

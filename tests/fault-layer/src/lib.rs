@@ -22,6 +22,17 @@
 #![allow(non_snake_case)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+/// A hook as `vkGet*ProcAddr` hands it out: `$f`, a function of the command's own
+/// signature, as the loader's generic function pointer.
+macro_rules! hook {
+    ($f:expr) => {
+        // SAFETY: each hook has the signature of the command it is returned for.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
+        })
+    };
+}
+
 mod faults;
 mod hooks;
 mod inherited_checks;

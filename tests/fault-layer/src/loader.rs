@@ -134,15 +134,6 @@ unsafe extern "system" fn negotiate(p: *mut NegotiateLayerInterface) -> vk::Resu
     vk::Result::SUCCESS
 }
 
-macro_rules! hook {
-    ($f:expr) => {
-        // SAFETY: each hook has the signature of the command it is returned for.
-        Some(unsafe {
-            std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-        })
-    };
-}
-
 unsafe extern "system" fn create_instance(
     info: *const vk::InstanceCreateInfo<'_>,
     alloc: *const vk::AllocationCallbacks<'_>,

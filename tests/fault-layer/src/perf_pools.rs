@@ -323,14 +323,6 @@ pub const COMMANDS: &[&CStr] = &[
 
 /// The emulation's hook for device command `name`.
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
-    macro_rules! hook {
-        ($f:expr) => {
-            // SAFETY: each hook has the signature of the command it is returned for.
-            Some(unsafe {
-                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-            })
-        };
-    }
     match name.to_bytes() {
         b"vkCreateQueryPool" => hook!(create_query_pool),
         b"vkDestroyQueryPool" => hook!(destroy_query_pool),

@@ -316,14 +316,6 @@ pub fn device_lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
     if !enabled() {
         return None;
     }
-    macro_rules! hook {
-        ($f:expr) => {
-            // SAFETY: each hook has the signature of the command it is returned for.
-            Some(unsafe {
-                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-            })
-        };
-    }
     match name.to_bytes() {
         b"vkAcquireProfilingLockKHR" => hook!(acquire_profiling_lock),
         b"vkReleaseProfilingLockKHR" => hook!(release_profiling_lock),

@@ -309,14 +309,6 @@ pub unsafe extern "system" fn get_physical_device_features2(
 /// The hook for an instance-level command `name`, when a shape is chosen (or only the
 /// device type, then only the properties).
 pub fn lookup(name: &CStr) -> vk::PFN_vkVoidFunction {
-    macro_rules! hook {
-        ($f:expr) => {
-            // SAFETY: each hook has the signature of the command it is returned for.
-            Some(unsafe {
-                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-            })
-        };
-    }
     if perf_query::enabled() {
         match name.to_bytes() {
             b"vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR" => {

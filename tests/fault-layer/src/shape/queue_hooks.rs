@@ -15,14 +15,6 @@ use crate::faults;
 
 /// The hook for `name`, for the AMD shape's extra families.
 pub fn lookup(name: &str) -> vk::PFN_vkVoidFunction {
-    macro_rules! hook {
-        ($f:expr) => {
-            // SAFETY: each hook has the signature of the command it is returned for.
-            Some(unsafe {
-                std::mem::transmute::<*const (), unsafe extern "system" fn()>($f as *const ())
-            })
-        };
-    }
     match name {
         "vkGetDeviceQueue" => hook!(get_device_queue),
         "vkGetDeviceQueue2" => hook!(get_device_queue2),
