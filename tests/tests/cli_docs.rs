@@ -108,3 +108,46 @@ fn bash_completions_load_and_complete_the_commands() {
         "{text}"
     );
 }
+
+/// `utrace man DIR` writes its pages as every output of the command is written: run by
+/// root into a folder another user can write, it refuses that user's link in place of a
+/// page (and leaves what it points at alone), that user's FIFO, and a folder in its place.
+#[test]
+fn man_pages_refuse_another_users_link_fifo_and_folder() {
+    use utrace_tests::two_users::{as_nobody_ok, shared_folder, untouched, victim};
+    let (dir, shared) = shared_folder("cli-man-nobody");
+    let target = victim(&dir);
+    let man = || {
+        Command::new(utrace_exe())
+            .arg("man")
+            .arg(&shared)
+            .output()
+            .unwrap()
+    };
+    let refused = |what: &str| {
+        let out = man();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains("utrace.1"), "{what} names the page: {err}");
+    };
+    let page = shared.join("utrace.1");
+    as_nobody_ok(&["ln", "-s", target.to_str().unwrap(), page.to_str().unwrap()]);
+    refused("nobody's link");
+    assert!(untouched(&target), "what the link points at");
+    as_nobody_ok(&["rm", page.to_str().unwrap()]);
+    as_nobody_ok(&["mkfifo", page.to_str().unwrap()]);
+    refused("nobody's FIFO");
+    as_nobody_ok(&["rm", page.to_str().unwrap()]);
+    as_nobody_ok(&["mkdir", page.to_str().unwrap()]);
+    refused("a folder");
+    as_nobody_ok(&["rmdir", page.to_str().unwrap()]);
+    // Nothing in the way: every page written, root's own.
+    let out = man();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&page).unwrap().uid(), 0);
+}
