@@ -20,6 +20,8 @@ if [[ "$setup_for" != demo ]]; then
     chromium                # a real browser for the test of `utrace view`'s page
     tmux                    # drives `utrace top` on a terminal in its test (headless)
     man-db                  # renders the command's man pages in their test
+    bash-completion         # loads the installed package's completions in its test
+    lintian                 # Debian's package checker, run on the package in its test
   )
 fi
 missing=()

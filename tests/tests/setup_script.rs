@@ -9,13 +9,15 @@ use std::process::Command;
 use utrace_tests::harness::TempDir;
 
 const DEMO: [&str; 4] = ["mesa-vulkan-drivers", "libvulkan1", "xvfb", "xauth"];
-const TESTS_ONLY: [&str; 6] = [
+const TESTS_ONLY: [&str; 8] = [
     "vulkan-validationlayers",
     "vulkan-tools",
     "glmark2-x11",
     "chromium",
     "tmux",
     "man-db",
+    "bash-completion",
+    "lintian",
 ];
 
 /// What setup.sh asked of the fake tools with `setup_for` set to `mode`.
