@@ -1,5 +1,5 @@
 //! The client of the layer's control socket (`$XDG_RUNTIME_DIR/utrace/<pid>.sock`; the
-//! protocol is described in the layer's `control` module and the README), for `utrace
+//! protocol is described in the layer's `control` module and docs/captures.md), for `utrace
 //! capture` and `utrace list`: one line sent per connection, reply lines read until the
 //! layer closes it. The socket is only reached once found to be the layer's in a process
 //! of this user ([`trust`]), and every reply line is made printable.

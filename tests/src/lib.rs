@@ -23,6 +23,7 @@ pub mod patterns;
 pub mod perfetto_checks;
 pub mod perfetto_trace;
 pub mod queue_counts;
+pub mod readme_blocks;
 pub mod report;
 pub mod shapes;
 pub mod stage_ranges;

@@ -1,4 +1,4 @@
-//! The environment contract (README, "Environment"), as plain data: reading it changes
+//! The environment contract (docs/environment.md), as plain data: reading it changes
 //! nothing in the process (the entry reads it once, at the first `vkCreateInstance`, and
 //! acts on it: the logger, the problems said, the tracepoint switches).
 //!
