@@ -25,7 +25,7 @@ use commands::{capture, convert, counters, diff, docs, install, list, report, ru
 #[command(
     name = "utrace",
     version = env!("UTRACE_VERSION"),
-    about = "Reads utrace's GPU traces"
+    about = "Runs Vulkan applications under the utrace layer, and reports, compares, converts and views their GPU traces"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -67,6 +67,12 @@ fn the_man_pages_render_one_per_command() {
         "the version: {main}"
     );
     assert!(main.contains("report"), "the commands listed: {main}");
+    assert!(
+        main.contains("SEE ALSO")
+            && main.contains("utrace-layer(7)")
+            && main.contains("utrace-run(1)"),
+        "the pages it leads to: {main}"
+    );
     // The layer's page lists its settings as its manifest does.
     let layer = String::from_utf8(
         Command::new("man")
@@ -150,4 +156,22 @@ fn man_pages_refuse_another_users_link_fifo_and_folder() {
     );
     use std::os::unix::fs::MetadataExt;
     assert_eq!(std::fs::metadata(&page).unwrap().uid(), 0);
+}
+
+#[test]
+fn man_pages_into_a_missing_folder_say_so() {
+    let dir = TempDir::new("man-missing");
+    let missing = dir.path().join("no/such/folder");
+    let out = Command::new(utrace_exe())
+        .arg("man")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no such folder") && err.contains("mkdir -p"),
+        "{err}"
+    );
+    assert!(!missing.exists(), "nothing made");
 }

@@ -30,23 +30,53 @@ pub fn completions(args: &CompletionsArgs, mut command: Command) -> Result<(), S
 
 /// Writes `command`'s man page and one per subcommand into `args.dir`.
 pub fn man(args: &ManArgs, command: Command) -> Result<(), String> {
+    if !args.dir.is_dir() {
+        return Err(format!(
+            "{}: no such folder (make it first: mkdir -p {})",
+            args.dir.display(),
+            args.dir.display()
+        ));
+    }
     let command = command.version(env!("UTRACE_VERSION"));
-    write_page(&args.dir, "utrace.1", command.clone())?;
+    let pages: Vec<String> = command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| format!("utrace-{}", s.get_name()))
+        .collect();
+    let mut main_see_also: Vec<(&str, u8)> = pages.iter().map(|p| (p.as_str(), 1)).collect();
+    main_see_also.push(("utrace-layer", 7));
+    write_page(&args.dir, "utrace.1", command.clone(), &main_see_also)?;
     let layer = super::layer_page::page(env!("UTRACE_VERSION"))?;
     crate::write_whole::write_whole(&args.dir.join("utrace-layer.7"), layer.as_bytes())?;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         // The page's name for the command's own (a few strings, once, in a short process).
         let name: &'static str = format!("utrace-{}", sub.get_name()).leak();
         let page = sub.clone().name(name).version(env!("UTRACE_VERSION"));
-        write_page(&args.dir, &format!("{name}.1"), page)?;
+        write_page(
+            &args.dir,
+            &format!("{name}.1"),
+            page,
+            &[("utrace", 1), ("utrace-layer", 7)],
+        )?;
     }
     Ok(())
 }
 
-fn write_page(dir: &Path, file: &str, command: Command) -> Result<(), String> {
+/// Writes `command`'s page, a SEE ALSO section naming `see_also` (page, section) last.
+fn write_page(
+    dir: &Path,
+    file: &str,
+    command: Command,
+    see_also: &[(&str, u8)],
+) -> Result<(), String> {
     let mut page = Vec::new();
     clap_mangen::Man::new(command)
         .render(&mut page)
         .map_err(|e| format!("{file}: {e}"))?;
+    let refs: Vec<String> = see_also
+        .iter()
+        .map(|(name, section)| format!("\\fB{}\\fR({section})", name.replace('-', "\\-")))
+        .collect();
+    page.extend_from_slice(format!(".SH \"SEE ALSO\"\n{}\n", refs.join(", ")).as_bytes());
     crate::write_whole::write_whole(&dir.join(file), &page)
 }

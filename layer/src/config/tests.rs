@@ -75,7 +75,15 @@ fn bad_format_and_log_level_are_reported() {
         parse(&[("GPU_TRACE_FORMAT", "csv")]).formats,
         vec![Format::Csv]
     );
-    assert_eq!(c.problems.len(), 2);
+    // The unknown format, what is written instead, the unknown level.
+    assert_eq!(c.problems.len(), 3, "{:?}", c.problems);
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("names no supported format: txt is written")),
+        "{:?}",
+        c.problems
+    );
 }
 
 #[test]

@@ -46,6 +46,11 @@ pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Form
         }
     }
     if formats.is_empty() {
+        if !value.trim().is_empty() {
+            problems.push(format!(
+                "GPU_TRACE_FORMAT={value:?} names no supported format: txt is written"
+            ));
+        }
         formats.push(Format::Txt);
     }
     formats

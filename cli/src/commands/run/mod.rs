@@ -74,7 +74,7 @@ fn format_for(asked: Option<TraceFormat>, out: Option<&Path>) -> Result<TraceFor
 /// `utrace run`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Where the trace goes [default: $TMPDIR/utrace-APP-PID.EXT].
+    /// Where the trace goes [default: $TMPDIR/utrace-APP-RANDOM.EXT, APP the program's name].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// The trace's format [default: what --out's name says (.pftrace, .json, .csv), else txt].
@@ -219,7 +219,7 @@ fn with_layer(old: Option<OsString>) -> OsString {
     layers
 }
 
-/// `$TMPDIR/utrace-APP-PID.EXT`.
+/// `$TMPDIR/utrace-APP-RANDOM.EXT`.
 fn default_out(program: &OsString, format: TraceFormat) -> Result<PathBuf, String> {
     let stem = Path::new(program)
         .file_name()
