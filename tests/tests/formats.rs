@@ -155,6 +155,10 @@ fn unknown_formats_are_reported_and_fall_back_to_txt() {
         .filter(|l| l.contains("GPU_TRACE_FORMAT"))
         .collect();
     assert_eq!(said.len(), 1, "{}", run.stderr);
-    assert!(said[0].contains("xml"));
+    assert!(
+        said[0].contains("xml") && said[0].contains("txt is written instead"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(parse(&run.stdout).batches.len(), 4);
 }

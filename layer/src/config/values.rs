@@ -28,6 +28,7 @@ pub(super) fn parse_switch(value: &str) -> Switch {
 /// text then goes to stdout and the Perfetto trace to `GPU_TRACEFILE`).
 pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Format> {
     let mut formats = Vec::new();
+    let said_before = problems.len();
     for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
         if name.is_empty() {
             continue;
@@ -46,10 +47,9 @@ pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Form
         }
     }
     if formats.is_empty() {
-        if !value.trim().is_empty() {
-            problems.push(format!(
-                "GPU_TRACE_FORMAT={value:?} names no supported format: txt is written"
-            ));
+        // One line says what was wrong and what is written instead.
+        if let Some(last) = problems.get_mut(said_before..).and_then(<[String]>::last_mut) {
+            last.push_str(", and txt is written instead");
         }
         formats.push(Format::Txt);
     }
