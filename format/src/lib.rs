@@ -6,6 +6,7 @@
 //! - [`Format`]: the formats a trace is written in;
 //! - [`escape`]: how text is quoted in the txt, csv and json formats;
 //! - [`text_args`]: an event's arguments as the txt and csv formats write them, read back;
+//! - [`header`]: the header that says where a device's part of a trace comes from;
 //! - `perfetto` (feature `perfetto`): the Perfetto messages the command decodes and writes.
 //!
 //! The tests crate keeps its own strict readers on purpose, so that neither side checks
@@ -13,6 +14,7 @@
 
 pub mod escape;
 mod formats;
+pub mod header;
 #[cfg(feature = "perfetto")]
 pub mod perfetto;
 pub mod spec_types;

@@ -215,9 +215,56 @@ pub fn device_batches(trace: &Trace, device: u32) -> Vec<&Batch> {
         .collect()
 }
 
-/// Parses a trace or fails the test showing the text.
+/// Parses a trace or fails the test showing the text; each device that wrote a batch has
+/// its whole header before it ([`assert_headers`]).
 pub fn parse(text: &str) -> Trace {
-    crate::trace_txt::parse_trace(text).unwrap_or_else(|e| panic!("bad trace: {e}\n---\n{text}"))
+    let trace = crate::trace_txt::parse_trace(text)
+        .unwrap_or_else(|e| panic!("bad trace: {e}\n---\n{text}"));
+    assert_headers(&trace, text);
+    trace
+}
+
+/// Every device that wrote a batch wrote its header first: the four sections, once each,
+/// in order, before the device's first batch, naming the build, the device and the format.
+pub fn assert_headers(trace: &Trace, text: &str) {
+    use crate::trace_txt::{Item, HEADER_SECTIONS};
+    let mut devices: Vec<u32> = trace.batches.iter().map(|b| b.device).collect();
+    devices.dedup();
+    for device in devices {
+        let mut sections = Vec::new();
+        for item in &trace.items {
+            match item {
+                Item::Header(i) if trace.headers[*i].device == device => {
+                    sections.push(trace.headers[*i].section.as_str())
+                }
+                Item::Batch(i) if trace.batches[*i].device == device => break,
+                _ => {}
+            }
+        }
+        assert_eq!(
+            sections, HEADER_SECTIONS,
+            "device {device}'s header before its first batch:\n{text}"
+        );
+        let version = trace.header(device, "utrace").unwrap_or_default();
+        assert!(
+            version.starts_with(&format!("{} (commit ", env!("CARGO_PKG_VERSION"))),
+            "utrace={version:?}"
+        );
+        for key in [
+            "device_name",
+            "driver_version",
+            "api_version",
+            "clock",
+            "pid",
+            "started",
+        ] {
+            assert!(
+                trace.header(device, key).is_some_and(|v| !v.is_empty()),
+                "device {device}'s header has {key}:\n{text}"
+            );
+        }
+        assert_eq!(trace.header(device, "format"), Some("txt"));
+    }
 }
 
 /// The validation layer's report about itself, not the application or utrace: its own

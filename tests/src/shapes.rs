@@ -36,6 +36,22 @@ impl ShapeParams {
         }
     }
 
+    /// The trace's header says the device as the layer saw it: this shape's tick and valid
+    /// bits, not the driver's beneath.
+    pub fn assert_in_header(&self, trace: &Trace) {
+        let period: f32 = trace
+            .header(0, "timestamp_period")
+            .and_then(|p| p.parse().ok())
+            .expect("a timestamp_period in the header");
+        assert!((period - self.period).abs() < 1e-3, "{period}");
+        let bits = trace.header(0, "valid_bits").unwrap_or_default();
+        assert!(
+            bits.split(',').any(|b| b == self.valid_bits.to_string()),
+            "valid_bits={bits}, the shape's {}",
+            self.valid_bits
+        );
+    }
+
     pub fn mask(&self) -> u64 {
         if self.valid_bits >= 64 {
             u64::MAX

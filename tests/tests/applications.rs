@@ -169,15 +169,17 @@ fn glmark2_on_zink_under_xvfb_run_keeps_its_trace_file_to_itself() {
         server.contains("utrace: info: tracing device 0") && server.contains(said_at_exit),
         "the X server loaded the layer, traced nothing and left the path alone: {server}"
     );
-    // glmark2's trace, whole, in the file named: it starts with its first batch and ends
-    // with its one END OF TRACE; no other process wrote a file of its own beside it.
+    // glmark2's trace, whole, in the file named: it starts with its header, which names
+    // glmark2, and ends with its one END OF TRACE; no other process wrote a file of its own
+    // beside it.
     let file = std::fs::read_to_string(dir.path().join("gl.txt")).expect("gl.txt");
     assert!(
-        file.starts_with("BATCH 1: device=0 "),
+        file.starts_with("TRACE ORIGIN: device=0, "),
         "{}",
         &file[..file.len().min(300)]
     );
     let trace = parse(&file);
+    assert_eq!(trace.header(0, "process"), Some("glmark2"));
     assert_eq!(trace.ends.len(), 1, "one device's end");
     assert_eq!(trace.ends[0].batches as usize, trace.batches.len());
     // Frames in glmark2's half second: tens here, fewer on a slow or busy machine; its

@@ -88,8 +88,13 @@ fn a_lavapipe_trace_converts_to_every_format() {
     }
     // The layer's json layout: its fields in its order (the unit tests hold the rest).
     let json = std::fs::read_to_string(dir.path().join("t.json")).unwrap();
+    // The trace's header first, then the batches.
     assert!(
-        json.starts_with("{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x")
+        json.starts_with("{\"type\":\"trace\",\"device\":0,\"utrace\":"),
+        "{json}"
+    );
+    assert!(
+        json.contains("\n{\"type\":\"batch\",\"device\":0,\"batch\":1,\"queue\":\"0x")
             && json.contains("\"events\":[{\"ns\":"),
         "{json}"
     );

@@ -77,7 +77,9 @@ fn every_range_is_counted_once_in_every_format() {
     let table = report(&["--top", "2"], &txt);
     assert!(table.status.success());
     let text = String::from_utf8_lossy(&table.stdout);
-    let lines: Vec<&str> = text.lines().collect();
+    // Where the trace comes from, then the table.
+    assert!(text.starts_with("from: device 0 · "), "{text}");
+    let lines: Vec<&str> = text.lines().skip(1).collect();
     assert!(
         lines[0].starts_with("range") && lines[1].starts_with("cmd_buffer"),
         "{text}"

@@ -83,7 +83,13 @@ fn csv_has_a_row_per_event() {
         .iter()
         .flat_map(|b| b.events.iter().map(|e| e.name.as_str()))
         .collect();
-    let (last, events) = rows[1..].split_last().unwrap();
+    // The device's header row comes first, its batch columns empty.
+    assert!(
+        rows[1].starts_with("0,,,,,,,,,trace,\"utrace="),
+        "{}",
+        rows[1]
+    );
+    let (last, events) = rows[2..].split_last().unwrap();
     let csv_events: Vec<&str> = events
         .iter()
         .map(|r| r.split(',').nth(9).unwrap())
@@ -96,9 +102,9 @@ fn csv_has_a_row_per_event() {
         assert!(submitted.is_ok_and(|s| s <= ns), "{r}");
     }
     assert!(
-        rows[1].contains(",start_cmd_buffer,\"cmd=0x"),
+        rows[2].contains(",start_cmd_buffer,\"cmd=0x"),
         "{}",
-        rows[1]
+        rows[2]
     );
     // The device's end row closes the output, its counts those of txt's END OF TRACE.
     let end = &txt.ends[0];

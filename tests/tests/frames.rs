@@ -27,8 +27,9 @@ fn frames_are_counted_at_present() {
     let frames: Vec<u32> = trace.batches.iter().map(|b| b.frame).collect();
     assert_eq!(frames, vec![0, 1, 2, 3, 4]);
     // Each END OF FRAME comes right after the batch of its frame.
-    let expected: Vec<Item> = (0..5)
-        .flat_map(|f| [Item::Batch(f as usize), Item::EndOfFrame(f)])
+    let expected: Vec<Item> = (0..4)
+        .map(Item::Header)
+        .chain((0..5).flat_map(|f| [Item::Batch(f as usize), Item::EndOfFrame(f)]))
         .chain([Item::EndOfTrace(0)])
         .collect();
     assert_eq!(trace.items, expected);

@@ -159,10 +159,12 @@ fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
     // Room for a few parts of the batch, not for all of it.
     let (run, text) = many_commands_on("4m");
     let commands = utrace_tests::patterns::many_commands::COMMANDS as u64;
-    // What was written of the batch was taken back: only the end record is left.
+    // What was written of the batch was taken back: only the device's header (written
+    // whole before it) and the end record are left.
     let trace = parse(&text);
     assert!(trace.batches.is_empty(), "{} bytes left", text.len());
-    assert!(text.len() < 200, "{text}");
+    assert_eq!(trace.headers.len(), 4, "{text}");
+    assert!(text.len() < 2000, "{text}");
     let end = &trace.ends[0];
     assert_eq!((end.batches, end.events), (0, 0));
     assert_eq!(end.dropped, 2 + 2 * commands, "the lost batch is counted");
@@ -177,13 +179,19 @@ fn a_batch_that_fills_the_disk_part_way_is_taken_back_whole_and_counted() {
 fn a_csv_file_keeps_its_header_when_its_first_batch_is_lost() {
     let (_, text) = many_commands_as("csv", "4m");
     let commands = utrace_tests::patterns::many_commands::COMMANDS as u64;
-    // The header went with the batch's parts and was taken back with them; the end row
-    // brought it again.
+    // The column header went with the device's header row, written whole before the
+    // batch; the batch's parts were taken back; the end row counts them.
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
     assert_eq!(
-        text,
+        lines[0],
+        "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args"
+    );
+    assert!(lines[1].starts_with("0,,,,,,,,,trace,\"utrace="), "{text}");
+    assert_eq!(
+        lines[2],
         format!(
-            "device,batch,frame,submission,thread,submitted,ns,delta,depth,event,args\n\
-             0,,,,,,,,,end_of_trace,\"batches=0, events=0, dropped={}\"\n",
+            "0,,,,,,,,,end_of_trace,\"batches=0, events=0, dropped={}\"",
             2 + 2 * commands
         )
     );

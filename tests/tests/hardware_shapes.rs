@@ -66,6 +66,7 @@ fn shaped(shape: &str, scenario: &str, args: &[(&str, &str)]) -> Shaped {
     let txt = parse(&run.stdout);
     let truth = Truth::read(&log, &run.stderr);
     assert_eq!(truth.shape.name, shape);
+    truth.shape.assert_in_header(&txt);
     let perfetto = perfetto_trace::read(&file);
     Shaped {
         run,

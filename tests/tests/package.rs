@@ -270,7 +270,7 @@ fn the_package_installs_works_from_the_system_folders_and_removes_cleanly() {
 
     // man finds the pages where the package put them.
     for (name, want) in [
-        ("man", "utrace - "),
+        ("man", "utrace-layer(7)"),
         ("man-run", "utrace-run"),
         ("man-layer", "GPU_TRACE"),
     ] {

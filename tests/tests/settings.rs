@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use utrace_tests::checks::assert_clean;
+use utrace_tests::checks::{assert_clean, parse};
 use utrace_tests::harness::{Run, TempDir, Workload};
 use utrace_tests::workload;
 
@@ -54,7 +54,8 @@ fn each_source_alone_configures_the_trace() {
         .env("VK_LAYER_SETTINGS_PATH", p("named").to_str().unwrap())
         .run(&dir);
     assert_clean(&run);
-    assert!(text(&p("named.out")).starts_with("{\"type\":\"batch\""));
+    assert!(text(&p("named.out")).starts_with("{\"type\":\"trace\""));
+    assert!(text(&p("named.out")).contains("\n{\"type\":\"batch\""));
 
     // The per-user folder.
     let user = p("data/vulkan/settings.d/vk_layer_settings.txt");
@@ -69,7 +70,7 @@ fn each_source_alone_configures_the_trace() {
         .env("XDG_DATA_HOME", p("data").to_str().unwrap())
         .run(&dir);
     assert_clean(&run);
-    assert!(text(&p("user.txt")).starts_with("BATCH 1:"));
+    assert_eq!(parse(&text(&p("user.txt"))).batches[0].number, 1);
 
     // The working directory (the workload runs in `dir`).
     settings_file(
@@ -78,7 +79,7 @@ fn each_source_alone_configures_the_trace() {
     );
     let run = basic().run(&dir);
     assert_clean(&run);
-    assert!(text(&p("here.txt")).starts_with("BATCH 1:"));
+    assert_eq!(parse(&text(&p("here.txt"))).batches[0].number, 1);
     std::fs::remove_file(p("vk_layer_settings.txt")).unwrap();
 }
 
@@ -96,7 +97,7 @@ fn the_applications_settings_configure_the_trace() {
         .env("UTRACE_LOG", "info")
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(text(&out).starts_with("BATCH 1:"));
+    assert_eq!(parse(&text(&out)).batches[0].number, 1);
     assert!(
         run.stderr.contains("setting trace = \"true\" (from trace (the application's VkLayerSettingsCreateInfoEXT))"),
         "a BOOL32 setting: {}",
@@ -142,7 +143,7 @@ fn the_environment_wins_then_the_file_then_the_application() {
         .env("VK_UTRACE_TRACE_FORMAT", "txt")
         .run(&dir);
     assert!(run.success, "{}", run.stderr);
-    assert!(text(&p("from-env")).starts_with("BATCH 1:"));
+    assert_eq!(parse(&text(&p("from-env"))).batches.len(), 4);
     assert!(!p("from-alias").exists());
     assert!(
         run.stderr.contains("setting trace_file = "),

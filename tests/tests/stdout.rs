@@ -43,7 +43,7 @@ fn the_applications_lines_and_the_trace_stay_whole_on_one_stdout() {
 
 #[test]
 fn a_reader_that_goes_away_does_not_kill_the_application() {
-    // `GPU_TRACE=1 app | head -3`.
+    // `GPU_TRACE=1 app | head -6`: the four header lines, the first batch's two.
     let dir = TempDir::new("head");
     let run = workload!("idle-waits")
         .layers(&["VK_LAYER_utrace"])
@@ -53,7 +53,7 @@ fn a_reader_that_goes_away_does_not_kill_the_application() {
             Box::new(|out| {
                 let lines: Vec<String> = std::io::BufReader::new(out)
                     .lines()
-                    .take(3)
+                    .take(6)
                     .map_while(Result::ok)
                     .collect();
                 (lines.join("\n") + "\n").into_bytes()
@@ -65,9 +65,14 @@ fn a_reader_that_goes_away_does_not_kill_the_application() {
         run.signal, run.code, run.stderr
     );
     assert!(run.report().devices[0].results_ok);
-    assert_eq!(run.stdout.lines().count(), 3);
+    assert_eq!(run.stdout.lines().count(), 6);
     assert!(
-        run.stdout.starts_with("BATCH 1: device=0"),
+        run.stdout.starts_with("TRACE ORIGIN: device=0")
+            && run
+                .stdout
+                .lines()
+                .nth(4)
+                .is_some_and(|l| l.starts_with("BATCH 1: device=0")),
         "{}",
         run.stdout
     );

@@ -152,6 +152,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         }
     }
@@ -204,6 +205,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         };
         let spec = Spec::built_in();

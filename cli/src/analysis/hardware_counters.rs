@@ -132,6 +132,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         }
     }
@@ -168,6 +169,7 @@ mod tests {
                 ..Batch::default()
             }],
             notes: vec![],
+            origins: Vec::new(),
         };
         let spec = Spec::built_in();
         let paired = pair(&trace, &spec);

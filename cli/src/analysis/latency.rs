@@ -44,6 +44,7 @@ mod tests {
                 // Paired clocks a little off: the submit after the start counts as 0.
                 batch(Some(80_500), 80_000),
             ],
+            origins: Vec::new(),
             notes: vec![],
         };
         let s = submit_to_start(&trace);

@@ -120,6 +120,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         };
         let spec = Spec::built_in();

@@ -130,6 +130,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         }
     }

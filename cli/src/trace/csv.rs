@@ -1,7 +1,7 @@
 //! The csv format (the layer's `sink/csv.rs`): a header, one row per event, and one
 //! `end_of_trace` row per device with its batch columns empty.
 
-use super::{number, submit_times, Batch, Event, Trace};
+use super::{number, origin, submit_times, Batch, Event, Trace};
 
 /// How every header of the layer's csv begins; which columns follow is read from it (a
 /// `thread` column came with the submitting thread, `submitted` with its submit time; older
@@ -80,7 +80,13 @@ pub fn parse(text: &str) -> Result<Trace, String> {
             continue;
         }
         if f[c.batch].is_empty() {
-            // A device's end_of_trace row.
+            // A device's header (`trace`) or end_of_trace row.
+            if f[c.event] == utrace_format::header::TRACE_KIND {
+                if let Some(device) = number(&f[c.device]).and_then(|d| u32::try_from(d).ok()) {
+                    let pairs = utrace_format::text_args::parse(&f[c.args]);
+                    origin::merge(&mut trace.origins, device, pairs);
+                }
+            }
             continue;
         }
         let parsed = (|| {

@@ -3,7 +3,28 @@
 
 use serde_json::Value;
 
-use super::{number, submit_times, Batch, Event, Trace};
+use super::{number, origin, submit_times, Batch, Event, Trace};
+
+/// A `{"type":"trace",...}` line: its device's header, every value as text.
+fn header(trace: &mut Trace, v: &Value) {
+    let (Some(object), Some(device)) = (v.as_object(), v["device"].as_u64()) else {
+        return;
+    };
+    let pairs = object
+        .iter()
+        .filter(|(k, _)| *k != "type" && *k != "device")
+        .map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), text)
+        })
+        .collect();
+    if let Ok(device) = u32::try_from(device) {
+        origin::merge(&mut trace.origins, device, pairs);
+    }
+}
 
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
@@ -18,6 +39,10 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 .push(format!("line {at}: not JSON (cut short?); skipped"));
             continue;
         };
+        if v["type"] == utrace_format::header::TRACE_KIND {
+            header(&mut trace, &v);
+            continue;
+        }
         if v["type"] != "batch" {
             continue;
         }

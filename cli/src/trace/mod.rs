@@ -4,6 +4,7 @@
 
 mod csv;
 mod json;
+pub mod origin;
 mod perfetto;
 mod perfetto_batches;
 pub mod perfetto_write;
@@ -56,6 +57,8 @@ pub use utrace_format::Format;
 #[derive(Debug, Default)]
 pub struct Trace {
     pub batches: Vec<Batch>,
+    /// Each device's header, where the trace has one (layers before it wrote none).
+    pub origins: Vec<origin::Origin>,
     /// What the reader noticed and could not use (a trace cut short, lines it skipped).
     pub notes: Vec<String>,
 }
@@ -109,6 +112,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = String::from_utf8_lossy(first);
     if first.starts_with("BATCH ")
+        || first.starts_with(utrace_format::header::TXT_PREFIX)
         || first.starts_with("END OF TRACE")
         || first.starts_with("END OF FRAME")
     {

@@ -85,6 +85,7 @@ mod tests {
                 batch(4, Some(1), 5_000_000_300_000),
                 batch(5, None, 5_000_000_400_000),
             ],
+            origins: Vec::new(),
             notes: vec![],
         };
         check(&mut trace);

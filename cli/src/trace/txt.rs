@@ -1,7 +1,7 @@
 //! The txt format (the layer's `sink/txt.rs`): `BATCH` blocks of event lines, each block
 //! closed by `ELAPSED`; `END OF FRAME` and `END OF TRACE` lines between them.
 
-use super::{header_field, number, submit_times, Batch, Event, Trace};
+use super::{header_field, number, origin, submit_times, Batch, Event, Trace};
 
 pub fn parse(text: &str) -> Result<Trace, String> {
     let mut trace = Trace::default();
@@ -23,6 +23,13 @@ pub fn parse(text: &str) -> Result<Trace, String> {
                 Err(e) => trace.notes.push(format!("line {at}: {e}")),
             }
             open = Some(batch);
+        } else if let Some(rest) = line.strip_prefix(utrace_format::header::TXT_PREFIX) {
+            match origin::txt_line(rest) {
+                Some((device, pairs)) => origin::merge(&mut trace.origins, device, pairs),
+                None => trace
+                    .notes
+                    .push(format!("line {at}: a malformed TRACE line, skipped")),
+            }
         } else if line.starts_with("ELAPSED: ") {
             match open.take() {
                 Some(batch) => trace.batches.push(batch),

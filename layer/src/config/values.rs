@@ -48,7 +48,10 @@ pub(super) fn parse_formats(value: &str, problems: &mut Vec<String>) -> Vec<Form
     }
     if formats.is_empty() {
         // One line says what was wrong and what is written instead.
-        if let Some(last) = problems.get_mut(said_before..).and_then(<[String]>::last_mut) {
+        if let Some(last) = problems
+            .get_mut(said_before..)
+            .and_then(<[String]>::last_mut)
+        {
             last.push_str(", and txt is written instead");
         }
         formats.push(Format::Txt);

@@ -163,11 +163,11 @@ fn capture(
     .map_err(|e| format!("cannot write {path}: {e}"))?;
     let written_to = held.path.display().to_string();
     let out = crate::sink::writer::start_held(held);
-    let make = |_device: u32| -> Box<dyn Sink> {
+    let make = |_device: u32, header| -> Box<dyn Sink> {
         match format {
-            Format::Json => Box::new(JsonSink::new(out.clone())),
-            Format::Csv => Box::new(CsvSink::new(out.clone())),
-            _ => Box::new(TxtSink::new(out.clone())),
+            Format::Json => Box::new(JsonSink::new(out.clone(), header)),
+            Format::Csv => Box::new(CsvSink::new(out.clone(), header)),
+            _ => Box::new(TxtSink::new(out.clone(), header)),
         }
     };
     let devices = remote_slot::install(&make);

@@ -46,7 +46,8 @@ fn watch(stream: &mut UnixStream) -> Result<(), String> {
     // A client gone while a line is written must not kill the application.
     crate::sink::writer::block_sigpipe();
     let tally = Arc::new(Tally::default());
-    let make = |_device: u32| -> Box<dyn Sink> { Box::new(WatchSink::new(Arc::clone(&tally))) };
+    let make =
+        |_device: u32, _header| -> Box<dyn Sink> { Box::new(WatchSink::new(Arc::clone(&tally))) };
     if remote_slot::install(&make).is_empty() {
         remote_slot::finish(Duration::from_secs(1));
         return Err("no device of this process is traced".into());

@@ -340,6 +340,9 @@ impl Backend {
             device_type: vk::PhysicalDeviceType::OTHER,
             device_name: String::new(),
             vendor_id: 0,
+            device_id: 0,
+            driver_version: 0,
+            driver_name: String::new(),
             driver_info: String::new(),
         };
         Backend {

@@ -20,38 +20,48 @@ pub struct DeviceCaps {
     pub device_type: vk::PhysicalDeviceType,
     pub device_name: String,
     pub vendor_id: u32,
-    /// `VkPhysicalDeviceDriverProperties::driverInfo` (empty where it could not be asked:
-    /// a device before Vulkan 1.2, or an instance without `vkGetPhysicalDeviceProperties2`).
+    pub device_id: u32,
+    /// `driverVersion`, in the vendor's own encoding.
+    pub driver_version: u32,
+    /// `VkPhysicalDeviceDriverProperties::driverName` and `driverInfo` (empty where they
+    /// could not be asked: a device before Vulkan 1.2, or an instance without
+    /// `vkGetPhysicalDeviceProperties2`).
+    pub driver_name: String,
     pub driver_info: String,
 }
 
 /// `VK_VENDOR_ID_MESA`: the vendor id of Mesa's software drivers (Lavapipe).
 const VENDOR_MESA: u32 = 0x10005;
 
-/// The device's `driverInfo`, where the instance and the device allow asking (Vulkan 1.2).
+/// The device's `driverName` and `driverInfo`, where the instance and the device allow
+/// asking (Vulkan 1.2).
 ///
 /// # Safety
 /// `physical_device` must belong to `instance`.
-unsafe fn driver_info(
+unsafe fn driver_properties(
     instance: &InstanceDispatch,
     physical_device: vk::PhysicalDevice,
     api_version: u32,
-) -> String {
+) -> (String, String) {
     let Some(properties2) = instance.get_physical_device_properties2 else {
-        return String::new();
+        return Default::default();
     };
     if api_version < vk::API_VERSION_1_2 {
-        return String::new();
+        return Default::default();
     }
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
     // SAFETY: the instance allows the call (`InstanceDispatch::load`); a 1.2 device knows
     // the chained structure, which lives across the call.
     unsafe { properties2(physical_device, &mut props) };
-    driver
-        .driver_info_as_c_str()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    let text = |s: Result<&std::ffi::CStr, _>| {
+        s.map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    (
+        text(driver.driver_name_as_c_str()),
+        text(driver.driver_info_as_c_str()),
+    )
 }
 
 /// Mesa's major version from a `driverInfo` such as "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)".
@@ -86,6 +96,9 @@ impl DeviceCaps {
             families.truncate(count as usize);
             families
         };
+        // SAFETY: as above.
+        let (driver_name, driver_info) =
+            unsafe { driver_properties(instance, physical_device, props.api_version) };
         DeviceCaps {
             timestamp_period: props.limits.timestamp_period,
             families: families
@@ -103,8 +116,10 @@ impl DeviceCaps {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             vendor_id: props.vendor_id,
-            // SAFETY: as above.
-            driver_info: unsafe { driver_info(instance, physical_device, props.api_version) },
+            device_id: props.device_id,
+            driver_version: props.driver_version,
+            driver_name,
+            driver_info,
         }
     }
 
@@ -173,6 +188,9 @@ mod tests {
             device_type,
             device_name: String::new(),
             vendor_id,
+            device_id: 0,
+            driver_version: 0,
+            driver_name: String::new(),
             driver_info: info.to_string(),
         };
         let cpu = vk::PhysicalDeviceType::CPU;

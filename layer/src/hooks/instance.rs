@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use super::device_outputs;
 use super::device_record::{self, Device};
 use super::guarded;
 use crate::config::{Config, Counters};
@@ -17,7 +18,7 @@ use crate::loader::chain;
 use crate::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::loader::registry::{self, dispatch_key, Instance};
 use crate::sink::{self, perfetto::SessionHooks};
-use crate::trace::{capture_gates, DeviceTracer, TracerOptions};
+use crate::trace::{capture_gates, DeviceTracer};
 
 /// Devices created in this process, for `%i` and the trace's `device=`.
 static DEVICE_COUNT: AtomicU32 = AtomicU32::new(0);
@@ -96,11 +97,14 @@ pub unsafe fn create_instance(
                 ),
             )
         };
+        // SAFETY: the application's optional VkApplicationInfo, valid during this call.
+        let application = unsafe { device_outputs::application(create_info.p_application_info) };
         registry::insert_instance(
             key,
             Instance {
                 dispatch,
                 api_version,
+                application,
             },
         );
     });
@@ -248,8 +252,10 @@ pub unsafe fn create_device(
                     // Said above: no counters without the lock.
                     plan.perf = PerfPlan::NotAsked;
                 }
-                let options = tracer_options(config);
-                let outputs = sink::outputs(output_choice(config), SESSION_HOOKS);
+                let options = device_outputs::tracer_options(config);
+                let origin = device_outputs::origin(&caps, &instance.application, config);
+                let outputs =
+                    sink::outputs(device_outputs::output_choice(config), origin, SESSION_HOOKS);
                 let backend = Backend::new(
                     Arc::clone(&dispatch),
                     caps,
@@ -293,28 +299,6 @@ pub unsafe fn create_device(
         super::forget_common_next();
     }
     result
-}
-
-/// What the trace core reads of the configuration.
-fn tracer_options(config: &Config) -> TracerOptions {
-    TracerOptions {
-        frames: config.frames,
-        instrument: config.instrument,
-        perfetto: config.perfetto(),
-        on_demand: config.on_demand,
-    }
-}
-
-/// What the outputs read of the configuration.
-fn output_choice(config: &Config) -> sink::OutputChoice {
-    sink::OutputChoice {
-        on_demand: config.on_demand,
-        destination: config.destination.clone(),
-        formats: config.formats.clone(),
-        perfetto: config.perfetto(),
-        perfetto_buffer_kb: config.perfetto_buffer_kb,
-        frames: config.frames,
-    }
 }
 
 /// Whether `name` is among an application's `count` enabled names.

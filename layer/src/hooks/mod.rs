@@ -24,6 +24,7 @@ pub mod command_buffer;
 pub mod commands;
 pub mod common_next;
 pub mod device;
+mod device_outputs;
 pub mod device_record;
 pub mod instance;
 pub mod layer_settings;

@@ -36,6 +36,17 @@ pub struct Instance {
     pub dispatch: InstanceDispatch,
     /// `VkApplicationInfo::apiVersion` (1.0 when absent): the instance's highest usable API.
     pub api_version: u32,
+    /// The rest of `VkApplicationInfo`, for the trace's header.
+    pub application: Application,
+}
+
+/// `VkApplicationInfo`'s names and versions (empty and 0 where the application gave none).
+#[derive(Clone, Debug, Default)]
+pub struct Application {
+    pub name: String,
+    pub version: u32,
+    pub engine_name: String,
+    pub engine_version: u32,
 }
 
 static INSTANCES: LazyLock<RwLock<HashMap<DispatchKey, Arc<Instance>>>> =

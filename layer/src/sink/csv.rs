@@ -30,6 +30,7 @@ use parking_lot::Mutex;
 use utrace_format::escape::push_csv_field;
 use utrace_format::{COUNTER_NAMES, CSV_HEADER, CSV_HEADER_COUNTERS};
 
+use super::origin::PendingHeader;
 use super::output::Output;
 use super::ranges::each_placed;
 use super::text_args;
@@ -72,10 +73,11 @@ pub struct CsvSink {
     out: Output,
     args: String,
     counters: Option<&'static CounterColumns>,
+    header: PendingHeader,
 }
 
 impl CsvSink {
-    pub fn new(out: Output) -> CsvSink {
+    pub fn new(out: Output, header: PendingHeader) -> CsvSink {
         let counters = counter_columns();
         // One header per output, written before whatever record the output first takes.
         out.set_header(counters.map_or(CSV_HEADER, |c| c.header));
@@ -83,6 +85,19 @@ impl CsvSink {
             out,
             args: String::new(),
             counters,
+            header,
+        }
+    }
+
+    /// The device's `trace` row (its counter columns empty), before whatever it writes
+    /// first.
+    fn header_first(&mut self) {
+        let columns = self.counters.map(|c| c.names.len());
+        let row = self
+            .header
+            .take("csv", |h, buf| h.push_csv_row(buf, columns));
+        if let Some(row) = row {
+            self.out.text(row);
         }
     }
 }
@@ -195,6 +210,7 @@ fn push_counters(buf: &mut String, names: &[&str], counters: Option<&Counters>) 
 
 impl Sink for CsvSink {
     fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
+        self.header_first();
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
         let counters = self.counters;
@@ -207,6 +223,7 @@ impl Sink for CsvSink {
     fn end_of_frame(&mut self, _device: u32, _frame: u32) {}
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
+        self.header_first();
         let format = if self.counters.is_some() {
             format_end_counted
         } else {

@@ -19,6 +19,7 @@ use std::fmt::Write;
 
 use utrace_format::escape::push_json_string;
 
+use super::origin::PendingHeader;
 use super::output::Output;
 use super::ranges::each_placed;
 use super::{BatchInfo, EventPieces, Sink, TraceSummary};
@@ -29,13 +30,22 @@ pub struct JsonSink {
     out: Output,
     /// Reused for each argument's text before it is escaped.
     arg: String,
+    header: PendingHeader,
 }
 
 impl JsonSink {
-    pub fn new(out: Output) -> JsonSink {
+    pub fn new(out: Output, header: PendingHeader) -> JsonSink {
         JsonSink {
             out,
             arg: String::new(),
+            header,
+        }
+    }
+
+    /// The device's `{"type":"trace",...}` line, before whatever it writes first.
+    fn header_first(&mut self) {
+        if let Some(text) = self.header.take("json", |h, buf| h.push_json(buf)) {
+            self.out.text(text);
         }
     }
 }
@@ -129,6 +139,7 @@ pub fn format_batch(
 
 impl Sink for JsonSink {
     fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
+        self.header_first();
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
         format_batch(&mut buf, &mut self.arg, info, events, &mut |b| {
@@ -138,6 +149,7 @@ impl Sink for JsonSink {
     }
 
     fn end_of_frame(&mut self, device: u32, frame: u32) {
+        self.header_first();
         let mut buf = self.out.buffer();
         let _ = writeln!(
             buf,
@@ -147,6 +159,7 @@ impl Sink for JsonSink {
     }
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
+        self.header_first();
         self.out.end(s.device, s.clone(), format_end);
     }
 

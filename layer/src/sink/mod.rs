@@ -7,6 +7,7 @@ pub mod csv;
 pub mod destinations;
 pub(crate) mod held_file;
 pub mod json;
+pub mod origin;
 pub mod output;
 pub mod perfetto;
 mod ranges;
@@ -49,22 +50,34 @@ pub struct OutputChoice {
 
 /// The outputs `choice` asks for, as the core is given them; `hooks` are what a Perfetto
 /// session's start and stop do in the core.
-pub fn outputs(choice: OutputChoice, hooks: perfetto::SessionHooks) -> Outputs {
+pub fn outputs(
+    choice: OutputChoice,
+    origin: origin::Origin,
+    hooks: perfetto::SessionHooks,
+) -> Outputs {
     let config = Arc::new(choice);
+    let origin = Arc::new(origin);
     Outputs {
         lifecycle: config.perfetto.then(|| {
             Box::new(perfetto::PerfettoLifecycle::new(Arc::clone(&config), hooks))
                 as Box<dyn Lifecycle>
         }),
-        open: Box::new(move |device| open(&config, device)),
+        open: Box::new(move |device| open(&config, origin, device)),
     }
 }
 
-/// The sinks `config` asks for, writing to their destinations for device `device`.
-fn open(config: &OutputChoice, device: DeviceContext) -> Box<dyn Sink> {
+/// The sinks `config` asks for, writing to their destinations for device `device`, each
+/// text format's first record its header (`origin`).
+fn open(
+    config: &OutputChoice,
+    origin: Arc<origin::Origin>,
+    device: DeviceContext,
+) -> Box<dyn Sink> {
     use perfetto::render_stages::RenderStageSink;
     // A capture asked from outside the process writes through each device's slot.
-    let slot = remote_slot::slot(device.index);
+    let slot = remote_slot::slot(device.index, Arc::clone(&origin), device.clock.clone());
+    let header =
+        || origin::PendingHeader::new(device.index, Arc::clone(&origin), device.clock.clone());
     // The text formats give each batch its submit time on the device's clock.
     let clock = device.clock.clone();
     let with_submit_times = |sinks| submit_clock::SubmitClock::wrap(tee::Tee::of(sinks), clock);
@@ -83,9 +96,9 @@ fn open(config: &OutputChoice, device: DeviceContext) -> Box<dyn Sink> {
     for format in &config.formats {
         let out = || destinations::open(&text_destination, device.index);
         match format {
-            Format::Txt => sinks.push(Box::new(txt::TxtSink::new(out()))),
-            Format::Json => sinks.push(Box::new(json::JsonSink::new(out()))),
-            Format::Csv => sinks.push(Box::new(csv::CsvSink::new(out()))),
+            Format::Txt => sinks.push(Box::new(txt::TxtSink::new(out(), header()))),
+            Format::Json => sinks.push(Box::new(json::JsonSink::new(out(), header()))),
+            Format::Csv => sinks.push(Box::new(csv::CsvSink::new(out(), header()))),
             Format::Perfetto => {}
         }
     }

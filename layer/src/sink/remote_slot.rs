@@ -11,12 +11,17 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
+use super::origin::{Origin, PendingHeader};
 use super::{BatchInfo, EventPieces, Sink, TraceSummary};
+use crate::gpu::interface::GpuClock;
 use crate::trace::remote::REMOTE;
 
 #[derive(Default)]
 struct Inner {
     device: u32,
+    /// What the capture's header says of the device.
+    origin: Arc<Origin>,
+    clock: Option<GpuClock>,
     sink: Option<Box<dyn Sink>>,
     batches: u64,
     events: u64,
@@ -50,9 +55,11 @@ pub fn traced_batches() -> u64 {
 }
 
 /// A new device's slot.
-pub fn slot(device: u32) -> Box<dyn Sink> {
+pub fn slot(device: u32, origin: Arc<Origin>, clock: Option<GpuClock>) -> Box<dyn Sink> {
     let inner = Arc::new(Mutex::new(Inner {
         device,
+        origin,
+        clock,
         ..Inner::default()
     }));
     let mut slots = SLOTS.lock();
@@ -65,9 +72,9 @@ fn live() -> Vec<Arc<Mutex<Inner>>> {
     SLOTS.lock().iter().filter_map(Weak::upgrade).collect()
 }
 
-/// Gives every live device a sink for the capture (`make` for its device index); the
-/// devices' indexes.
-pub fn install(make: &dyn Fn(u32) -> Box<dyn Sink>) -> Vec<u32> {
+/// Gives every live device a sink for the capture (`make` for its device index and its
+/// header); the devices' indexes.
+pub fn install(make: &dyn Fn(u32, PendingHeader) -> Box<dyn Sink>) -> Vec<u32> {
     if let Ok(mut done) = DONE.0.lock() {
         *done = false;
     }
@@ -75,10 +82,14 @@ pub fn install(make: &dyn Fn(u32) -> Box<dyn Sink>) -> Vec<u32> {
     let slots = live();
     for s in &slots {
         let mut inner = s.lock();
-        let device = inner.device;
+        let (device, origin, clock) =
+            (inner.device, Arc::clone(&inner.origin), inner.clock.clone());
+        let header = PendingHeader::new(device, Arc::clone(&origin), clock.clone());
         *inner = Inner {
             device,
-            sink: Some(make(device)),
+            sink: Some(make(device, header)),
+            origin,
+            clock,
             ..Inner::default()
         };
     }

@@ -20,6 +20,7 @@
 
 use std::fmt::Write;
 
+use super::origin::PendingHeader;
 use super::output::Output;
 use super::ranges::each_placed;
 use super::text_args;
@@ -28,11 +29,19 @@ use crate::digits;
 
 pub struct TxtSink {
     out: Output,
+    header: PendingHeader,
 }
 
 impl TxtSink {
-    pub fn new(out: Output) -> TxtSink {
-        TxtSink { out }
+    pub fn new(out: Output, header: PendingHeader) -> TxtSink {
+        TxtSink { out, header }
+    }
+
+    /// The device's `TRACE` lines, before whatever it writes first.
+    fn header_first(&mut self) {
+        if let Some(text) = self.header.take("txt", |h, buf| h.push_txt(buf)) {
+            self.out.text(text);
+        }
     }
 }
 
@@ -96,6 +105,7 @@ pub fn format_batch(
 
 impl Sink for TxtSink {
     fn batch(&mut self, info: &BatchInfo, events: &mut dyn EventPieces<'_>) {
+        self.header_first();
         // A recycled buffer: formatting allocates nothing in the steady state.
         let mut buf = self.out.buffer();
         let mut stream = self.out.stream_batch(info.device);
@@ -104,12 +114,14 @@ impl Sink for TxtSink {
     }
 
     fn end_of_frame(&mut self, _device: u32, frame: u32) {
+        self.header_first();
         let mut buf = self.out.buffer();
         let _ = writeln!(buf, "END OF FRAME {frame}");
         self.out.text(buf);
     }
 
     fn end_of_trace(&mut self, s: &TraceSummary) {
+        self.header_first();
         self.out.end(s.device, s.clone(), format_end);
     }
 

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use utrace_format::escape::{push_csv_field, push_json_string};
-use utrace_format::{RangeKind, ValueKind};
+use utrace_format::{header, RangeKind, ValueKind};
 use utrace_format::{COUNTER_NAMES, PERF_PREFIX};
 
 use crate::analysis::ranges::Spec;
@@ -95,9 +95,26 @@ fn push_event(out: &mut String, e: &Event, delta: i64, depth: usize, stages: &St
     out.push_str("}}");
 }
 
+/// Each device's header (the trace's own, kept as it was written: its `format` says the
+/// format it was traced in), typed again from the text a reader keeps.
+fn headers(trace: &Trace, mut write: impl FnMut(&header::Header<'_>)) {
+    for origin in &trace.origins {
+        let fields: Vec<(&str, header::Value)> = origin
+            .fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), header::typed(k, v)))
+            .collect();
+        write(&header::Header {
+            device: origin.device,
+            fields: &fields,
+        });
+    }
+}
+
 pub fn json(trace: &Trace, spec: &Spec) -> String {
     let stages = StageSpec::built_in();
     let mut out = String::new();
+    headers(trace, |h| h.push_json(&mut out));
     for b in &trace.batches {
         let elapsed = match (b.events.first(), b.events.last()) {
             (Some(f), Some(l)) => l.ns.saturating_sub(f.ns),
@@ -150,6 +167,8 @@ pub fn csv(trace: &Trace, spec: &Spec) -> String {
         out.push_str(",partial");
     }
     out.push('\n');
+    let counters = (!columns.is_empty()).then_some(columns.len());
+    headers(trace, |h| h.push_csv_row(&mut out, counters));
     let mut values: Vec<&str> = Vec::new();
     for b in &trace.batches {
         let thread = b.thread.map(|t| t.to_string()).unwrap_or_default();
@@ -225,6 +244,7 @@ mod tests {
                 submit_ns: None,
                 events,
             }],
+            origins: Vec::new(),
             notes: vec![],
         }
     }

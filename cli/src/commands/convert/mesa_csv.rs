@@ -84,6 +84,7 @@ mod tests {
                 batch(1, 0, &[(15, "end_draw", "")]),
                 batch(0, 1, &[(30, "end_draw", "")]),
             ],
+            origins: Vec::new(),
             notes: vec![],
         };
         assert_eq!(

@@ -83,9 +83,16 @@ pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
         if let Some((keys, rows)) = &hardware {
             value["hardware_counters"] = hardware_output::json(keys, rows, o.top);
         }
+        value["origins"] = origins_json(trace);
         crate::stdout::print(&format!("{value}\n"))
     } else {
-        let mut text = output::text(&r, o.top);
+        // Where the trace comes from, a line per device, where the trace says.
+        let mut text: String = trace
+            .origins
+            .iter()
+            .map(|o| format!("from: {}\n", o.summary()))
+            .collect();
+        text.push_str(&output::text(&r, o.top));
         let no_hardware = hardware.as_ref().is_none_or(|(keys, _)| keys.is_empty());
         if let Some(rows) = counters.as_ref().filter(|r| !r.is_empty() || no_hardware) {
             text.push_str(&counters_output::text(o.by.heading(), rows, o.top));
@@ -95,4 +102,20 @@ pub fn print(trace: &Trace, o: &Options) -> Result<(), String> {
         }
         crate::stdout::print_text(&text)
     }
+}
+
+/// Each device's header as `{device, fields: {key: value}}`, fields in the order read.
+fn origins_json(trace: &Trace) -> serde_json::Value {
+    trace
+        .origins
+        .iter()
+        .map(|o| {
+            let fields: serde_json::Map<String, serde_json::Value> = o
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect();
+            serde_json::json!({"device": o.device, "fields": fields})
+        })
+        .collect()
 }

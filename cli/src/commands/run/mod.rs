@@ -322,6 +322,7 @@ mod tests {
                 events: vec![Event::at(0, "end_render_pass", args)],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         };
         assert!(has_counters(&trace("perf_draws=2")));

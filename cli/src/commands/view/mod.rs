@@ -110,6 +110,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         };
         let d = data(&trace);
@@ -175,6 +176,7 @@ mod tests {
                 ],
                 ..Batch::default()
             }],
+            origins: Vec::new(),
             notes: vec![],
         };
         let d = data(&trace);
@@ -213,6 +215,7 @@ mod tests {
                 batch(4, 160, 170),
             ],
             notes: vec![],
+            origins: Vec::new(),
         };
         let d = data(&trace);
         let levels: Vec<(u64, u64)> = ranges(&d).into_iter().map(|(_, l, b)| (l, b)).collect();
