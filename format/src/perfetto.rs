@@ -40,6 +40,36 @@ pub struct TracePacket {
     pub gpu_render_stage_event: Option<GpuRenderStageEvent>,
     #[prost(message, optional, tag = "65")]
     pub vulkan_api_event: Option<VulkanApiEvent>,
+    #[prost(message, optional, tag = "128")]
+    pub gpu_info: Option<GpuInfo>,
+}
+
+/// `TracePacket.gpu_info` (`gpu_info.proto`): utrace writes one GPU per device, its
+/// header's fields (`crate::header`) as `extra_info`, the device's index under `device`.
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuInfo {
+    #[prost(message, repeated, tag = "1")]
+    pub gpus: Vec<Gpu>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Gpu {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub vendor: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub model: Option<String>,
+    #[prost(message, repeated, tag = "6")]
+    pub extra_info: Vec<GpuKeyValue>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuKeyValue {
+    #[prost(string, optional, tag = "1")]
+    pub key: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]

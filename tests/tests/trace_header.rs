@@ -170,3 +170,55 @@ fn converted_traces_keep_the_header_they_came_with() {
     }
     assert_eq!(original[0]["fields"]["format"], "txt");
 }
+
+#[test]
+fn perfetto_traces_carry_the_header_as_the_devices_gpu_info() {
+    let dir = TempDir::new("header-perfetto");
+    let path = dir.path().join("p.pftrace");
+    let run = workload!("basic")
+        .layers(&["VK_LAYER_utrace", "VK_LAYER_KHRONOS_validation"])
+        .env("GPU_TRACEFILE", path.to_str().unwrap())
+        .env("GPU_TRACEPOINTS", "-draw")
+        .run(&dir);
+    assert_clean(&run);
+    let bytes = std::fs::read(&path).unwrap();
+    let trace = utrace_tests::perfetto_trace::decode(&bytes).unwrap();
+    let gpus: Vec<_> = trace
+        .packet
+        .iter()
+        .filter_map(|p| p.gpu_info.as_ref())
+        .flat_map(|i| &i.gpus)
+        .collect();
+    assert!(!gpus.is_empty(), "a gpu_info packet");
+    let gpu = gpus[0];
+    let extra = |k: &str| {
+        gpu.extra_info
+            .iter()
+            .find(|kv| kv.key.as_deref() == Some(k))
+            .and_then(|kv| kv.value.clone())
+    };
+    assert_eq!(extra("device").as_deref(), Some("0"));
+    assert_eq!(extra("format").as_deref(), Some("perfetto"));
+    assert_eq!(extra("tracepoints").as_deref(), Some("-draw"));
+    assert_eq!(gpu.name, extra("device_name"));
+    assert!(gpu
+        .name
+        .as_deref()
+        .unwrap_or_default()
+        .starts_with("llvmpipe"));
+    // The command reads it back, and writes it again when converting to Perfetto.
+    let read = origins(&path);
+    assert_eq!(read[0]["fields"]["format"], "perfetto");
+    let txt = dir.path().join("p.txt");
+    traced(&dir, "p.txt", &[]);
+    let converted = dir.path().join("c.pftrace");
+    let status = Command::new(utrace_exe())
+        .arg("convert")
+        .arg(&txt)
+        .args(["--to", "perfetto", "-o"])
+        .arg(&converted)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(origins(&converted), origins(&txt));
+}

@@ -83,6 +83,31 @@ pub fn merge(origins: &mut Vec<Origin>, device: u32, pairs: Vec<(String, String)
     }
 }
 
+/// A Perfetto trace's `gpu_info`: each GPU whose `extra_info` names a `device` is that
+/// device's header (other producers' GPUs are left alone).
+pub fn from_gpu_info(info: &utrace_format::perfetto::GpuInfo, origins: &mut Vec<Origin>) {
+    for gpu in &info.gpus {
+        let pairs: Vec<(String, String)> = gpu
+            .extra_info
+            .iter()
+            .map(|kv| {
+                (
+                    kv.key.clone().unwrap_or_default(),
+                    kv.value.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let device = pairs
+            .iter()
+            .find(|(k, _)| k == "device")
+            .and_then(|(_, v)| v.parse().ok());
+        if let Some(device) = device {
+            let rest = pairs.into_iter().filter(|(k, _)| k != "device").collect();
+            merge(origins, device, rest);
+        }
+    }
+}
+
 /// A txt header line's device and fields: `TRACE DEVICE: device=0, device_name="..."`.
 pub fn txt_line(rest: &str) -> Option<(u32, Vec<(String, String)>)> {
     let (_, args) = rest.split_once(": ")?;

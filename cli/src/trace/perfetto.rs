@@ -26,6 +26,7 @@ pub fn parse(bytes: &[u8]) -> Result<Trace, String> {
 fn parse_with(bytes: &[u8], spec: &StageSpec) -> Result<Trace, String> {
     let mut assembler = Assembler::new(spec);
     let mut notes = Vec::new();
+    let mut origins = Vec::new();
     let mut rest = bytes;
     let mut index = 0usize;
     while !rest.is_empty() {
@@ -33,7 +34,12 @@ fn parse_with(bytes: &[u8], spec: &StageSpec) -> Result<Trace, String> {
         match next_packet(rest) {
             Ok((body, after)) => {
                 match TracePacket::decode(body) {
-                    Ok(packet) => assembler.packet(&packet),
+                    Ok(packet) => {
+                        if let Some(info) = &packet.gpu_info {
+                            super::origin::from_gpu_info(info, &mut origins);
+                        }
+                        assembler.packet(&packet)
+                    }
                     Err(e) => notes.push(format!(
                         "packet {index} (byte {offset}) does not decode ({e}); skipped"
                     )),
@@ -56,6 +62,7 @@ fn parse_with(bytes: &[u8], spec: &StageSpec) -> Result<Trace, String> {
         index += 1;
     }
     let mut trace = assembler.finish();
+    trace.origins = origins;
     notes.append(&mut trace.notes);
     trace.notes = notes;
     Ok(trace)

@@ -20,9 +20,9 @@ use utrace_format::{Category, RangeKind, PERFETTO_FRAME_EXTRA};
 use crate::trace::{Batch, Trace};
 use crate::tracepoint_spec::{StageSpec, Tracepoint};
 use utrace_format::perfetto::{
-    encode_packet, Clock, ClockSnapshot, ExtraData, GpuRenderStageEvent, InternedData,
-    InternedGpuRenderStageSpecification, InternedGraphicsContext, TracePacket, VkQueueSubmit,
-    VulkanApiEvent, API_VULKAN, CATEGORY_COMPUTE, CATEGORY_GRAPHICS, CATEGORY_OTHER,
+    encode_packet, Clock, ClockSnapshot, ExtraData, Gpu, GpuInfo, GpuKeyValue, GpuRenderStageEvent,
+    InternedData, InternedGpuRenderStageSpecification, InternedGraphicsContext, TracePacket,
+    VkQueueSubmit, VulkanApiEvent, API_VULKAN, CATEGORY_COMPUTE, CATEGORY_GRAPHICS, CATEGORY_OTHER,
     CLOCK_BOOTTIME, SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE,
 };
 use utrace_format::text_args;
@@ -65,6 +65,10 @@ pub fn write(trace: &Trace, spec: &StageSpec, out: &mut impl Write) -> Result<()
         let sequence_id = batch.device.saturating_add(1);
         let seq = sequences.entry(batch.device).or_insert_with(|| {
             encode_packet(&first_packet(sequence_id), &mut bytes);
+            // The device's header, where the trace has one, as the layer writes it.
+            if let Some(origin) = trace.origins.iter().find(|o| o.device == batch.device) {
+                encode_packet(&origin_packet(origin, sequence_id), &mut bytes);
+            }
             Sequence::default()
         });
         let stages = pair(batch, spec);
@@ -130,6 +134,29 @@ pub fn write(trace: &Trace, spec: &StageSpec, out: &mut impl Write) -> Result<()
 
 /// A sequence's first packet: its state cleared, the graphics context interned, the device
 /// clock paired one to one with the stamps' clock.
+/// A device's header as a `gpu_info` packet, its fields as `extra_info`.
+fn origin_packet(origin: &crate::trace::origin::Origin, sequence_id: u32) -> TracePacket {
+    let kv = |k: &str, v: &str| GpuKeyValue {
+        key: Some(k.to_string()),
+        value: Some(v.to_string()),
+    };
+    let mut extra_info = vec![kv("device", &origin.device.to_string())];
+    extra_info.extend(origin.fields.iter().map(|(k, v)| kv(k, v)));
+    let field = |k| origin.get(k).map(str::to_string);
+    TracePacket {
+        trusted_packet_sequence_id: Some(sequence_id),
+        gpu_info: Some(GpuInfo {
+            gpus: vec![Gpu {
+                name: field("device_name"),
+                vendor: field("vendor_id"),
+                model: field("driver_info"),
+                extra_info,
+            }],
+        }),
+        ..Default::default()
+    }
+}
+
 fn first_packet(sequence_id: u32) -> TracePacket {
     let clock = |id| Clock {
         clock_id: Some(id),

@@ -83,7 +83,10 @@ fn open(
     let with_submit_times = |sinks| submit_clock::SubmitClock::wrap(tee::Tee::of(sinks), clock);
     // On demand, only a Perfetto session (or such a capture) ever asks for the trace.
     if config.on_demand {
-        return with_submit_times(vec![Box::new(RenderStageSink::new(device)), slot]);
+        return with_submit_times(vec![
+            Box::new(RenderStageSink::new(device, Arc::clone(&origin))),
+            slot,
+        ]);
     }
     // With Perfetto, GPU_TRACEFILE names the Perfetto trace and text goes to stdout.
     let perfetto = config.formats.contains(&Format::Perfetto);
@@ -103,7 +106,7 @@ fn open(
         }
     }
     if perfetto {
-        sinks.push(Box::new(RenderStageSink::new(device)));
+        sinks.push(Box::new(RenderStageSink::new(device, Arc::clone(&origin))));
     }
     sinks.push(slot);
     with_submit_times(sinks)

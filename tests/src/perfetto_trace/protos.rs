@@ -37,6 +37,35 @@ pub struct TracePacket {
     pub gpu_log: Option<GpuLog>,
     #[prost(message, optional, tag = "52")]
     pub gpu_counter_event: Option<GpuCounterEvent>,
+    #[prost(message, optional, tag = "128")]
+    pub gpu_info: Option<GpuInfo>,
+}
+
+/// `gpu_info.proto`: the layer's header, one GPU per device, its fields as `extra_info`.
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuInfo {
+    #[prost(message, repeated, tag = "1")]
+    pub gpus: Vec<Gpu>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Gpu {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub vendor: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub model: Option<String>,
+    #[prost(message, repeated, tag = "6")]
+    pub extra_info: Vec<GpuKeyValue>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GpuKeyValue {
+    #[prost(string, optional, tag = "1")]
+    pub key: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
 }
 
 /// gpu_counter_event.proto: a descriptor of the counters, or their values at the packet's

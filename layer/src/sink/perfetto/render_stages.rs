@@ -27,6 +27,7 @@
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use perfetto_sdk::data_source::{DataSourceTimestamp, TraceContext};
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
@@ -41,6 +42,7 @@ use super::sequence::SequenceState;
 use super::sequence_start::{DeviceHeader, BOOTTIME_CLOCK_ID, CONTEXT_IID, GPU_CLOCK_ID};
 use super::stage_event::{Stage, StageEncoder};
 use super::stage_pairs::{each_slice, Range};
+use crate::sink::origin::Origin;
 use crate::sink::{BatchInfo, DeviceContext, EventPieces, Sink, TraceSummary};
 
 /// Stages written between two fresh starts of a sequence's state within one batch (a
@@ -79,9 +81,9 @@ pub struct RenderStageSink {
 }
 
 impl RenderStageSink {
-    pub fn new(device: DeviceContext) -> RenderStageSink {
+    pub fn new(device: DeviceContext, origin: Arc<Origin>) -> RenderStageSink {
         RenderStageSink {
-            header: DeviceHeader::new(device),
+            header: DeviceHeader::new(device, origin),
             stage_iids: Vec::new(),
             encoder: StageEncoder::default(),
             frame_text: String::new(),

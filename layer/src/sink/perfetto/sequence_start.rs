@@ -1,7 +1,9 @@
-//! What every sequence is told of the device before its stages: the graphics context, a
-//! clock snapshot pairing the device's clock with `CLOCK_BOOTTIME` (repeated every
-//! [`SNAPSHOT_PERIOD`]), and the application's object names not yet sent.
+//! What every sequence is told of the device before its stages: the graphics context, the
+//! trace's header as the device's `gpu_info` (its fields as `extra_info`), a clock snapshot
+//! pairing the device's clock with `CLOCK_BOOTTIME` (repeated every [`SNAPSHOT_PERIOD`]),
+//! and the application's object names not yet sent.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use perfetto_sdk::data_source::TraceContext;
@@ -15,10 +17,14 @@ use perfetto_sdk_protos_gpu::protos::trace::gpu::vulkan_api_event::{
     VulkanApiEvent, VulkanApiEventVkDebugUtilsObjectName,
 };
 use perfetto_sdk_protos_gpu::protos::trace::interned_data::interned_data::prelude::*;
+use perfetto_sdk_protos_gpu::protos::trace::system_info::gpu_info::{
+    GpuInfo, GpuInfoGpu, GpuInfoGpuKeyValue,
+};
 use perfetto_sdk_protos_gpu::protos::trace::trace_packet::prelude::*;
 
 use super::sequence::SequenceState;
 use crate::gpu::calibration::GpuClock;
+use crate::sink::origin::Origin;
 use crate::sink::{DeviceContext, ObjectNames};
 use crate::trace::shader_sets::SHADER_SET_OBJECT_TYPE;
 
@@ -36,19 +42,47 @@ pub struct DeviceHeader {
     clock: Option<GpuClock>,
     pub pid: u32,
     pub names: ObjectNames,
+    origin: Arc<Origin>,
     warned: bool,
 }
 
 impl DeviceHeader {
-    pub fn new(device: DeviceContext) -> DeviceHeader {
+    pub fn new(device: DeviceContext, origin: Arc<Origin>) -> DeviceHeader {
         DeviceHeader {
             device: device.index,
             device_handle: device.handle,
             clock: device.clock,
             pid: std::process::id(),
             names: device.names,
+            origin,
             warned: false,
         }
+    }
+
+    /// The trace's header as a `gpu_info` packet: the device named as Perfetto's UI shows
+    /// GPUs, every field of the header (and the device's index) as `extra_info`.
+    fn send_origin(&self, ctx: &mut TraceContext<'_, SequenceState>) {
+        let fields = self.origin.fields("perfetto", self.clock.as_ref());
+        let device = self.device.to_string();
+        ctx.add_packet(|packet: &mut TracePacket| {
+            packet.set_gpu_info(|info: &mut GpuInfo| {
+                info.set_gpus(|gpu: &mut GpuInfoGpu| {
+                    gpu.set_name(self.origin.device_name.as_str());
+                    gpu.set_vendor(format!("{:#x}", self.origin.vendor_id));
+                    gpu.set_model(self.origin.driver_info.as_str());
+                    gpu.set_extra_info(|kv: &mut GpuInfoGpuKeyValue| {
+                        kv.set_key("device");
+                        kv.set_value(device.as_str());
+                    });
+                    for (key, value) in &fields {
+                        gpu.set_extra_info(|kv: &mut GpuInfoGpuKeyValue| {
+                            kv.set_key(*key);
+                            kv.set_value(value.plain());
+                        });
+                    }
+                });
+            });
+        });
     }
 
     /// `"; GPU clock measured to within N ns"` where the clock was measured (no calibrated
@@ -76,6 +110,7 @@ impl DeviceHeader {
                     });
                 });
             });
+            self.send_origin(ctx);
             state.cleared = false;
         }
         if state
