@@ -19,7 +19,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use commands::{capture, convert, counters, diff, docs, install, list, report, run, top, view};
+use commands::{
+    bench, capture, convert, counters, diff, docs, install, list, report, run, top, view,
+};
 
 #[derive(Parser)]
 #[command(
@@ -59,13 +61,18 @@ enum Command {
     /// The layer is the one built beside this program (or one installed where the Vulkan
     /// loader looks); the application's exit status is this command's.
     Run(run::Args),
+    /// Runs an application N times traced, one trace per run in a folder (and runs.json
+    /// saying each run's exit status and time), for `utrace diff` to compare folders of runs.
+    Bench(bench::Args),
     /// Per group of ranges: count, total, mean, p50, p90, p99, max and share of GPU busy
     /// time; per queue, busy time and overlap; each frame's GPU time, with a histogram; the
     /// longest ranges with their arguments.
     Report(report::Args),
-    /// Which groups of ranges got slower (HURT) or faster (HELPED) from trace A to trace B:
-    /// the change of each group's median, its 95% bootstrap interval and a Mann–Whitney
-    /// p-value. Exit status 1 when something got slower, 0 when not, 2 on errors.
+    /// Which groups of ranges got slower (HURT) or faster (HELPED) from trace A to trace B
+    /// (or from a folder of runs to another, run by run): the change of each group's
+    /// median, its 95% bootstrap interval and a Mann–Whitney p-value. Traces whose headers
+    /// disagree on what changes the timing are refused. Exit status 1 when something got
+    /// slower, 0 when not, 2 on errors.
     Diff(diff::Args),
     /// The hardware counters each Vulkan device offers (VK_KHR_performance_query), per
     /// queue family: unit, scope, storage, description and the passes they need; "none"
@@ -101,6 +108,7 @@ fn dispatch(command: Command) -> Result<u8, String> {
         Command::Install(args) => install::run(&args).map(|()| 0),
         Command::Uninstall => install::uninstall().map(|()| 0),
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Report(args) => report::run(&args).map(|()| 0),
         // Something got slower: status 1.
         Command::Diff(args) => Ok(u8::from(diff::run(&args)?)),

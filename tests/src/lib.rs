@@ -28,6 +28,7 @@ pub mod report;
 pub mod shapes;
 pub mod stage_ranges;
 pub mod submitter;
+pub mod synthetic_runs;
 pub mod system_tracing;
 pub mod trace_txt;
 pub mod two_users;

@@ -4,6 +4,7 @@
 
 pub mod counted_groups;
 pub mod counters;
+pub mod exact_rank;
 pub mod groups;
 pub mod hardware_counters;
 pub mod histogram;

@@ -1,5 +1,6 @@
 //! The subcommands of `utrace`, one module each, each with its own arguments.
 
+pub mod bench;
 pub mod capture;
 pub mod convert;
 pub mod counters;

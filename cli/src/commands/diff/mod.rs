@@ -2,14 +2,19 @@
 //! A to trace B, by the change of their median duration, when that change passes a
 //! threshold and is significant (Mann–Whitney p < 0.05 and a 95% bootstrap interval of the
 //! change that excludes 0). Where the traces have pipeline statistics, each group's
-//! statistics per range are compared beside the times.
+//! statistics per range are compared beside the times. A and B may be folders of runs
+//! ([`runs`]): the runs are then the samples. Traces whose headers disagree on what changes
+//! the timing are refused (`--allow-mismatch` compares them anyway).
 
+mod ci_formats;
 mod counters;
 mod output;
+pub mod runs;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::analysis::exact_rank::rank_test;
 use crate::analysis::groups::{key, By};
 use crate::analysis::ranges;
 use crate::analysis::significance::{change_pct, mann_whitney, median, median_change_ci, seed};
@@ -20,10 +25,19 @@ const ALPHA: f64 = 0.05;
 /// `utrace diff`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The baseline trace (txt, json, csv or Perfetto).
+    /// The baseline: a trace (txt, json, csv or Perfetto), or a folder of traces, one per
+    /// run (`utrace bench --out DIR`).
     pub a: PathBuf,
-    /// The trace compared with it (any format too).
+    /// What is compared with it: a trace, or a folder of runs.
     pub b: PathBuf,
+    /// With folders of runs, the value each run gives a group: its median duration, or its
+    /// total duration per frame.
+    #[arg(long, value_enum, default_value = "median")]
+    pub stat: runs::Stat,
+    /// Compare traces whose headers disagree on what changes the timing (device, driver,
+    /// tracepoints, counters, frames), saying how above the table.
+    #[arg(long)]
+    pub allow_mismatch: bool,
     /// What ranges are grouped by.
     #[arg(long, value_enum, default_value = "tracepoint")]
     pub by: By,
@@ -34,6 +48,18 @@ pub struct Args {
     /// One JSON object instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// The tables as text, a Markdown table for a CI job's summary, or a JUnit report (a
+    /// test case per group; a HURT group fails).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Shown,
+}
+
+/// How the diff is shown (`--json` is the JSON object, whatever this says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shown {
+    Text,
+    Markdown,
+    Junit,
 }
 
 fn threshold(text: &str) -> Result<f64, String> {
@@ -74,9 +100,44 @@ pub struct Diff {
 
 /// Runs the command: prints the diff; `Ok(true)` when something got slower (HURT).
 pub fn run(args: &Args) -> Result<bool, String> {
-    let (a, b) = (crate::trace::load(&args.a)?, crate::trace::load(&args.b)?);
+    let (side_a, side_b) = (runs::load_side(&args.a)?, runs::load_side(&args.b)?);
+    let mismatched = runs::mismatches(&side_a, &side_b);
+    if !mismatched.is_empty() && !args.allow_mismatch {
+        return Err(format!(
+            "the traces differ in what changes the timing, so their times are not comparable \
+             (--allow-mismatch compares them anyway):\n  {}",
+            mismatched.join("\n  ")
+        ));
+    }
+    let mut preamble: String = mismatched
+        .iter()
+        .map(|m| format!("mismatch (compared anyway): {m}\n"))
+        .collect();
+    if args.a.is_dir() || args.b.is_dir() {
+        let d = compare_with(
+            runs::run_values(&side_a, args.by, args.stat),
+            runs::run_values(&side_b, args.by, args.stat),
+            args.threshold,
+            rank_test,
+        );
+        preamble.push_str(&format!(
+            "runs: A {} ({}), B {} ({}); compared: {}\n\n",
+            side_a.runs.len(),
+            args.a.display(),
+            side_b.runs.len(),
+            args.b.display(),
+            args.stat.said()
+        ));
+        return print(
+            &d,
+            args,
+            &preamble,
+            Some((side_a.runs.len(), side_b.runs.len())),
+        );
+    }
+    let (a, b) = (&side_a.runs[0].1, &side_b.runs[0].1);
     let spec = ranges::Spec::built_in();
-    let (paired_a, paired_b) = (ranges::pair(&a, &spec), ranges::pair(&b, &spec));
+    let (paired_a, paired_b) = (ranges::pair(a, &spec), ranges::pair(b, &spec));
     let mut d = compare(
         durations(&paired_a, args.by),
         durations(&paired_b, args.by),
@@ -98,10 +159,34 @@ pub fn run(args: &Args) -> Result<bool, String> {
         &statistics(&paired_b, &hardware_b),
     )
     .or_else(|| counters::compare_hardware(&hardware_a, &hardware_b));
+    print(&d, args, &preamble, None)
+}
+
+/// Prints `d` (after `preamble` in text; `runs`, the runs a side, in JSON); whether
+/// something got slower.
+fn print(
+    d: &Diff,
+    args: &Args,
+    preamble: &str,
+    runs: Option<(usize, usize)>,
+) -> Result<bool, String> {
     if args.json {
-        crate::stdout::print(&format!("{}\n", output::json(&d)))?;
+        let mut value = output::json(d);
+        if let Some((a, b)) = runs {
+            value["runs"] = serde_json::json!({"a": a, "b": b, "stat": args.stat.said()});
+        }
+        value["mismatches"] = serde_json::json!(preamble
+            .lines()
+            .filter_map(|l| l.strip_prefix("mismatch (compared anyway): "))
+            .collect::<Vec<_>>());
+        crate::stdout::print(&format!("{value}\n"))?;
     } else {
-        crate::stdout::print_text(&output::text(&d, args.by, args.threshold))?;
+        let shown = match args.format {
+            Shown::Text => format!("{preamble}{}", output::text(d, args.by, args.threshold)),
+            Shown::Markdown => ci_formats::markdown(d, args.by, args.threshold, preamble),
+            Shown::Junit => ci_formats::junit(d, args.threshold),
+        };
+        crate::stdout::print_text(&shown)?;
     }
     Ok(!d.hurt.is_empty())
 }
@@ -119,16 +204,26 @@ pub fn durations(paired: &ranges::Paired<'_>, by: By) -> BTreeMap<String, Vec<u6
 
 /// Compares each group's durations in A and B and sorts the groups into the diff's lists.
 pub fn compare(
+    a: BTreeMap<String, Vec<u64>>,
+    b: BTreeMap<String, Vec<u64>>,
+    threshold: f64,
+) -> Diff {
+    compare_with(a, b, threshold, mann_whitney)
+}
+
+/// [`compare`] with the rank test given (runs are few: their test is exact).
+pub fn compare_with(
     mut a: BTreeMap<String, Vec<u64>>,
     mut b: BTreeMap<String, Vec<u64>>,
     threshold: f64,
+    test: fn(&[u64], &[u64]) -> Option<f64>,
 ) -> Diff {
     let mut d = Diff::default();
     let common: Vec<String> = a.keys().filter(|k| b.contains_key(*k)).cloned().collect();
     for k in common {
         let mut da = a.remove(&k).unwrap_or_default();
         let mut db = b.remove(&k).unwrap_or_default();
-        let p_value = mann_whitney(&da, &db);
+        let p_value = test(&da, &db);
         let ci_pct = median_change_ci(&da, &db, seed(&k));
         let (ma, mb) = (median(&mut da), median(&mut db));
         let change = change_pct(ma, mb);

@@ -9,7 +9,7 @@ use super::{Diff, Row, ALPHA};
 use crate::analysis::groups::By;
 
 /// A percentage with its sign; JSON has no infinity, so callers map it to null.
-fn pct(v: f64) -> String {
+pub(super) fn pct(v: f64) -> String {
     if v.is_infinite() {
         if v > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
@@ -17,11 +17,11 @@ fn pct(v: f64) -> String {
     }
 }
 
-fn us(ns: Option<f64>) -> String {
+pub(super) fn us(ns: Option<f64>) -> String {
     ns.map_or("-".into(), |v| format!("{:.1}", v / 1000.0))
 }
 
-fn p_text(p: Option<f64>) -> String {
+pub(super) fn p_text(p: Option<f64>) -> String {
     match p {
         None => "-".into(),
         Some(p) if p < 0.0001 => "<0.0001".into(),

@@ -25,7 +25,7 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Txt => "txt",
             TraceFormat::Json => "json",
@@ -34,7 +34,7 @@ impl TraceFormat {
         }
     }
 
-    fn extension(self) -> &'static str {
+    pub fn extension(self) -> &'static str {
         match self {
             TraceFormat::Perfetto => "pftrace",
             other => other.name(),
@@ -99,7 +99,7 @@ pub struct Args {
 
 /// `FIRST-LAST` (or one frame), as `GPU_TRACE_FRAMES` takes it: checked here, so that a
 /// typo is an error before the application starts, not a warning in its output.
-fn parse_frames(text: &str) -> Result<String, String> {
+pub fn parse_frames(text: &str) -> Result<String, String> {
     let (first, last) = text.split_once('-').unwrap_or((text, text));
     match (first.trim().parse::<u32>(), last.trim().parse::<u32>()) {
         (Ok(a), Ok(b)) if a <= b => Ok(format!("{a}-{b}")),
@@ -112,6 +112,37 @@ fn parse_frames(text: &str) -> Result<String, String> {
 /// Runs the application; its exit status, always (128 + N when signal N killed it), the
 /// report printed when it wrote a trace, and said on stderr when it did not.
 pub fn run(opts: Args) -> Result<u8, String> {
+    let ran = launch(&opts)?;
+    let Some(at) = ran.trace else {
+        return Ok(ran.code);
+    };
+    let reported = crate::trace::load(&at).and_then(|t| {
+        let options = super::report::Options {
+            by: opts.by,
+            top: opts.top,
+            longest: 5,
+            json: false,
+            // A trace with GPU counters (however they were asked for): their table follows.
+            counters: has_counters(&t),
+        };
+        super::report::print(&t, &options)
+    });
+    if let Err(e) = reported {
+        eprintln!("utrace: {e}");
+    }
+    Ok(ran.code)
+}
+
+/// A finished run of the application.
+pub struct Ran {
+    /// Its exit status as this command's (128 + the signal that killed it).
+    pub code: u8,
+    /// Where its trace is, when it wrote one to a file.
+    pub trace: Option<PathBuf>,
+}
+
+/// Runs the application traced, as `opts` say, and waits for it.
+pub fn launch(opts: &Args) -> Result<Ran, String> {
     let Some((program, args)) = opts.app.split_first() else {
         return Err("no application to run: utrace run [OPTIONS] -- APP [ARGS...]".into());
     };
@@ -179,7 +210,7 @@ pub fn run(opts: Args) -> Result<u8, String> {
             "utrace: the trace went to {}, which is not a file: no report",
             out.display()
         );
-        return Ok(code);
+        return Ok(Ran { code, trace: None });
     }
     // The empty file made for it is still there, and still empty: nothing was traced.
     if std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_file() && m.len() == 0) {
@@ -189,24 +220,13 @@ pub fn run(opts: Args) -> Result<u8, String> {
             Path::new(program).display(),
             out.display()
         );
-        return Ok(code);
+        return Ok(Ran { code, trace: None });
     }
     eprintln!("utrace: trace: {}", out.display());
-    let reported = crate::trace::load(&at).and_then(|t| {
-        let options = super::report::Options {
-            by: opts.by,
-            top: opts.top,
-            longest: 5,
-            json: false,
-            // A trace with GPU counters (however they were asked for): their table follows.
-            counters: has_counters(&t),
-        };
-        super::report::print(&t, &options)
-    });
-    if let Err(e) = reported {
-        eprintln!("utrace: {e}");
-    }
-    Ok(code)
+    Ok(Ran {
+        code,
+        trace: Some(at),
+    })
 }
 
 /// `VK_INSTANCE_LAYERS` with utrace first (the other layers the user asked for kept).
