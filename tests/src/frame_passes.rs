@@ -1,8 +1,9 @@
 //! The `passes` scenario, the workload `utrace diff` compares: frames of three labelled
 //! passes ("shadow", "lighting", "post"), each a fixed number of compute dispatches over a
 //! 512 KiB buffer, one command buffer per frame, submitted and waited for. With
-//! `--heavy-pass NAME [--heavy-factor N]` one pass dispatches N times as much (10 by
-//! default): the deliberate slowdown a diff of two runs must find.
+//! `--heavy-pass NAME [--heavy-factor F]` one pass does F times as much work (10 by
+//! default; a fraction such as 1.05 for a small step): the deliberate slowdown a diff of
+//! two runs must find.
 
 use ash::vk;
 
@@ -19,7 +20,7 @@ pub const PASSES: &[&str] = &["shadow", "lighting", "post"];
 pub const DEFAULT_FRAMES: u32 = 20;
 
 /// The heavy factor when `--heavy-pass` comes without `--heavy-factor`.
-pub const DEFAULT_HEAVY_FACTOR: u32 = 10;
+pub const DEFAULT_HEAVY_FACTOR: f64 = 10.0;
 
 /// Words each dispatch writes (512 KiB): on Lavapipe a dispatch takes a few hundred µs, far
 /// above the timer's granularity and the layer's own overhead.
@@ -31,7 +32,18 @@ const DISPATCHES: u32 = 2;
 /// One pass made heavier.
 pub struct Heavy {
     pub pass: String,
-    pub factor: u32,
+    pub factor: f64,
+}
+
+/// A pass's dispatches with `factor` times the base work: the base's count times the
+/// factor's whole part, each over `WORDS` times what is left of the factor (whole
+/// workgroups of 64 words, at most twice `WORDS`). The work grows by the factor with no
+/// dispatch added for a fraction: on Lavapipe a dispatch's fixed cost made an extra small
+/// one for +5% of the words cost +30% of the time.
+fn dispatches(factor: f64) -> (u32, u32) {
+    let whole = factor.floor().max(1.0);
+    let words = (f64::from(WORDS) * factor / whole) as u32 / 64 * 64;
+    (DISPATCHES * whole as u32, words.clamp(WORDS, 2 * WORDS))
 }
 
 /// Runs `frames` frames; returns whether every frame's result was right.
@@ -43,9 +55,9 @@ pub fn run(
     heavy: Option<&Heavy>,
 ) -> Result<bool> {
     if let Some(h) = heavy {
-        if !PASSES.contains(&h.pass.as_str()) || h.factor == 0 {
+        if !(PASSES.contains(&h.pass.as_str()) && (1.0..=1000.0).contains(&h.factor)) {
             return Err(format!(
-                "--heavy-pass {:?} --heavy-factor {}: the pass must be one of {} and the factor at least 1",
+                "--heavy-pass {:?} --heavy-factor {}: the pass must be one of {} and the factor 1 to 1000",
                 h.pass,
                 h.factor,
                 PASSES.join(", ")
@@ -57,7 +69,8 @@ pub fn run(
     let labels = ash::ext::debug_utils::Device::new(&inst.instance, d);
     let data = Buffer::new(
         dev,
-        u64::from(WORDS) * 4,
+        // Room for a heavy pass's longer dispatches.
+        u64::from(2 * WORDS) * 4,
         vk::BufferUsageFlags::STORAGE_BUFFER,
     )?;
     let fill = FillPipeline::new(dev, &data)?;
@@ -69,8 +82,9 @@ pub fn run(
         for (p, &pass) in PASSES.iter().enumerate() {
             let factor = match heavy {
                 Some(h) if h.pass == pass => h.factor,
-                _ => 1,
+                _ => 1.0,
             };
+            let (count, words) = dispatches(factor);
             let name = std::ffi::CString::new(pass).map_err(|e| e.to_string())?;
             // SAFETY: `cb` is recording; the label is closed below, in the same buffer.
             unsafe {
@@ -79,9 +93,9 @@ pub fn run(
                     &vk::DebugUtilsLabelEXT::default().label_name(&name),
                 )
             };
-            for k in 0..DISPATCHES * factor {
+            for k in 0..count {
                 last_base = f * 1000 + p as u32 * 100 + k % 100;
-                fill.record(dev, cb, last_base, WORDS);
+                fill.record(dev, cb, last_base, words);
                 // Each dispatch after the previous one's writes (Lavapipe runs them in
                 // order anyway; the barrier makes that the API's promise too).
                 barrier(
@@ -148,4 +162,19 @@ fn barrier(
             &[],
         )
     };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fractions_of_the_work_lengthen_the_dispatches() {
+        use super::WORDS;
+        assert_eq!(super::dispatches(1.0), (2, WORDS));
+        assert_eq!(super::dispatches(10.0), (20, WORDS));
+        // +10%: the same two dispatches, each 10% longer, in whole workgroups of 64 words.
+        assert_eq!(super::dispatches(1.1), (2, 144_128));
+        assert_eq!(super::dispatches(1.05), (2, 137_600));
+        // 2.5: four dispatches, each a quarter longer.
+        assert_eq!(super::dispatches(2.5), (4, 163_840));
+    }
 }

@@ -195,3 +195,35 @@ fn bench_runs_an_application_and_lists_its_runs() {
     assert_eq!(runs["runs"][1]["ok"], false);
     assert_ne!(runs["runs"][1]["exit"], 0);
 }
+
+#[test]
+fn a_lab_is_compared_machine_by_machine_with_one_verdict_each() {
+    let dir = TempDir::new("diff-runs-lab");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    write_side(&a.join("m1"), &side(10, 11, None));
+    write_side(&b.join("m1"), &side(10, 12, Some(("lighting", 1.10))));
+    write_side(&a.join("m2"), &side(10, 21, None));
+    write_side(&b.join("m2"), &side(10, 22, None));
+    write_side(&a.join("m3"), &side(3, 31, None));
+    let out = diff(&a, &b, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("== machine m1 ==\nruns: A 10"), "{text}");
+    assert!(text.contains("\n== machine m2 ==\n"), "{text}");
+    assert!(text.contains("\nmachine m1: HURT (lighting +"), "{text}");
+    assert!(text.contains("\nmachine m2: unchanged\n"), "{text}");
+    assert!(text.contains("only in A, not compared: m3\n"), "{text}");
+    assert!(
+        text.ends_with("overall: 1 of 2 machines HURT (m1)\n"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&diff(&a, &b, &["--json"]).stdout).unwrap();
+    assert_eq!(v["hurt_machines"], serde_json::json!(["m1"]));
+    assert_eq!(keys(&v["machines"][0]["diff"], "hurt"), ["lighting"]);
+    let junit = String::from_utf8(diff(&a, &b, &["--format", "junit"]).stdout).unwrap();
+    assert!(
+        junit.contains("<testsuite name=\"m1\" tests=\"3\" failures=\"1\">")
+            && junit.contains("<testsuite name=\"m2\" tests=\"3\" failures=\"0\">"),
+        "{junit}"
+    );
+}

@@ -6,7 +6,7 @@
 //! ```text
 //! utrace-workload --scenario NAME --report PATH
 //!                 [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS]
-//!                 [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE]...
+//!                 [--heavy-pass NAME] [--heavy-factor F] [--layer-setting KEY=VALUE]...
 //!                 [--exit-when PATH] [--frames-until PATH] [--ready-file PATH]
 //!                 [--features2] [--statistics]
 //! ```
@@ -15,7 +15,7 @@
 //! render-pass, dynamic-rendering, secondaries, compute, transfers, labels, and all-gpu-work
 //! (all six on one device); the submission patterns (`utrace_tests::patterns::SCENARIOS`);
 //! validation-error (one deliberate validation error: the tests' positive control);
-//! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` times
+//! passes (frames of labelled passes, `--heavy-pass` one of them made `--heavy-factor` (a number, 1.05 a small step) times
 //! heavier: what `utrace diff` compares; 20 frames unless `--frames` says).
 //! `--ready-file PATH`: made once the first frame of `demo` or `frames` completed.
 //! `--frames-until PATH`: the `frames` scenario stops at the first frame after PATH
@@ -150,7 +150,7 @@ fn parse() -> Result<Args, String> {
 
 fn usage() -> String {
     format!(
-        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor N] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N] [--features2] [--statistics]\nscenarios: {}",
+        "usage: utrace-workload --scenario NAME [--report PATH] [--layers L1,L2,...] [--frames N] [--exit-without-destroy] [--chatter] [--pace-ms MS] [--heavy-pass NAME] [--heavy-factor F] [--layer-setting KEY=VALUE] [--exit-when PATH] [--frames-until PATH] [--ready-file PATH] [--draws N] [--features2] [--statistics]\nscenarios: {}",
         workload::scenarios()
     )
 }

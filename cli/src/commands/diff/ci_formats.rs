@@ -74,13 +74,23 @@ fn xml(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A JUnit report: a test case per group compared, failing where it got slower.
-pub fn junit(d: &Diff, threshold: f64) -> String {
+/// A JUnit report: a test suite per diff (one, or one per machine), a test case per
+/// group compared, failing where it got slower.
+pub fn junit(suites: &[(&str, &Diff)], threshold: f64) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (name, d) in suites {
+        suite(&mut out, name, d, threshold);
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn suite(out: &mut String, name: &str, d: &Diff, threshold: f64) {
     let cases = verdicts(d);
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuite name=\"utrace diff\" tests=\"{}\" failures=\"{}\">",
+        "<testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">",
+        xml(name),
         cases.len(),
         d.hurt.len()
     );
@@ -116,7 +126,6 @@ pub fn junit(d: &Diff, threshold: f64) -> String {
         }
     }
     out.push_str("</testsuite>\n");
-    out
 }
 
 #[cfg(test)]
@@ -135,7 +144,7 @@ mod tests {
         assert!(md.contains("| `a<b` | **HURT** | 20 | 20 |"), "{md}");
         assert!(md.contains("| `same` | unchanged |"), "{md}");
         assert!(md.contains("runs: A 10, B 10  \n"), "{md}");
-        let xml = junit(&d, 5.0);
+        let xml = junit(&[("utrace diff", &d)], 5.0);
         assert!(xml.contains("tests=\"2\" failures=\"1\""), "{xml}");
         assert!(
             xml.contains("name=\"a&lt;b\">\n    <failure message=\"+"),

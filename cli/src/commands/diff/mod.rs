@@ -8,13 +8,14 @@
 
 mod ci_formats;
 mod counters;
+mod machines;
 mod output;
 pub mod runs;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::analysis::exact_rank::rank_test;
+use crate::analysis::exact_rank::{rank_test, ratio_change};
 use crate::analysis::groups::{key, By};
 use crate::analysis::ranges;
 use crate::analysis::significance::{change_pct, mann_whitney, median, median_change_ci, seed};
@@ -100,7 +101,22 @@ pub struct Diff {
 
 /// Runs the command: prints the diff; `Ok(true)` when something got slower (HURT).
 pub fn run(args: &Args) -> Result<bool, String> {
-    let (side_a, side_b) = (runs::load_side(&args.a)?, runs::load_side(&args.b)?);
+    if let Some(machines) = machines::paired(&args.a, &args.b)? {
+        return machines::run(args, &machines);
+    }
+    let (d, preamble, runs) = diff_paths(args, &args.a, &args.b)?;
+    print(&d, args, &preamble, runs)
+}
+
+/// The diff of `a` and `b` (traces or folders of runs), what to say above it (the runs,
+/// the mismatches allowed), and the runs a side when they are runs.
+#[allow(clippy::type_complexity)]
+fn diff_paths(
+    args: &Args,
+    a_path: &std::path::Path,
+    b_path: &std::path::Path,
+) -> Result<(Diff, String, Option<(usize, usize)>), String> {
+    let (side_a, side_b) = (runs::load_side(a_path)?, runs::load_side(b_path)?);
     let mismatched = runs::mismatches(&side_a, &side_b);
     if !mismatched.is_empty() && !args.allow_mismatch {
         return Err(format!(
@@ -113,27 +129,29 @@ pub fn run(args: &Args) -> Result<bool, String> {
         .iter()
         .map(|m| format!("mismatch (compared anyway): {m}\n"))
         .collect();
-    if args.a.is_dir() || args.b.is_dir() {
+    if a_path.is_dir() || b_path.is_dir() {
         let d = compare_with(
             runs::run_values(&side_a, args.by, args.stat),
             runs::run_values(&side_b, args.by, args.stat),
             args.threshold,
-            rank_test,
+            |a, b, _| {
+                let p = rank_test(a, b);
+                match ratio_change(a, b) {
+                    Some((change, ci)) => (p, Some(change), Some(ci)),
+                    None => (p, None, None),
+                }
+            },
         );
         preamble.push_str(&format!(
             "runs: A {} ({}), B {} ({}); compared: {}\n\n",
             side_a.runs.len(),
-            args.a.display(),
+            a_path.display(),
             side_b.runs.len(),
-            args.b.display(),
+            b_path.display(),
             args.stat.said()
         ));
-        return print(
-            &d,
-            args,
-            &preamble,
-            Some((side_a.runs.len(), side_b.runs.len())),
-        );
+        let runs = Some((side_a.runs.len(), side_b.runs.len()));
+        return Ok((d, preamble, runs));
     }
     let (a, b) = (&side_a.runs[0].1, &side_b.runs[0].1);
     let spec = ranges::Spec::built_in();
@@ -159,7 +177,7 @@ pub fn run(args: &Args) -> Result<bool, String> {
         &statistics(&paired_b, &hardware_b),
     )
     .or_else(|| counters::compare_hardware(&hardware_a, &hardware_b));
-    print(&d, args, &preamble, None)
+    Ok((d, preamble, None))
 }
 
 /// Prints `d` (after `preamble` in text; `runs`, the runs a side, in JSON); whether
@@ -184,7 +202,7 @@ fn print(
         let shown = match args.format {
             Shown::Text => format!("{preamble}{}", output::text(d, args.by, args.threshold)),
             Shown::Markdown => ci_formats::markdown(d, args.by, args.threshold, preamble),
-            Shown::Junit => ci_formats::junit(d, args.threshold),
+            Shown::Junit => ci_formats::junit(&[("utrace diff", d)], args.threshold),
         };
         crate::stdout::print_text(&shown)?;
     }
@@ -208,25 +226,35 @@ pub fn compare(
     b: BTreeMap<String, Vec<u64>>,
     threshold: f64,
 ) -> Diff {
-    compare_with(a, b, threshold, mann_whitney)
+    compare_with(a, b, threshold, |da, db, k| {
+        (
+            mann_whitney(da, db),
+            None,
+            median_change_ci(da, db, seed(k)),
+        )
+    })
 }
 
-/// [`compare`] with the rank test given (runs are few: their test is exact).
+/// What a comparison of one group's values finds: the test's p, the change in percent
+/// (`None`: the change of the medians) and its 95% interval.
+type Found = (Option<f64>, Option<f64>, Option<(f64, f64)>);
+
+/// [`compare`] with the statistics given (runs are few: their test is exact, their change
+/// the Hodges–Lehmann ratio with the test's interval).
 pub fn compare_with(
     mut a: BTreeMap<String, Vec<u64>>,
     mut b: BTreeMap<String, Vec<u64>>,
     threshold: f64,
-    test: fn(&[u64], &[u64]) -> Option<f64>,
+    stats: impl Fn(&[u64], &[u64], &str) -> Found,
 ) -> Diff {
     let mut d = Diff::default();
     let common: Vec<String> = a.keys().filter(|k| b.contains_key(*k)).cloned().collect();
     for k in common {
         let mut da = a.remove(&k).unwrap_or_default();
         let mut db = b.remove(&k).unwrap_or_default();
-        let p_value = test(&da, &db);
-        let ci_pct = median_change_ci(&da, &db, seed(&k));
+        let (p_value, change, ci_pct) = stats(&da, &db, &k);
         let (ma, mb) = (median(&mut da), median(&mut db));
-        let change = change_pct(ma, mb);
+        let change = change.unwrap_or_else(|| change_pct(ma, mb));
         let row = Row {
             key: k,
             count_a: da.len(),
