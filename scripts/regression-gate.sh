@@ -4,7 +4,10 @@
 # interleaved (so that the machine's drift falls on both):
 #   - the baseline against lighting made 10% heavier: the gate must say HURT lighting;
 #   - against 5% heavier: the gate's sensitivity, at the default 5% threshold and at 2%;
-#   - AA comparisons of the baseline against itself: what the gate flags by chance.
+#   - AA comparisons of the baseline against itself: what the gate flags by chance;
+#   - the CI recipe: GFXReconstruct captures of the baseline and of +10%, replayed RUNS
+#     times each under the layer (interleaved), then AA comparisons of the baseline's
+#     replays (needs gfxreconstruct).
 # Prints each diff and the A/A count. Not a test (it takes minutes and its numbers are the
 # machine's); CI tests the statistics on generated runs (tests/tests/diff_runs.rs).
 #
@@ -71,3 +74,34 @@ for k in $(seq 1 "$aa"); do
   total=$((total + n))
 done
 echo "== A/A: $total group(s) flagged in $aa comparisons of 3 groups ($((3 * aa)) tests at p < 0.05)"
+
+# The CI recipe: capture once, replay many times.
+capture() {
+  VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$1" \
+    GFXRECON_CAPTURE_FILE_TIMESTAMP=false \
+    "$workload" --scenario passes --frames "$frames" "${@:2}" > /dev/null 2>&1
+}
+replay() {
+  local dir=$1 n=$2 file=$3
+  mkdir -p "$dir"
+  "$utrace" run --out "$dir/run-$(printf %02d "$n").txt" -- gfxrecon-replay "$file" \
+    > /dev/null 2>&1 || echo "regression-gate: replay $n of $dir failed" >&2
+}
+capture "$out/base.gfxr"
+capture "$out/plus10.gfxr" --heavy-pass lighting --heavy-factor 1.10
+for i in $(seq 1 "$runs"); do
+  replay "$out/replay-base" "$i" "$out/base.gfxr"
+  replay "$out/replay-plus10" "$i" "$out/plus10.gfxr"
+done
+echo "== replays: baseline against lighting +10%"
+"$utrace" diff "$out/replay-base" "$out/replay-plus10" --by label || true
+total=0
+for k in $(seq 1 "$aa"); do
+  for i in $(seq 1 "$runs"); do
+    replay "$out/replay-aa$k/a" "$i" "$out/base.gfxr"
+    replay "$out/replay-aa$k/b" "$i" "$out/base.gfxr"
+  done
+  n=$({ "$utrace" diff "$out/replay-aa$k/a" "$out/replay-aa$k/b" --by label --json || true; } | flagged)
+  total=$((total + n))
+done
+echo "== replays A/A: $total group(s) flagged in $aa comparisons of 3 groups"

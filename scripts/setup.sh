@@ -22,6 +22,7 @@ if [[ "$setup_for" != demo ]]; then
     man-db                  # renders the command's man pages in their test
     bash-completion         # loads the installed package's completions in its test
     lintian                 # Debian's package checker, run on the package in its test
+    gfxreconstruct          # captures replayed under utrace bench (the CI recipe's test)
   )
 fi
 missing=()

@@ -9,7 +9,7 @@ use std::process::Command;
 use utrace_tests::harness::TempDir;
 
 const DEMO: [&str; 4] = ["mesa-vulkan-drivers", "libvulkan1", "xvfb", "xauth"];
-const TESTS_ONLY: [&str; 8] = [
+const TESTS_ONLY: [&str; 9] = [
     "vulkan-validationlayers",
     "vulkan-tools",
     "glmark2-x11",
@@ -18,6 +18,7 @@ const TESTS_ONLY: [&str; 8] = [
     "man-db",
     "bash-completion",
     "lintian",
+    "gfxreconstruct",
 ];
 
 /// What setup.sh asked of the fake tools with `setup_for` set to `mode`.
