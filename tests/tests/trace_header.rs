@@ -201,6 +201,15 @@ fn perfetto_traces_carry_the_header_as_the_devices_gpu_info() {
     assert_eq!(extra("format").as_deref(), Some("perfetto"));
     assert_eq!(extra("tracepoints").as_deref(), Some("-draw"));
     assert_eq!(gpu.name, extra("device_name"));
+    // The process's descriptor, as Perfetto's UI names process tracks.
+    let process = trace
+        .packet
+        .iter()
+        .filter_map(|p| p.track_descriptor.as_ref()?.process.as_ref())
+        .next()
+        .expect("a process descriptor");
+    assert_eq!(process.process_name.as_deref(), Some("utrace-workload"));
+    assert_eq!(process.pid.map(|p| p.to_string()), extra("pid"));
     assert!(gpu
         .name
         .as_deref()

@@ -39,6 +39,25 @@ pub struct TracePacket {
     pub gpu_counter_event: Option<GpuCounterEvent>,
     #[prost(message, optional, tag = "128")]
     pub gpu_info: Option<GpuInfo>,
+    #[prost(message, optional, tag = "60")]
+    pub track_descriptor: Option<TrackDescriptor>,
+}
+
+/// `track_descriptor.proto`, as far as a process's descriptor goes.
+#[derive(Clone, PartialEq, Message)]
+pub struct TrackDescriptor {
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: Option<u64>,
+    #[prost(message, optional, tag = "3")]
+    pub process: Option<ProcessDescriptor>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ProcessDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "6")]
+    pub process_name: Option<String>,
 }
 
 /// `gpu_info.proto`: the layer's header, one GPU per device, its fields as `extra_info`.

@@ -10,6 +10,8 @@ use perfetto_sdk::data_source::TraceContext;
 use perfetto_sdk::protos::trace::clock_snapshot::{ClockSnapshot, ClockSnapshotClock};
 use perfetto_sdk::protos::trace::interned_data::interned_data::InternedData;
 use perfetto_sdk::protos::trace::trace_packet::{TracePacket, TracePacketSequenceFlags};
+use perfetto_sdk::protos::trace::track_event::process_descriptor::ProcessDescriptor;
+use perfetto_sdk::protos::trace::track_event::track_descriptor::TrackDescriptor;
 use perfetto_sdk_protos_gpu::protos::trace::gpu::gpu_render_stage_event::{
     InternedGraphicsContext, InternedGraphicsContextApi,
 };
@@ -60,10 +62,27 @@ impl DeviceHeader {
     }
 
     /// The trace's header as a `gpu_info` packet: the device named as Perfetto's UI shows
-    /// GPUs, every field of the header (and the device's index) as `extra_info`.
+    /// GPUs, every field of the header (and the device's index) as `extra_info`; and the
+    /// process's descriptor (its pid and name), which Perfetto's UI shows on its tracks.
     fn send_origin(&self, ctx: &mut TraceContext<'_, SequenceState>) {
         let fields = self.origin.fields("perfetto", self.clock.as_ref());
         let device = self.device.to_string();
+        let name = fields
+            .iter()
+            .find(|(k, _)| *k == "process")
+            .map(|(_, v)| v.plain())
+            .unwrap_or_default();
+        let pid = self.pid;
+        ctx.add_packet(|packet: &mut TracePacket| {
+            packet.set_track_descriptor(|track: &mut TrackDescriptor| {
+                // The uuid Perfetto's SDK gives a process track: its pid.
+                track.set_uuid(u64::from(pid));
+                track.set_process(|p: &mut ProcessDescriptor| {
+                    p.set_pid(pid as i32);
+                    p.set_process_name(name.as_str());
+                });
+            });
+        });
         ctx.add_packet(|packet: &mut TracePacket| {
             packet.set_gpu_info(|info: &mut GpuInfo| {
                 info.set_gpus(|gpu: &mut GpuInfoGpu| {
