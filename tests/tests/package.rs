@@ -20,6 +20,15 @@ fn dpkg_deb(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// What `utrace --version` says of this build: `utrace 0.1.0 (commit ...)`.
+fn built_version() -> String {
+    let out = Command::new(utrace_exe())
+        .arg("--version")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
@@ -91,14 +100,7 @@ fn the_package_holds_the_layer_its_manifests_the_command_and_its_docs() {
     // build's version and commit, as `utrace --version` does.
     let root = dir.path().join("root");
     dpkg_deb(&["-x", deb, root.to_str().unwrap()]);
-    let version = String::from_utf8(
-        Command::new(utrace_exe())
-            .arg("--version")
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let version = built_version();
     for kind in [
         "explicit_layer.d/VkLayer_utrace.json",
         "implicit_layer.d/VkLayer_utrace_implicit.json",
@@ -230,14 +232,7 @@ fn the_package_installs_works_from_the_system_folders_and_removes_cleanly() {
         loaded.contains("/usr/lib/") && loaded.contains("/utrace/libVkLayer_utrace.so"),
         "the installed library: {loaded}"
     );
-    let version = String::from_utf8(
-        Command::new(utrace_exe())
-            .arg("--version")
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let version = built_version();
     let version = version.trim().trim_start_matches("utrace ");
     assert!(
         log.contains(&format!("VK_LAYER_utrace {version}")),

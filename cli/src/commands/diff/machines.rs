@@ -90,9 +90,8 @@ fn verdict(name: &str, d: &Diff) -> String {
 pub fn run(args: &Args, m: &Machines) -> Result<bool, String> {
     let mut diffs = Vec::new();
     for (name, a, b) in &m.both {
-        let (d, preamble, _) =
-            diff_paths(args, a, b).map_err(|e| format!("machine {name}: {e}"))?;
-        diffs.push((name.as_str(), d, preamble));
+        let c = diff_paths(args, a, b).map_err(|e| format!("machine {name}: {e}"))?;
+        diffs.push((name.as_str(), c.diff, c.preamble));
     }
     let hurt: Vec<&str> = diffs
         .iter()

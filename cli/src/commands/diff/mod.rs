@@ -104,18 +104,26 @@ pub fn run(args: &Args) -> Result<bool, String> {
     if let Some(machines) = machines::paired(&args.a, &args.b)? {
         return machines::run(args, &machines);
     }
-    let (d, preamble, runs) = diff_paths(args, &args.a, &args.b)?;
-    print(&d, args, &preamble, runs)
+    print(&diff_paths(args, &args.a, &args.b)?, args)
 }
 
-/// The diff of `a` and `b` (traces or folders of runs), what to say above it (the runs,
-/// the mismatches allowed), and the runs a side when they are runs.
-#[allow(clippy::type_complexity)]
+/// A comparison of two traces or folders of runs.
+struct Compared {
+    diff: Diff,
+    /// Where the headers disagree (compared anyway, as asked).
+    mismatches: Vec<String>,
+    /// The runs a side, when the sides are runs.
+    runs: Option<(usize, usize)>,
+    /// What the text says above the tables: the mismatches, the runs.
+    preamble: String,
+}
+
+/// The diff of `a` and `b` (traces or folders of runs).
 fn diff_paths(
     args: &Args,
     a_path: &std::path::Path,
     b_path: &std::path::Path,
-) -> Result<(Diff, String, Option<(usize, usize)>), String> {
+) -> Result<Compared, String> {
     let (side_a, side_b) = (runs::load_side(a_path)?, runs::load_side(b_path)?);
     let mismatched = runs::mismatches(&side_a, &side_b);
     if !mismatched.is_empty() && !args.allow_mismatch {
@@ -150,8 +158,12 @@ fn diff_paths(
             b_path.display(),
             args.stat.said()
         ));
-        let runs = Some((side_a.runs.len(), side_b.runs.len()));
-        return Ok((d, preamble, runs));
+        return Ok(Compared {
+            diff: d,
+            mismatches: mismatched,
+            runs: Some((side_a.runs.len(), side_b.runs.len())),
+            preamble,
+        });
     }
     let (a, b) = (&side_a.runs[0].1, &side_b.runs[0].1);
     let spec = ranges::Spec::built_in();
@@ -177,26 +189,23 @@ fn diff_paths(
         &statistics(&paired_b, &hardware_b),
     )
     .or_else(|| counters::compare_hardware(&hardware_a, &hardware_b));
-    Ok((d, preamble, None))
+    Ok(Compared {
+        diff: d,
+        mismatches: mismatched,
+        runs: None,
+        preamble,
+    })
 }
 
-/// Prints `d` (after `preamble` in text; `runs`, the runs a side, in JSON); whether
-/// something got slower.
-fn print(
-    d: &Diff,
-    args: &Args,
-    preamble: &str,
-    runs: Option<(usize, usize)>,
-) -> Result<bool, String> {
+/// Prints the comparison; whether something got slower.
+fn print(c: &Compared, args: &Args) -> Result<bool, String> {
+    let (d, preamble) = (&c.diff, c.preamble.as_str());
     if args.json {
         let mut value = output::json(d);
-        if let Some((a, b)) = runs {
+        if let Some((a, b)) = c.runs {
             value["runs"] = serde_json::json!({"a": a, "b": b, "stat": args.stat.said()});
         }
-        value["mismatches"] = serde_json::json!(preamble
-            .lines()
-            .filter_map(|l| l.strip_prefix("mismatch (compared anyway): "))
-            .collect::<Vec<_>>());
+        value["mismatches"] = serde_json::json!(c.mismatches);
         crate::stdout::print(&format!("{value}\n"))?;
     } else {
         let shown = match args.format {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use utrace_format::header::TIMING_KEYS;
 
-use crate::analysis::groups::{key, By};
+use crate::analysis::groups::By;
 use crate::analysis::ranges;
 use crate::analysis::significance::median;
 use crate::trace::Trace;
@@ -82,13 +82,7 @@ pub fn run_values(side: &Side, by: By, stat: Stat) -> BTreeMap<String, Vec<u64>>
     let spec = ranges::Spec::built_in();
     let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (_, trace) in &side.runs {
-        let paired = ranges::pair(trace, &spec);
-        let mut groups: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-        for r in &paired.ranges {
-            if let Some(k) = key(r, by) {
-                groups.entry(k).or_default().push(r.duration());
-            }
-        }
+        let groups = super::durations(&ranges::pair(trace, &spec), by);
         let mut frames: Vec<(u32, u64)> =
             trace.batches.iter().map(|b| (b.device, b.frame)).collect();
         frames.sort_unstable();
