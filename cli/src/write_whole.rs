@@ -29,6 +29,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 mod walk;
+pub use walk::closed as folder_closed_to_others;
 
 use walk::{walk, Leaf};
 

@@ -227,3 +227,46 @@ fn a_lab_is_compared_machine_by_machine_with_one_verdict_each() {
         "{junit}"
     );
 }
+
+/// `bench` as root beside another user: a folder that user may change (0777, not sticky)
+/// is refused, and so is a link the user planted where the folder would be; nothing is
+/// run or written, the link's target untouched.
+#[test]
+fn bench_refuses_a_folder_another_user_can_change_and_a_planted_link() {
+    use utrace_tests::two_users::{as_nobody_ok, shared_folder, untouched, victim};
+    let (dir, shared) = shared_folder("bench-users");
+    let bench = |out: &Path| {
+        Command::new(utrace_exe())
+            .args(["bench", "--runs", "1", "--out"])
+            .arg(out)
+            .args(["--", "true"])
+            .output()
+            .unwrap()
+    };
+    let out = bench(&shared);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another user may change this folder"), "{err}");
+    assert!(
+        std::fs::read_dir(&shared).unwrap().next().is_none(),
+        "nothing written"
+    );
+
+    let target = victim(&dir);
+    let link = shared.join("runs");
+    as_nobody_ok(&[
+        "ln",
+        "-s",
+        dir.path().to_str().unwrap(),
+        link.to_str().unwrap(),
+    ]);
+    let out = bench(&link);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a folder"), "{err}");
+    assert!(untouched(&target));
+    assert!(
+        !dir.path().join("runs.json").exists(),
+        "nothing written through the link"
+    );
+}

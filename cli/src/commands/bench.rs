@@ -110,11 +110,23 @@ pub fn run(args: Args) -> Result<u8, String> {
     Ok(u8::from(failed > 0))
 }
 
-/// `dir`, made (mode 0755) if missing; an existing one must be a folder, not a link.
+/// `dir`, made (mode 0755) if missing; an existing one must be a folder, not a link, and
+/// one no other user may change (its runs are renamed and replaced in it).
 fn folder(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.is_dir() => {
+            if crate::write_whole::folder_closed_to_others(m.uid(), m.gid(), m.mode()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: another user may change this folder (owner uid {}, mode {:o}): give a folder of your own",
+                    dir.display(),
+                    m.uid(),
+                    m.mode() & 0o7777
+                ))
+            }
+        }
         Ok(_) => Err(format!(
             "{}: not a folder (a link or a file is not written through)",
             dir.display()

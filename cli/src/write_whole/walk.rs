@@ -58,11 +58,15 @@ pub fn ids() -> (u32, u32) {
 /// owner is one of them, and others may not write it, or it is sticky (`/tmp`: only an
 /// entry's owner may rename it), or only the caller's own group may.
 pub fn folder_closed(meta: &libc::stat) -> bool {
+    closed(meta.st_uid, meta.st_gid, meta.st_mode)
+}
+
+/// [`folder_closed`] of a folder's owner, group and mode.
+pub fn closed(uid: u32, gid: u32, mode: u32) -> bool {
     let (me, my_group) = ids();
-    let mode = meta.st_mode;
-    let owner = meta.st_uid == me || meta.st_uid == 0;
+    let owner = uid == me || uid == 0;
     let others = mode & 0o002 != 0;
-    let group = mode & 0o020 != 0 && meta.st_gid != my_group;
+    let group = mode & 0o020 != 0 && gid != my_group;
     let sticky = mode & 0o1000 != 0;
     owner && (sticky || (!others && !group))
 }
